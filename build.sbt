@@ -1,0 +1,144 @@
+// spark-kinesis: one source tree, two Spark lines.
+//   Scala 2.12 -> Spark 3.5.x      Scala 2.13 -> Spark 4.x
+// `build/sbt +assembly` builds both shaded JARs; `build/sbt ++2.13 ...` selects the Spark 4 line.
+import sbtassembly.AssemblyPlugin.autoImport._
+
+lazy val scala212 = "2.12.18"
+lazy val scala213 = "2.13.16"
+
+/** The Spark version each line compiles against: the oldest release of the line, so one JAR runs on all. */
+def sparkCompileVersion(scalaBinary: String): String = scalaBinary match {
+  case "2.12" => "3.5.0"
+  case _      => "4.0.0"
+}
+
+/** The Spark version the integration tests run on; `-Dspark.test.version=4.2.0` picks another release. */
+def sparkTestVersion(scalaBinary: String): String = scalaBinary match {
+  case "2.12" => sys.props.getOrElse("spark.test.version.212", "3.5.8")
+  case _      => sys.props.getOrElse("spark.test.version", "4.2.0")
+}
+
+lazy val awsSdkVersion = "2.42.34"
+lazy val shadedPrefix = "io.github.sparkkinesis.shaded"
+
+ThisBuild / organization := "io.github.spark-kinesis"
+ThisBuild / organizationName := "spark-kinesis"
+ThisBuild / version := IO.read(file("VERSION")).trim
+ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+ThisBuild / scalaVersion := scala212
+ThisBuild / crossScalaVersions := Seq(scala212, scala213)
+
+/** JVM flags Spark needs on Java 17 (what spark-submit adds for you). */
+lazy val sparkJavaOptions = Seq(
+  "-Xmx3g",
+  "-XX:+IgnoreUnrecognizedVMOptions",
+  "-Djdk.reflect.useDirectMethodHandle=false",
+  "-Dio.netty.tryReflectionSetAccessible=true"
+) ++ Seq(
+  "java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
+  "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref", "sun.nio.ch", "sun.nio.cs",
+  "sun.security.action", "sun.util.calendar"
+).map(p => s"--add-opens=java.base/$p=ALL-UNNAMED")
+
+lazy val commonSettings = Seq(
+  scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "8"),
+  Test / fork := true,
+  Test / javaOptions ++= sparkJavaOptions,
+  Test / parallelExecution := false,
+  Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
+)
+
+lazy val root = (project in file("."))
+  .aggregate(connector, integrationTests)
+  .settings(
+    name := "spark-kinesis-root",
+    publish / skip := true,
+    crossScalaVersions := Nil
+  )
+
+lazy val connector = (project in file("connector"))
+  .settings(commonSettings)
+  .settings(
+    name := "spark-kinesis",
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkCompileVersion(scalaBinaryVersion.value) % Provided,
+      ("software.amazon.awssdk" % "kinesis" % awsSdkVersion)
+        .exclude("software.amazon.awssdk", "netty-nio-client"),
+      "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
+      "software.amazon.awssdk" % "sts" % awsSdkVersion,
+      "com.fasterxml.jackson.core" % "jackson-databind" % "2.17.2",
+      "com.google.protobuf" % "protobuf-java" % "3.25.5",
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+    ),
+    // Version-specific sources live in scala-spark-3 / scala-spark-4, beside the shared scala folder.
+    Compile / unmanagedSourceDirectories += {
+      val line = if (scalaBinaryVersion.value == "2.12") "spark-3" else "spark-4"
+      (Compile / sourceDirectory).value / s"scala-$line"
+    },
+    // The options registry writes its JSON description into the JAR, for the Python package and the docs.
+    Compile / resourceGenerators += Def.task {
+      val out = (Compile / resourceManaged).value / "io" / "github" / "sparkkinesis" / "version.properties"
+      IO.write(out, s"version=${version.value}\n")
+      Seq(out)
+    }.taskValue,
+    assembly / test := {},
+    assembly / assemblyJarName := s"spark-kinesis-assembly_${scalaBinaryVersion.value}-${version.value}.jar",
+    assembly / assemblyOption ~= (_.withIncludeScala(false)),
+    // Spark provides SLF4J and commons-logging (through jcl-over-slf4j): use the cluster's, bundle neither.
+    assembly / assemblyExcludedJars := (assembly / fullClasspath).value.filter { jar =>
+      val n = jar.data.getName
+      n.startsWith("slf4j-") || n.startsWith("commons-logging")
+    },
+    assembly / assemblyShadeRules := Seq(
+      "software.amazon.awssdk.**" -> "awssdk.@1",
+      "software.amazon.eventstream.**" -> "eventstream.@1",
+      "io.netty.**" -> "netty.@1",
+      "com.fasterxml.jackson.**" -> "jackson.@1",
+      "org.reactivestreams.**" -> "reactivestreams.@1",
+      "com.google.protobuf.**" -> "protobuf.@1",
+      "org.apache.http.**" -> "apache.http.@1",
+      "org.apache.commons.codec.**" -> "apache.commons.codec.@1"
+    ).map { case (from, to) => ShadeRule.rename(from -> s"$shadedPrefix.$to").inAll },
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "MANIFEST.MF")                          => MergeStrategy.discard
+      case PathList("META-INF", "versions", _*)                         => MergeStrategy.discard
+      case PathList("META-INF", "native", _*)                           => MergeStrategy.discard
+      case PathList("META-INF", "native-image", _*)                     => MergeStrategy.discard
+      case PathList("META-INF", "maven", _*)                            => MergeStrategy.discard
+      case PathList("META-INF", "services", _*)                         => MergeStrategy.filterDistinctLines
+      case PathList("META-INF", f) if f.matches("(?i).*\\.(sf|dsa|rsa)") => MergeStrategy.discard
+      case PathList("META-INF", f) if f.toUpperCase.startsWith("LICENSE") || f.toUpperCase.startsWith("NOTICE") =>
+        MergeStrategy.concat
+      case PathList("google", "protobuf", _*)                           => MergeStrategy.discard
+      case x if x.endsWith("module-info.class")                         => MergeStrategy.discard
+      case x if x.endsWith(".proto")                                    => MergeStrategy.discard
+      case x                                                            => MergeStrategy.defaultMergeStrategy(x)
+    }
+  )
+
+/**
+ * Tests against emulators. They see the connector only as users do: through the shaded assembly JAR on the
+ * classpath and the `aws-kinesis` format, next to an unshaded AWS SDK of their own.
+ */
+lazy val integrationTests = (project in file("integration-tests"))
+  .settings(commonSettings)
+  .settings(
+    name := "spark-kinesis-integration-tests",
+    publish / skip := true,
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkTestVersion(scalaBinaryVersion.value) % Test,
+      "software.amazon.awssdk" % "kinesis" % awsSdkVersion % Test,
+      "software.amazon.awssdk" % "apache-client" % awsSdkVersion % Test,
+      // The Kinesis aggregator from awslabs: a real KPL-format aggregator to build test records with.
+      ("com.amazonaws" % "amazon-kinesis-aggregator" % "1.0.3" % Test).intransitive(),
+      ("com.amazonaws" % "amazon-kinesis-client" % "1.8.8" % Test).intransitive(),
+      "com.google.protobuf" % "protobuf-java" % "2.6.1" % Test,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test
+    ),
+    Test / unmanagedJars += (connector / assembly).value,
+    Test / javaOptions ++= Seq(
+      s"-Dsparkkinesis.assemblyJar=${(connector / assembly).value.getAbsolutePath}",
+      s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"
+    ),
+    Test / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
+  )

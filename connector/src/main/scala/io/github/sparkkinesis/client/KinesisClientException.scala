@@ -1,0 +1,20 @@
+package io.github.sparkkinesis.client
+
+/** Every failure a [[KinesisClient]] reports. Messages name the stream or shard and say what to do. */
+class KinesisClientException(message: String, cause: Throwable = null) extends RuntimeException(message, cause)
+
+/** Kinesis refused the call for now (ProvisionedThroughputExceeded, LimitExceeded): back off and try again. */
+final class ThrottledException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)
+
+/** The shard iterator is older than five minutes: ask for a new one from the last position read. */
+final class ExpiredIteratorException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)
+
+/** The stream, or a shard of it, does not exist (or is not visible to these credentials). */
+final class ResourceMissingException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)
+
+/** The credentials were rejected or lack a permission; retrying will not help. */
+final class AccessException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)
