@@ -46,10 +46,12 @@ object KplDeaggregator {
    * magic, bad MD5, unparseable protobuf, index out of range, zero records) is returned as one plain record
    * with subSequenceNumber 0 and the given partition key.
    */
-  def deaggregate(data: Array[Byte], partitionKey: String): Seq[UserRecord] = {
-    val subRecords = if (hasMagic(data)) decodeAggregate(data) else None
-    subRecords.getOrElse(UserRecord(data, partitionKey, None, 0L) :: Nil)
-  }
+  def deaggregate(data: Array[Byte], partitionKey: String): Seq[UserRecord] =
+    subRecords(data).getOrElse(UserRecord(data, partitionKey, None, 0L) :: Nil)
+
+  /** The user records of a valid KPL aggregate, or None when `data` is not one (see [[deaggregate]]). */
+  def subRecords(data: Array[Byte]): Option[Seq[UserRecord]] =
+    if (hasMagic(data)) decodeAggregate(data) else None
 
   /**
    * The 128-bit hash key Kinesis routes a user record by: its explicit hash key, else the MD5 of its partition

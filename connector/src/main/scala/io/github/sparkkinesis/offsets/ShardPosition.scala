@@ -1,0 +1,67 @@
+package io.github.sparkkinesis.offsets
+
+import java.math.BigInteger
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import io.github.sparkkinesis.client.IteratorStart
+
+/**
+ * A deterministic place in one shard: reading from the same position always yields the same records (while
+ * they are retained). LATEST is not a position; it is resolved to [[ShardPosition.AtTimestamp]] once, when a
+ * query starts.
+ */
+sealed trait ShardPosition {
+  /** How to get an iterator for this position; None for [[ShardPosition.ShardEnd]]. */
+  def iteratorStart: Option[IteratorStart]
+}
+
+object ShardPosition {
+
+  case object TrimHorizon extends ShardPosition {
+    def iteratorStart: Option[IteratorStart] = Some(IteratorStart.TrimHorizon)
+  }
+
+  /** The first record that arrived at or after `epochMillis`. */
+  final case class AtTimestamp(epochMillis: Long) extends ShardPosition {
+    def iteratorStart: Option[IteratorStart] = Some(IteratorStart.AtTimestamp(epochMillis))
+  }
+
+  final case class AtSequenceNumber(sequenceNumber: String) extends ShardPosition {
+    def iteratorStart: Option[IteratorStart] = Some(IteratorStart.AtSequenceNumber(sequenceNumber))
+  }
+
+  /** Just after the record with this sequence number (and all of its KPL sub-records). */
+  final case class AfterSequenceNumber(sequenceNumber: String) extends ShardPosition {
+    def iteratorStart: Option[IteratorStart] = Some(IteratorStart.AfterSequenceNumber(sequenceNumber))
+  }
+
+  /** The shard is closed and every record of it has been read. */
+  case object ShardEnd extends ShardPosition {
+    def iteratorStart: Option[IteratorStart] = None
+  }
+
+  /** Orders Kinesis sequence numbers, which are decimal strings of up to 128 bits. */
+  def compareSequenceNumbers(a: String, b: String): Int = new BigInteger(a).compareTo(new BigInteger(b))
+
+  def isSequenceNumber(s: String): Boolean = s.nonEmpty && s.length <= 128 && s.forall(c => c >= '0' && c <= '9')
+
+  def toJson(position: ShardPosition): JsonNode = position match {
+    case TrimHorizon             => Json.obj("type" -> Json.text("TRIM_HORIZON"))
+    case ShardEnd                => Json.obj("type" -> Json.text("SHARD_END"))
+    case AtTimestamp(ms)         => Json.obj("type" -> Json.text("AT_TIMESTAMP"), "timestampMs" -> Json.number(ms))
+    case AtSequenceNumber(seq)   =>
+      Json.obj("type" -> Json.text("AT_SEQUENCE_NUMBER"), "sequenceNumber" -> Json.text(seq))
+    case AfterSequenceNumber(seq) =>
+      Json.obj("type" -> Json.text("AFTER_SEQUENCE_NUMBER"), "sequenceNumber" -> Json.text(seq))
+  }
+
+  def fromJson(node: JsonNode, what: String): ShardPosition = Json.field(node, "type", what).asText() match {
+    case "TRIM_HORIZON"          => TrimHorizon
+    case "SHARD_END"             => ShardEnd
+    case "AT_TIMESTAMP"          => AtTimestamp(Json.field(node, "timestampMs", what).asLong())
+    case "AT_SEQUENCE_NUMBER"    => AtSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
+    case "AFTER_SEQUENCE_NUMBER" => AfterSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
+    case other => throw new IllegalArgumentException(s"Cannot read $what: unknown position type '$other'")
+  }
+}

@@ -1,0 +1,136 @@
+package io.github.sparkkinesis.options
+
+import io.github.sparkkinesis.offsets.StartingPosition
+
+/**
+ * The single source of truth for every option the connector reads: name, type, default, description and
+ * check. The README's options table and the Python option builders are generated from, or tested against,
+ * [[KinesisOptionsRegistry.all]].
+ */
+object KinesisOptionsRegistry {
+  import Parsers._
+
+  val StreamName: OptionSpec[String] = OptionSpec[String](
+    "kinesis.streamName", "string", None,
+    "Name of the Kinesis data stream to read. Required.",
+    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(raw =>
+    if (raw.matches("[a-zA-Z0-9_.-]{1,128}")) Right(raw) else Left("it is not a valid stream name"))
+
+  val EndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.endpointUrl", "url", None,
+    "Kinesis endpoint, for VPC endpoints and local emulators. Default: the regional AWS endpoint.",
+    "an http:// or https:// URL such as https://kinesis.us-east-1.amazonaws.com")(url)
+
+  val Region: OptionSpec[String] = OptionSpec[String](
+    "kinesis.region", "string", None,
+    "AWS region of the stream. Default: taken from an AWS endpoint URL's host, else the SDK's default " +
+      "region chain (AWS_REGION, profile, instance metadata).",
+    "an AWS region name such as us-east-1")(region)
+
+  val ConsumerType: OptionSpec[String] = OptionSpec[String](
+    "kinesis.consumerType", "enum", Some("GetRecords"),
+    "How records are fetched. GetRecords polls each shard (shared throughput). SubscribeToShard " +
+      "(enhanced fan-out) is not supported yet.",
+    "GetRecords")(raw =>
+    if (raw.equalsIgnoreCase("SubscribeToShard"))
+      Left("enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")
+    else oneOf(Seq("GetRecords"))(raw))
+
+  val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
+    "kinesis.startingPosition", "string", Some("LATEST"),
+    "Where a new query starts reading (ignored when restarting from a checkpoint). LATEST: records that " +
+      "arrive after the query starts. TRIM_HORIZON or EARLIEST: the oldest record still retained, in every " +
+      "shard, parents before children. AT_TIMESTAMP <ISO-8601>: records that arrived at or after that " +
+      "instant. A JSON map of shard id to {\"iteratorType\": ..., \"iteratorPosition\": ...} with " +
+      "AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, AT_TIMESTAMP (epoch millis), TRIM_HORIZON or LATEST; " +
+      "shards the map does not name start at TRIM_HORIZON.",
+    "LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position")(
+    StartingPosition.parse)
+
+  val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.failOnDataLoss", "boolean", Some("true"),
+    "Whether the query fails when records can no longer be read (a shard expired before it was read to " +
+      "its end). false logs a warning and goes on.",
+    "true or false")(boolean)
+
+  val MaxFetchRecordsPerShard: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.maxFetchRecordsPerShard", "long", Some("100000"),
+    "Most Kinesis records a task reads from one shard in one micro-batch.",
+    "a whole number from 1 to 100000000")(long(1L, 100000000L))
+
+  val MaxFetchTimePerShardSec: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.maxFetchTimePerShardSec", "long", Some("10"),
+    "Longest time in seconds a task reads from one shard in one micro-batch; a task also ends as soon as " +
+      "its shard is caught up with the tip.",
+    "a whole number of seconds from 1 to 3600")(long(1L, 3600L))
+
+  val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.describeShardInterval", "duration", Some("1s"),
+    "How often the driver lists the stream's shards to discover resharding.",
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h")(raw =>
+    durationMs(raw).flatMap(ms => if (ms > 3600000L) Left("it is longer than 1h") else Right(ms)))
+
+  val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.getRecords.numberOfRecordsPerFetch", "int", Some("10000"),
+    "Limit passed to each GetRecords call.",
+    "a whole number from 1 to 10000 (the Kinesis maximum)")(int(1, 10000))
+
+  val FetchIntervalMs: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.getRecords.fetchIntervalMs", "long", Some("200"),
+    "Least time between two GetRecords calls on one shard, for tasks and for the driver's checks for " +
+      "new records. Kinesis allows 5 calls per second per shard across all consumers.",
+    "a whole number of milliseconds from 0 to 60000")(long(0L, 60000L))
+
+  val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.clientNumRetries", "int", Some("3"),
+    "How often the AWS client retries a failed call before the connector sees the failure.",
+    "a whole number from 0 to 100")(int(0, 100))
+
+  val ClientRetryIntervalsMs: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.clientRetryIntervalsMs", "long", Some("500"),
+    "Base delay of the exponential back-off (with jitter) between retries, and after throttling.",
+    "a whole number of milliseconds from 1 to 600000")(long(1L, 600000L))
+
+  val ClientMaxRetryIntervalMs: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.clientMaxRetryIntervalMs", "long", Some("10000"),
+    "Longest delay between retries.",
+    "a whole number of milliseconds from 1 to 600000")(long(1L, 600000L))
+
+  val MetadataPath: OptionSpec[String] = OptionSpec[String](
+    "kinesis.metadataPath", "string", None,
+    "Directory (any Hadoop file system with atomic rename, such as HDFS or a local path) where tasks record " +
+      "where each micro-batch ended in each shard. Default: inside the query's checkpoint location.",
+    "a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata")(string)
+
+  val AwsAccessKeyId: OptionSpec[String] = OptionSpec[String](
+    "kinesis.awsAccessKeyId", "string", None,
+    "AWS access key id; give it with kinesis.awsSecretKey. Default: the SDK's default credentials chain.",
+    "an access key id", secret = true)(string)
+
+  val AwsSecretKey: OptionSpec[String] = OptionSpec[String](
+    "kinesis.awsSecretKey", "string", None,
+    "AWS secret access key; give it with kinesis.awsAccessKeyId.",
+    "a secret access key", secret = true)(string)
+
+  val SessionToken: OptionSpec[String] = OptionSpec[String](
+    "kinesis.sessionToken", "string", None,
+    "AWS session token for temporary credentials; needs kinesis.awsAccessKeyId and kinesis.awsSecretKey.",
+    "a session token", secret = true)(string)
+
+  val DropMisroutedAggregates: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.deaggregation.dropMisroutedRecords", "boolean", Some("false"),
+    "KCL behaviour: drop a KPL sub-record whose hash key lies outside the shard's hash key range (after a " +
+      "reshard the KPL re-sends such records to the right shard). false delivers every sub-record.",
+    "true or false")(boolean)
+
+  /** Every option, in the order the README lists them. */
+  val all: Seq[OptionSpec[_]] = Seq(
+    StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
+    MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
+    FetchIntervalMs, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
+    AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates)
+
+  private val byKey: Map[String, OptionSpec[_]] = all.map(o => o.key -> o).toMap
+
+  def find(name: String): Option[OptionSpec[_]] = byKey.get(name.toLowerCase(java.util.Locale.ROOT))
+}

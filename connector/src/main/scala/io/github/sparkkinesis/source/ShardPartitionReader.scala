@@ -1,0 +1,130 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
+import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord, RecordBatch}
+import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore}
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
+
+/**
+ * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the
+ * tip, the shard's end, or a record or time limit) and records it in the [[ShardEndStore]] once it has
+ * handed over every row; any later attempt (a retry, a replay, a second evaluation, a speculative copy)
+ * finds that record at its start and reads exactly the same records. An attempt that reaches a different end
+ * than the recorded one fails, so its output is discarded rather than diverging.
+ */
+final class ShardPartitionReader(
+    partition: ShardPartition,
+    settings: ReaderSettings,
+    store: ShardEndStore,
+    client: KinesisClient,
+    clock: () => Long = () => System.currentTimeMillis())
+  extends PartitionReader[InternalRow] {
+
+  import partition.{batch, shardId, start, stream}
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private val rows = new RowBuilder(stream, shardId)
+  private val recordedEnd: Option[ShardPosition] = store.get(stream, batch, shardId).map { record =>
+    if (record.start != start) {
+      throw new IllegalStateException(
+        s"The shard end recorded for batch $batch of shard $shardId (stream $stream) starts at ${record.start}, " +
+          s"but this batch starts at $start: the metadata path holds another query's records. Give each query " +
+          "its own kinesis.metadataPath (or leave it unset to keep it inside the checkpoint).")
+    }
+    record.end
+  }
+  private val fetcher = new ShardFetcher(client, stream, shardId, start, settings.recordsPerFetch,
+    settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
+  private val deadlineMs = clock() + settings.maxTimePerShardMs
+  private var recordsRead = 0L
+  private var buffered: Iterator[InternalRow] = Iterator.empty
+  private var current: InternalRow = _
+  private var done = recordedEnd.contains(start)
+  /** The shard's hash key range when sub-records routed outside it are dropped (KCL's behaviour). */
+  private val misrouted = if (settings.dropMisroutedRecords) partition.hashKeyRange else None
+
+  override def next(): Boolean = {
+    while (!buffered.hasNext && !done) fetchMore()
+    if (buffered.hasNext) {
+      current = buffered.next()
+      true
+    } else {
+      finish()
+      false
+    }
+  }
+
+  override def get(): InternalRow = current
+
+  override def close(): Unit = ()
+
+  private def fetchMore(): Unit = recordedEnd match {
+    case Some(end) => replayTowards(end)
+    case None      => readUntilStop()
+  }
+
+  /** First attempt: read on until caught up, the shard's end, or a limit. */
+  private def readUntilStop(): Unit =
+    fetcher.fetch(deadlineMs) match {
+      case None => done = true // throttled until the deadline: end the batch where we are
+      case Some(batch) =>
+        emit(batch.records)
+        done = fetcher.isEnded || batch.millisBehindLatest == 0 ||
+          recordsRead >= settings.maxRecordsPerShard || clock() >= deadlineMs
+    }
+
+  /** Later attempts: read exactly up to the recorded end, however long it takes. */
+  private def replayTowards(end: ShardPosition): Unit = {
+    val batch = fetcher.fetch(Long.MaxValue).get
+    end match {
+      case ShardEnd =>
+        emit(batch.records)
+        done = fetcher.isEnded
+        if (!done && batch.records.isEmpty && batch.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
+      case AfterSequenceNumber(last) =>
+        val (within, beyond) = batch.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
+        emit(within)
+        done = within.lastOption.exists(_.sequenceNumber == last)
+        if (!done && (beyond.nonEmpty || fetcher.isEnded || (batch.records.isEmpty && batch.millisBehindLatest == 0))) {
+          missingEnd(end, "its last record is no longer where it was")
+        }
+      case other =>
+        throw new IllegalStateException(s"unexpected recorded end $other for shard $shardId of stream $stream")
+    }
+  }
+
+  private def emit(records: Seq[KinesisRecord]): Unit = {
+    recordsRead += records.size
+    buffered = records.iterator.flatMap { record =>
+      val users = KplDeaggregator.subRecords(record.data) match {
+        case Some(subRecords) =>
+          misrouted.fold(subRecords)(range => subRecords.filter(u => range.contains(KplDeaggregator.hashKey(u))))
+        case None             => UserRecord(record.data, record.partitionKey, None, 0L) :: Nil
+      }
+      users.iterator.map(rows.row(record, _))
+    }
+  }
+
+  private def missingEnd(end: ShardPosition, why: String): Nothing =
+    throw new IllegalStateException(
+      s"Cannot re-read batch $batch of shard $shardId (stream $stream) up to its recorded end $end: $why. " +
+        "Records were lost (trimmed by the retention period?) or the stream was recreated.")
+
+  /** Records where this attempt ended, or checks it against the end an earlier attempt recorded. */
+  private def finish(): Unit = if (recordedEnd.isEmpty) {
+    val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead)
+    val holding = store.recordIfAbsent(ours)
+    if (!holding.sameRange(ours)) {
+      throw new IllegalStateException(
+        s"Another attempt of this task recorded that batch $batch of shard $shardId (stream $stream) ends at " +
+          s"${holding.end}, but this attempt stopped at ${ours.end}. This attempt fails so that its output is " +
+          "discarded; the recorded attempt's output stands.")
+    }
+    log.debug(s"batch $batch of shard $shardId (stream $stream): $recordsRead records, ends at ${ours.end}")
+  }
+}
