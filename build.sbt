@@ -62,8 +62,7 @@ lazy val connector = (project in file("connector"))
     name := "spark-kinesis",
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkCompileVersion(scalaBinaryVersion.value) % Provided,
-      ("software.amazon.awssdk" % "kinesis" % awsSdkVersion)
-        .exclude("software.amazon.awssdk", "netty-nio-client"),
+      "software.amazon.awssdk" % "kinesis" % awsSdkVersion,
       "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
       "software.amazon.awssdk" % "sts" % awsSdkVersion,
       "com.fasterxml.jackson.core" % "jackson-databind" % "2.17.2",
@@ -105,10 +104,12 @@ lazy val connector = (project in file("connector"))
       case PathList("META-INF", "native", _*)                           => MergeStrategy.discard
       case PathList("META-INF", "native-image", _*)                     => MergeStrategy.discard
       case PathList("META-INF", "maven", _*)                            => MergeStrategy.discard
+      case PathList("META-INF", "services", f) if f.startsWith("reactor.blockhound") => MergeStrategy.discard
       case PathList("META-INF", "services", _*)                         => MergeStrategy.filterDistinctLines
       case PathList("META-INF", f) if f.matches("(?i).*\\.(sf|dsa|rsa)") => MergeStrategy.discard
-      case PathList("META-INF", f) if f.toUpperCase.startsWith("LICENSE") || f.toUpperCase.startsWith("NOTICE") =>
+      case PathList("META-INF", f) if f.toUpperCase.contains("LICENSE") || f.toUpperCase.contains("NOTICE") =>
         MergeStrategy.concat
+      case PathList("META-INF", "io.netty.versions.properties")         => MergeStrategy.concat
       case PathList("google", "protobuf", _*)                           => MergeStrategy.discard
       case x if x.endsWith("module-info.class")                         => MergeStrategy.discard
       case x if x.endsWith(".proto")                                    => MergeStrategy.discard

@@ -1,0 +1,72 @@
+package io.github.sparkkinesis.offsets
+
+import scala.io.Source
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.metadata.ShardEndRecord
+import io.github.sparkkinesis.offsets.ShardPosition._
+
+/** Persisted formats stay readable: stored samples of every version are read back exactly. */
+class PersistedFormatsSuite extends AnyFunSuite with Matchers {
+
+  private def sample(name: String): String = {
+    val source = Source.fromInputStream(getClass.getResourceAsStream(s"/formats/$name"), "UTF-8")
+    try source.mkString.trim finally source.close()
+  }
+
+  private val seq = "49590338271490256608559692538361571095921575989136588818"
+
+  private val offset = KinesisSourceOffset(7L, Map("orders" -> Map(
+    "shardId-000000000000" -> ShardState(ShardEnd, Nil),
+    "shardId-000000000001" -> ShardState(AfterSequenceNumber(seq), Seq("shardId-000000000000")),
+    "shardId-000000000002" -> ShardState(AtTimestamp(1714564800000L), Nil),
+    "shardId-000000000003" -> ShardState(TrimHorizon, Nil),
+    "shardId-000000000004" ->
+      ShardState(AtSequenceNumber("49590338271490256608559692538361571095921575989136588819"), Nil))))
+
+  test("given a stored version-1 offset, when read, then every shard state comes back") {
+    KinesisSourceOffset.fromJson(sample("offset-v1.json")) shouldBe offset
+  }
+
+  test("given an offset, when written, then the JSON is the stored sample byte for byte (sorted keys)") {
+    offset.json() shouldBe sample("offset-v1.json")
+  }
+
+  test("given offsets built in different orders, when written, then their JSON is equal, so Spark sees them equal") {
+    val reversed = KinesisSourceOffset(7L, Map("orders" -> offset.streams("orders").toSeq.reverse.toMap))
+    reversed.json() shouldBe offset.json()
+    reversed shouldBe offset
+  }
+
+  test("given a stored version-1 shard end record, when read, then it comes back") {
+    ShardEndRecord.fromJson(sample("shard-end-v1.json"), "sample") shouldBe
+      ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), ShardEnd, 42L)
+    ShardEndRecord.fromJson(sample("shard-end-v1.json"), "sample").toJson shouldBe sample("shard-end-v1.json")
+  }
+
+  test("given an offset from a newer connector, when read, then the message says to use a newer version") {
+    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":2")
+    intercept[IllegalStateException](KinesisSourceOffset.fromJson(newer)).getMessage should include("newer spark-kinesis")
+  }
+
+  test("given a damaged offset, when read, then the message says what is wrong") {
+    intercept[IllegalArgumentException](KinesisSourceOffset.fromJson("{\"version\":1}")).getMessage should
+      include("field 'streams' is missing")
+    intercept[IllegalArgumentException](KinesisSourceOffset.fromJson("{oops")).getMessage should include("not valid JSON")
+  }
+
+  test("given readable shards, then a child waits until every tracked parent is finished") {
+    offset.readableShards("orders") shouldBe
+      Seq("shardId-000000000001", "shardId-000000000002", "shardId-000000000003", "shardId-000000000004")
+    val parentOpen = offset.copy(streams = Map("orders" -> (offset.streams("orders") +
+      ("shardId-000000000000" -> ShardState(TrimHorizon, Nil)))))
+    parentOpen.readableShards("orders") should not contain "shardId-000000000001"
+  }
+
+  test("given sequence numbers of different lengths, then they are compared as numbers") {
+    compareSequenceNumbers("9", "10") should be < 0
+    compareSequenceNumbers(seq, seq) shouldBe 0
+  }
+}

@@ -1,0 +1,52 @@
+package io.github.sparkkinesis.it
+
+import java.util.zip.ZipFile
+
+import scala.collection.JavaConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+/** The assembly JAR bundles nothing that could clash with a cluster's own JARs. */
+class ShadedJarSuite extends AnyFunSuite with Matchers {
+
+  private val jarPath = sys.props.getOrElse("sparkkinesis.assemblyJar",
+    fail("system property sparkkinesis.assemblyJar is not set; run the tests through build/sbt"))
+  private val entries: Seq[String] = {
+    val zip = new ZipFile(jarPath)
+    try zip.entries().asScala.map(_.getName).filterNot(_.endsWith("/")).toVector finally zip.close()
+  }
+
+  test("every class in the assembly JAR is the connector's own or relocated under its shaded package") {
+    val classes = entries.filter(_.endsWith(".class"))
+    classes.size should be > 1000
+    val unrelocated = classes.filterNot(_.startsWith("io/github/sparkkinesis/"))
+    withClue(s"unrelocated classes (first 20 of ${unrelocated.size}): ${unrelocated.take(20).mkString(", ")}") {
+      unrelocated shouldBe empty
+    }
+  }
+
+  test("the AWS SDK, Netty, Jackson and protobuf are inside, relocated") {
+    Seq("awssdk/services/kinesis/KinesisClient.class", "netty/buffer/ByteBuf.class",
+      "jackson/databind/ObjectMapper.class", "protobuf/CodedInputStream.class").foreach { path =>
+      entries should contain(s"io/github/sparkkinesis/shaded/$path")
+    }
+  }
+
+  test("Scala, Spark, Hadoop and SLF4J are not bundled") {
+    entries.filter(e => Seq("scala/", "org/apache/spark/", "org/apache/hadoop/", "org/slf4j/").exists(e.startsWith)) shouldBe
+      empty
+  }
+
+  test("service registrations name only relocated interfaces, and the data source is registered") {
+    val services = entries.filter(_.startsWith("META-INF/services/")).map(_.stripPrefix("META-INF/services/"))
+    services should contain("org.apache.spark.sql.sources.DataSourceRegister")
+    services.filterNot(s => s.startsWith("io.github.sparkkinesis.") ||
+      s == "org.apache.spark.sql.sources.DataSourceRegister") shouldBe empty
+  }
+
+  test("resources outside the connector's package are only metadata and the public suffix list") {
+    entries.filterNot(e => e.startsWith("io/github/sparkkinesis/") || e.startsWith("META-INF/") ||
+      e == "mozilla/public-suffix-list.txt") shouldBe empty
+  }
+}
