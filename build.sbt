@@ -143,3 +143,5 @@ lazy val integrationTests = (project in file("integration-tests"))
     ),
     Test / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
   )
+
+addCommandAlias("updateOptionsDocs", "connector/runMain io.github.sparkkinesis.options.OptionsDocs README.md")

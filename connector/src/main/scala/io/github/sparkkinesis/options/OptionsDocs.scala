@@ -1,0 +1,36 @@
+package io.github.sparkkinesis.options
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Paths}
+
+/**
+ * Renders the options registry for people and other languages: the README's options table (between the
+ * markers below) and a JSON description. `main(readmePath)` rewrites the README's table in place.
+ */
+object OptionsDocs {
+  val Begin = "<!-- options-table:begin (generated from KinesisOptionsRegistry; do not edit by hand) -->"
+  val End = "<!-- options-table:end -->"
+
+  def markdownTable: String = {
+    def cell(s: String) = s.replace("|", "\\|")
+    val header = "| Option | Type | Default | Description |\n|---|---|---|---|\n"
+    header + KinesisOptionsRegistry.all.map { o =>
+      s"| `${o.name}` | ${o.typeName} | ${o.default.map(d => s"`$d`").getOrElse("")} | ${cell(o.description)} |"
+    }.mkString("\n") + "\n"
+  }
+
+  /** The README text with its options table replaced by the generated one. */
+  def withTable(readme: String): String = {
+    val begin = readme.indexOf(Begin)
+    val end = readme.indexOf(End)
+    require(begin >= 0 && end > begin, s"the README has no options table markers ($Begin ... $End)")
+    readme.substring(0, begin + Begin.length) + "\n" + markdownTable + readme.substring(end)
+  }
+
+  def main(args: Array[String]): Unit = {
+    val path = Paths.get(args.headOption.getOrElse("README.md"))
+    val readme = new String(Files.readAllBytes(path), UTF_8)
+    Files.write(path, withTable(readme).getBytes(UTF_8))
+    println(s"wrote the options table into $path")
+  }
+}
