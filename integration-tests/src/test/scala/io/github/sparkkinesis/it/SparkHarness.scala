@@ -1,0 +1,78 @@
+package io.github.sparkkinesis.it
+
+import java.io.File
+import java.nio.file.{Files, Path}
+import java.util.Comparator
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
+
+/** The SparkSession every suite of the test JVM shares: local[2], no UI, two shuffle partitions, UTC. */
+object SparkHarness {
+
+  lazy val session: SparkSession = SparkSession.builder()
+    .master("local[2]")
+    .appName("spark-kinesis-integration-tests")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .config("spark.sql.session.timeZone", "UTC")
+    // Loopback only, like the emulator; avoids depending on how the machine's hostname resolves.
+    .config("spark.driver.host", "127.0.0.1")
+    .config("spark.driver.bindAddress", "127.0.0.1")
+    .getOrCreate()
+
+  /** A new empty directory under java.io.tmpdir; [[deleteRecursively]] removes it. */
+  def newTempDir(prefix: String): File = Files.createTempDirectory(prefix).toFile
+
+  def deleteRecursively(dir: File): Unit = if (dir.exists()) {
+    val paths = Files.walk(dir.toPath)
+    try paths.sorted(Comparator.reverseOrder[Path]()).forEach(p => Files.deleteIfExists(p)) finally paths.close()
+  }
+}
+
+/**
+ * What a suite that runs streaming queries against the emulator needs: the shared session, a fresh checkpoint
+ * directory per test, a reader for the `aws-kinesis` format with the emulator's settings, and no query left
+ * running after a test.
+ */
+trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { self: Suite =>
+
+  protected def spark: SparkSession = SparkHarness.session
+
+  /** Shard discovery every 100 ms instead of the production default, so resharding shows up quickly. */
+  protected val DescribeShardInterval = "100ms"
+
+  private var suiteDir: File = _
+
+  override protected def beforeAll(): Unit = {
+    super.beforeAll()
+    suiteDir = SparkHarness.newTempDir(s"it-${getClass.getSimpleName}-")
+  }
+
+  override protected def afterAll(): Unit = {
+    try SparkHarness.deleteRecursively(suiteDir) finally super.afterAll()
+  }
+
+  override protected def afterEach(): Unit = {
+    try spark.streams.active.foreach(_.stop()) finally super.afterEach()
+  }
+
+  /** A new, empty directory for one test's checkpoint or output, removed after the suite. */
+  protected def newDir(name: String): File = Files.createTempDirectory(suiteDir.toPath, name + "-").toFile
+
+  protected def newCheckpointDir(): String = newDir("checkpoint").getAbsolutePath
+
+  /** The options every query against the emulator sets, so tests only state what they are about. */
+  protected def kinesisOptions(stream: String, startingPosition: String): Map[String, String] = Map(
+    "kinesis.streamName" -> stream,
+    "kinesis.endpointUrl" -> KinesisMock.endpoint,
+    "kinesis.region" -> TestStreams.Region,
+    "kinesis.awsAccessKeyId" -> TestStreams.AccessKeyId,
+    "kinesis.awsSecretKey" -> TestStreams.SecretKey,
+    "kinesis.startingPosition" -> startingPosition,
+    "kinesis.describeShardInterval" -> DescribeShardInterval)
+
+  /** `spark.readStream.format("aws-kinesis")` on `stream`, with `extra` options added or overriding the defaults. */
+  protected def readKinesis(stream: String, startingPosition: String, extra: (String, String)*): DataFrame =
+    spark.readStream.format("aws-kinesis").options(kinesisOptions(stream, startingPosition) ++ extra).load()
+}
