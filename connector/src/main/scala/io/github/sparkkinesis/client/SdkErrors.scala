@@ -1,0 +1,122 @@
+package io.github.sparkkinesis.client
+
+import java.util.Locale
+
+import software.amazon.awssdk.awscore.exception.AwsServiceException
+import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.services.kinesis.model.{
+  ExpiredIteratorException => SdkExpiredIteratorException,
+  KmsAccessDeniedException, KmsThrottlingException, LimitExceededException,
+  ProvisionedThroughputExceededException, ResourceNotFoundException
+}
+
+/**
+ * Translates the SDK's exceptions into the connector's [[KinesisClientException]] family, with messages that name
+ * the stream (and shard), say which option to check, and never contain `secrets`.
+ *
+ * @param explicitCredentials whether the credentials came from options rather than the default chain, so access
+ *                            errors can say where the rejected credentials came from
+ * @param secrets             values (secret key, session token) scrubbed from any text copied out of the SDK
+ */
+private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq[String]) {
+  import SdkErrors._
+
+  /** The connector exception for `e`, raised by `operation` (e.g. "GetRecords") on the stream and shard given. */
+  def translate(e: Throwable, operation: String, streamName: String, shardId: Option[String]): KinesisClientException = {
+    val where = shardId.fold(s"stream '$streamName'")(id => s"shard '$id' of stream '$streamName'")
+    e match {
+      case ex: SdkExpiredIteratorException =>
+        new ExpiredIteratorException(
+          s"The shard iterator used by $operation on $where has expired (iterators live five minutes): " +
+            s"request a new iterator from the last sequence number read. ${details(ex)}", ex)
+      case ex: AwsServiceException if isThrottling(ex) =>
+        new ThrottledException(
+          s"Kinesis cannot serve $operation on $where right now (${code(ex)}, HTTP ${ex.statusCode}): back off and " +
+            s"retry; if this persists, the stream needs more shards or fewer readers. ${details(ex)}", ex)
+      case ex: ResourceNotFoundException =>
+        new ResourceMissingException(
+          s"$operation: Kinesis reports that $where${shardId.fold("")(_ => ", or the position asked for in it,")} " +
+            "does not exist. Check options kinesis.streamName, kinesis.region and kinesis.endpointUrl: the stream " +
+            "must exist in that region and account" +
+            shardId.fold("")(_ => "; shards and records also disappear once older than the stream's retention period") +
+            s". ${details(ex)}", ex)
+      case ex: AwsServiceException if isAccessProblem(ex) =>
+        // No cause: the messages of signature errors can echo the signed request, session token included.
+        new AccessException(
+          s"Kinesis refused $operation on $where (${code(ex)}, HTTP ${ex.statusCode}): ${accessAdvice(ex, operation)} " +
+            s"${credentialsOrigin} Kinesis said: ${scrub(firstLine(message(ex)))} (request id ${ex.requestId})")
+      case ex: SdkClientException if mentionsCredentials(ex) =>
+        new AccessException(
+          s"No AWS credentials for $operation on $where: set options kinesis.awsAccessKeyId and " +
+            "kinesis.awsSecretKey, or provide credentials through the AWS default credentials chain (environment " +
+            "variables, system properties, ~/.aws profile, web identity, container or instance role). " +
+            s"SDK said: ${scrub(firstLine(ex.getMessage))}", ex)
+      case ex: AwsServiceException =>
+        new KinesisClientException(
+          s"Kinesis $operation on $where failed (${code(ex)}, HTTP ${ex.statusCode}): ${scrub(message(ex))} " +
+            s"(request id ${ex.requestId})", ex)
+      case ex =>
+        new KinesisClientException(s"Kinesis $operation on $where failed: ${scrub(String.valueOf(ex.getMessage))}", ex)
+    }
+  }
+
+  private def accessAdvice(ex: AwsServiceException, operation: String): String =
+    if (ex.isInstanceOf[KmsAccessDeniedException]) {
+      "the stream is encrypted and the credentials lack kms:Decrypt on its KMS key."
+    } else if (RejectedCredentialCodes.contains(code(ex))) {
+      "the credentials were rejected (wrong, expired, or not valid for this endpoint and region)."
+    } else {
+      s"the credentials lack the IAM permission kinesis:$operation on this stream."
+    }
+
+  private def credentialsOrigin: String =
+    if (explicitCredentials) "The credentials came from options kinesis.awsAccessKeyId and kinesis.awsSecretKey."
+    else "The credentials came from the AWS default credentials chain; set options kinesis.awsAccessKeyId and " +
+      "kinesis.awsSecretKey to use others."
+
+  private def details(ex: Throwable): String = ex match {
+    case s: AwsServiceException => s"Kinesis said: ${scrub(message(s))} (request id ${s.requestId})"
+    case other                  => s"SDK said: ${scrub(String.valueOf(other.getMessage))}"
+  }
+
+  private def scrub(text: String): String =
+    secrets.filter(_.nonEmpty).foldLeft(text)((t, secret) => t.replace(secret, "<redacted>"))
+}
+
+private[client] object SdkErrors {
+
+  /** Error codes meaning the credentials themselves were not accepted, as opposed to lacking a permission. */
+  private val RejectedCredentialCodes = Set(
+    "UnrecognizedClientException", "InvalidSignatureException", "IncompleteSignature", "ExpiredToken",
+    "ExpiredTokenException", "InvalidClientTokenId", "MissingAuthenticationToken", "SignatureDoesNotMatch")
+
+  private val AccessCodes = RejectedCredentialCodes ++ Set("AccessDeniedException", "AccessDenied")
+
+  private def errorCode(ex: AwsServiceException): Option[String] =
+    Option(ex.awsErrorDetails).flatMap(d => Option(d.errorCode)).filter(_.nonEmpty)
+
+  private def code(ex: AwsServiceException): String = errorCode(ex).getOrElse(ex.getClass.getSimpleName)
+
+  private def message(ex: AwsServiceException): String =
+    Option(ex.awsErrorDetails).flatMap(d => Option(d.errorMessage)).getOrElse(String.valueOf(ex.getMessage))
+
+  private def firstLine(text: String): String = text.linesIterator.find(_.trim.nonEmpty).getOrElse("").trim
+
+  private def isAccessProblem(ex: AwsServiceException): Boolean =
+    ex.statusCode == 403 || ex.isInstanceOf[KmsAccessDeniedException] || AccessCodes.contains(code(ex))
+
+  /**
+   * Throttling, plus server-side failures, which are just as transient. A 500 without an error code is not
+   * counted: AWS labels its own (InternalFailure), while kinesis-mock answers a malformed iterator with a bare 500
+   * (AWS: 400 InvalidArgumentException), which must not be retried forever.
+   */
+  private def isThrottling(ex: AwsServiceException): Boolean =
+    ex.isInstanceOf[ProvisionedThroughputExceededException] || ex.isInstanceOf[LimitExceededException] ||
+      ex.isInstanceOf[KmsThrottlingException] || ex.isThrottlingException || (ex.statusCode match {
+        case 502 | 503 | 504 => true
+        case status          => status >= 500 && errorCode(ex).isDefined
+      })
+
+  private def mentionsCredentials(ex: SdkClientException): Boolean =
+    String.valueOf(ex.getMessage).toLowerCase(Locale.ROOT).contains("credentials")
+}

@@ -1,0 +1,181 @@
+package io.github.sparkkinesis.client
+
+import java.time.{Duration, Instant}
+import java.util.Locale
+
+import scala.collection.JavaConverters._
+import scala.util.control.NonFatal
+
+import software.amazon.awssdk.auth.credentials.{
+  AwsBasicCredentials, AwsCredentialsProvider, AwsSessionCredentials, DefaultCredentialsProvider,
+  StaticCredentialsProvider
+}
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
+import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.http.apache.ApacheHttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
+import software.amazon.awssdk.retries.api.{BackoffStrategy, RetryStrategy}
+import software.amazon.awssdk.services.kinesis.{KinesisClient => AwsKinesisClient}
+import software.amazon.awssdk.services.kinesis.model.{
+  GetRecordsRequest, GetShardIteratorRequest, ListShardsRequest, Record, Shard, ShardIteratorType
+}
+
+/**
+ * [[KinesisClient]] on the AWS SDK v2's synchronous Kinesis client, configured entirely from `settings`; the SDK
+ * client is built (and the region resolved) at construction, so a missing region fails there.
+ */
+final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
+  import SdkKinesisClient._
+
+  // Resolved first: it is the step most likely to fail, and nothing needs closing yet when it does.
+  private val region = resolveRegion(settings.region, settings.endpointUrl.isDefined, () => defaultRegionChain())
+
+  private val credentialsProvider: AwsCredentialsProvider = settings.credentials match {
+    case Some(AwsCredentials(key, secret, Some(token))) =>
+      StaticCredentialsProvider.create(AwsSessionCredentials.create(key, secret, token))
+    case Some(AwsCredentials(key, secret, None)) =>
+      StaticCredentialsProvider.create(AwsBasicCredentials.create(key, secret))
+    case None =>
+      DefaultCredentialsProvider.builder().build()
+  }
+
+  private val errors = new SdkErrors(
+    explicitCredentials = settings.credentials.isDefined,
+    secrets = settings.credentials.toSeq.flatMap(c => c.secretKey +: c.sessionToken.toSeq))
+
+  private val sdk: AwsKinesisClient = {
+    val builder = AwsKinesisClient.builder()
+      // Built explicitly: the SDK's ServiceLoader discovery of HTTP clients breaks in the shaded, relocated JAR.
+      // Passing the builder (not a built client) lets the SDK own the HTTP client and close it with itself.
+      .httpClientBuilder(ApacheHttpClient.builder())
+      .region(region)
+      .credentialsProvider(credentialsProvider)
+      .overrideConfiguration(ClientOverrideConfiguration.builder().retryStrategy(retryStrategy(settings.retry)).build())
+    settings.endpointUrl.foreach(builder.endpointOverride)
+    builder.build()
+  }
+
+  override def listShards(streamName: String): Seq[ShardDescription] = call("ListShards", streamName, None) {
+    val shards = Vector.newBuilder[ShardDescription]
+    // ListShards rejects StreamName together with NextToken: the token alone names the stream on later pages.
+    var request = ListShardsRequest.builder().streamName(streamName).build()
+    var more = true
+    while (more) {
+      val page = sdk.listShards(request)
+      page.shards.asScala.foreach(s => shards += describe(s))
+      more = page.nextToken != null
+      if (more) request = ListShardsRequest.builder().nextToken(page.nextToken).build()
+    }
+    shards.result()
+  }
+
+  override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String =
+    call("GetShardIterator", streamName, Some(shardId)) {
+      val request = GetShardIteratorRequest.builder().streamName(streamName).shardId(shardId)
+      start match {
+        case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
+        case IteratorStart.Latest      => request.shardIteratorType(ShardIteratorType.LATEST)
+        case IteratorStart.AtTimestamp(millis) =>
+          request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(millis))
+        case IteratorStart.AtSequenceNumber(seq) =>
+          request.shardIteratorType(ShardIteratorType.AT_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+        case IteratorStart.AfterSequenceNumber(seq) =>
+          request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(seq)
+      }
+      sdk.getShardIterator(request.build()).shardIterator
+    }
+
+  override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch =
+    call("GetRecords", streamName, None) {
+      val response = sdk.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
+      val records = response.records.asScala.map(toRecord).toVector
+      RecordBatch(
+        records = records,
+        nextIterator = Option(response.nextShardIterator),
+        millisBehindLatest = millisBehind(Option(response.millisBehindLatest).map(_.longValue), records,
+          System.currentTimeMillis()),
+        childShardIds = response.childShards.asScala.map(_.shardId).toVector)
+    }
+
+  override def close(): Unit = {
+    sdk.close()
+    credentialsProvider match {
+      case closeable: AutoCloseable => closeable.close() // the SDK does not close providers handed to it
+      case _                        =>
+    }
+  }
+
+  private def call[T](operation: String, streamName: String, shardId: Option[String])(body: => T): T =
+    try body
+    catch { case NonFatal(e) => throw errors.translate(e, operation, streamName, shardId) }
+}
+
+object SdkKinesisClient {
+
+  /** AWS region names: lower-case words and numbers joined by dashes, e.g. us-east-1 or us-gov-west-1. */
+  private val RegionName = "[a-z0-9]+(-[a-z0-9]+)+".r
+
+  /**
+   * The region from option `kinesis.region` (trimmed, lower-cased), else from the SDK's default region chain.
+   * A region is needed even with `kinesis.endpointUrl`, because requests are signed for one.
+   */
+  private[client] def resolveRegion(configured: Option[String], hasEndpoint: Boolean, chain: () => Region): Region =
+    configured match {
+      case Some(name) =>
+        val normalized = name.trim.toLowerCase(Locale.ROOT)
+        if (RegionName.pattern.matcher(normalized).matches()) Region.of(normalized)
+        else throw new KinesisClientException(
+          s"Option kinesis.region is '$name', which is not an AWS region name: use one like us-east-1.")
+      case None =>
+        try chain()
+        catch {
+          case e: SdkClientException =>
+            val why = if (hasEndpoint) " (requests to kinesis.endpointUrl are signed for a region too)" else ""
+            throw new KinesisClientException(
+              s"No AWS region is configured$why: set option kinesis.region, e.g. us-east-1, or configure a region " +
+                "for the AWS default region chain (AWS_REGION, aws.region, ~/.aws/config).", e)
+        }
+    }
+
+  private def defaultRegionChain(): Region = DefaultAwsRegionProviderChain.builder().build().getRegion
+
+  /**
+   * Up to `numRetries` retries of whatever the SDK deems retryable (throttling, 5xx, I/O errors), with full-jitter
+   * exponential backoff between the base and maximum delays. The circuit breaker is off: it would make one shard's
+   * retries depend on how many failures other shards of the same client saw recently.
+   */
+  private[client] def retryStrategy(retry: RetrySettings): RetryStrategy = {
+    val backoff = BackoffStrategy.exponentialDelay(Duration.ofMillis(retry.baseDelayMs), Duration.ofMillis(retry.maxDelayMs))
+    AwsRetryStrategy.standardRetryStrategy().toBuilder
+      .maxAttempts(retry.numRetries + 1)
+      .backoffStrategy(backoff)
+      .throttlingBackoffStrategy(backoff)
+      .circuitBreakerEnabled(false)
+      .build()
+  }
+
+  /**
+   * MillisBehindLatest as Kinesis reported it. AWS always reports it; if an endpoint does not, an empty batch
+   * counts as caught up (0) and otherwise the age of the last record returned stands in, an upper bound that keeps
+   * a lagging reader from believing it is at the tip.
+   */
+  private[client] def millisBehind(reported: Option[Long], records: Seq[KinesisRecord], nowMillis: Long): Long =
+    reported.getOrElse {
+      records.lastOption.fold(0L)(last => math.max(0L, nowMillis - last.approximateArrivalTimestampMillis))
+    }
+
+  private def toRecord(r: Record): KinesisRecord =
+    // asByteArrayUnsafe: no copy of the payload; the SDK response is dropped right after, so nothing else shares it.
+    KinesisRecord(r.data.asByteArrayUnsafe, r.partitionKey, r.sequenceNumber, r.approximateArrivalTimestamp.toEpochMilli)
+
+  private def describe(s: Shard): ShardDescription =
+    ShardDescription(
+      shardId = s.shardId,
+      parentShardId = Option(s.parentShardId),
+      adjacentParentShardId = Option(s.adjacentParentShardId),
+      hashKeyRange = HashKeyRange(BigInt(s.hashKeyRange.startingHashKey), BigInt(s.hashKeyRange.endingHashKey)),
+      startingSequenceNumber = s.sequenceNumberRange.startingSequenceNumber,
+      endingSequenceNumber = Option(s.sequenceNumberRange.endingSequenceNumber))
+}

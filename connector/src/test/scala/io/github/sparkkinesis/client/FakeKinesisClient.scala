@@ -1,0 +1,233 @@
+package io.github.sparkkinesis.client
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.security.MessageDigest
+
+import scala.collection.mutable
+
+/**
+ * An in-memory [[KinesisClient]] that answers as Kinesis (AWS and kinesis-mock) does, with admin calls to shape
+ * streams and knobs to inject failures; every method is synchronized.
+ *
+ * Semantics worth knowing: sequence numbers are 56-digit AWS-like strings, increasing across the whole fake
+ * (compare them as BigInt); a shard's starting sequence number is below and its ending one above all its records.
+ * Iterators encode (stream, shard, position, issue time) and expire `iteratorTtlMillis` after issue. GetRecords on
+ * a closed shard returns no next iterator in the batch that reaches its end, together with the child shard ids.
+ * `millisBehindLatest` is 0 exactly at the tip, else the age of the last record returned (at least 1).
+ * AT_TIMESTAMP in the future is rejected, as kinesis-mock does.
+ */
+final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtlMillis: Long = 5 * 60 * 1000L)
+  extends KinesisClient {
+  import FakeKinesisClient._
+
+  private val streams = mutable.Map.empty[String, mutable.LinkedHashMap[String, FakeShard]]
+  private val shardCounters = mutable.Map.empty[String, Int]
+  private var lastSequenceNumber = SequenceBase
+  private var pendingFailure: Option[RuntimeException] = None
+  private var throttledGetRecords = 0
+  private var expireNext = false
+  private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0)
+  private var closed = false
+
+  // ---- the KinesisClient trait ----
+
+  override def listShards(streamName: String): Seq[ShardDescription] = synchronized {
+    begin("ListShards")
+    shardsOf(streamName).values.map(_.describe).toVector // in creation order, which is shard id order
+  }
+
+  override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String = synchronized {
+    begin("GetShardIterator")
+    val shard = shardOf(streamName, shardId)
+    val position = start match {
+      case IteratorStart.TrimHorizon => shard.trimmed
+      case IteratorStart.Latest      => shard.end
+      case IteratorStart.AtTimestamp(millis) =>
+        if (millis > clock()) throw new KinesisClientException(s"GetShardIterator: timestamp $millis is in the future")
+        shard.firstPosition(_.approximateArrivalTimestampMillis >= millis)
+      case IteratorStart.AtSequenceNumber(seq) =>
+        val n = sequenceIn(shard, streamName, seq)
+        shard.firstPosition(r => BigInt(r.sequenceNumber) >= n)
+      case IteratorStart.AfterSequenceNumber(seq) =>
+        val n = sequenceIn(shard, streamName, seq)
+        shard.firstPosition(r => BigInt(r.sequenceNumber) > n)
+    }
+    FakeIterator(streamName, shardId, position, clock()).encode
+  }
+
+  override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch = synchronized {
+    begin("GetRecords")
+    if (throttledGetRecords > 0) {
+      throttledGetRecords -= 1
+      throw new ThrottledException(s"GetRecords on stream '$streamName': rate exceeded (injected)")
+    }
+    val it = FakeIterator.decode(iterator).filter(_.stream == streamName).getOrElse(
+      throw new KinesisClientException(s"GetRecords: '$iterator' is not a shard iterator of stream '$streamName'"))
+    if (expireNext || clock() - it.issuedAtMillis > iteratorTtlMillis) {
+      expireNext = false
+      throw new ExpiredIteratorException(s"GetRecords: the iterator for shard '${it.shardId}' has expired")
+    }
+    if (limit < 1 || limit > 10000) throw new KinesisClientException(s"GetRecords: limit $limit is not in 1..10000")
+    val shard = shardOf(streamName, it.shardId)
+    val from = math.max(it.position, shard.trimmed)
+    val until = math.min(shard.end, from + limit)
+    val records = shard.slice(from, until)
+    val atTip = until == shard.end
+    val next = if (atTip && shard.isClosed) None else Some(FakeIterator(streamName, shard.id, until, clock()).encode)
+    RecordBatch(
+      records,
+      next,
+      millisBehindLatest = if (atTip) 0L else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis),
+      childShardIds = if (next.isEmpty) childrenOf(streamName, shard.id) else Nil)
+  }
+
+  override def close(): Unit = synchronized { closed = true }
+
+  // ---- what tests observe ----
+
+  def isClosed: Boolean = synchronized(closed)
+  def listShardsCalls: Int = synchronized(calls("ListShards"))
+  def shardIteratorCalls: Int = synchronized(calls("GetShardIterator"))
+  def getRecordsCalls: Int = synchronized(calls("GetRecords"))
+
+  // ---- failure injection ----
+
+  /** The next `n` GetRecords calls fail with [[ThrottledException]]. */
+  def throttleNextGetRecords(n: Int): Unit = synchronized { throttledGetRecords = n }
+
+  /** The next GetRecords call fails with [[ExpiredIteratorException]], whatever the age of its iterator. */
+  def expireNextIterator(): Unit = synchronized { expireNext = true }
+
+  /** The next call of any trait method (ListShards, GetShardIterator or GetRecords) throws `e`. */
+  def failNextCall(e: RuntimeException): Unit = synchronized { pendingFailure = Some(e) }
+
+  // ---- shaping streams, as an administrator or producer would ----
+
+  /** A stream with `shardCount` open shards splitting the hash key space evenly, like CreateStream. */
+  def createStream(name: String, shardCount: Int): Seq[String] = synchronized {
+    require(!streams.contains(name), s"stream '$name' exists already")
+    require(shardCount > 0, s"a stream needs at least one shard, got $shardCount")
+    streams(name) = mutable.LinkedHashMap.empty
+    shardCounters(name) = 0
+    val width = HashSpace / shardCount
+    (0 until shardCount).map { i =>
+      val last = if (i == shardCount - 1) MaxHashKey else width * (i + 1) - 1
+      addShard(name, None, None, HashKeyRange(width * i, last)).id
+    }
+  }
+
+  /** PutRecord: the record goes to the open shard owning MD5(partitionKey) or `explicitHashKey`; (shard, sequence). */
+  def putRecord(stream: String, partitionKey: String, data: Array[Byte],
+      explicitHashKey: Option[BigInt] = None): (String, String) = synchronized {
+    val hashKey = explicitHashKey.getOrElse(BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(UTF_8))))
+    val shard = shardsOf(stream).values.find(s => !s.isClosed && s.range.contains(hashKey)).getOrElse(
+      throw new IllegalStateException(s"no open shard of stream '$stream' owns hash key $hashKey"))
+    (shard.id, append(shard, partitionKey, data))
+  }
+
+  /** A record put straight into open shard `shardId` (as an explicit hash key inside its range would); its sequence. */
+  def putRecordToShard(stream: String, shardId: String, data: Array[Byte], partitionKey: String = "pk"): String =
+    synchronized {
+      val shard = shardOf(stream, shardId)
+      require(!shard.isClosed, s"shard '$shardId' of stream '$stream' is closed")
+      append(shard, partitionKey, data)
+    }
+
+  /** SplitShard: closes `shardId`; returns the children owning [start, newStartingHashKey) and the rest. */
+  def splitShard(stream: String, shardId: String, newStartingHashKey: BigInt): (String, String) = synchronized {
+    val parent = openShard(stream, shardId)
+    val r = parent.range
+    require(newStartingHashKey > r.startingHashKey && newStartingHashKey <= r.endingHashKey,
+      s"new starting hash key $newStartingHashKey must lie inside (${r.startingHashKey}, ${r.endingHashKey}]")
+    parent.endingSequenceNumber = Some(nextSequenceNumber())
+    val left = addShard(stream, Some(shardId), None, HashKeyRange(r.startingHashKey, newStartingHashKey - 1))
+    val right = addShard(stream, Some(shardId), None, HashKeyRange(newStartingHashKey, r.endingHashKey))
+    (left.id, right.id)
+  }
+
+  /** MergeShards: closes both adjacent shards; returns the child, whose parents are `shardId` and `adjacentShardId`. */
+  def mergeShards(stream: String, shardId: String, adjacentShardId: String): String = synchronized {
+    val (a, b) = (openShard(stream, shardId), openShard(stream, adjacentShardId))
+    val (low, high) = if (a.range.startingHashKey < b.range.startingHashKey) (a, b) else (b, a)
+    require(low.range.endingHashKey + 1 == high.range.startingHashKey, s"shards '$shardId' and '$adjacentShardId' are not adjacent")
+    a.endingSequenceNumber = Some(nextSequenceNumber())
+    b.endingSequenceNumber = Some(nextSequenceNumber())
+    addShard(stream, Some(shardId), Some(adjacentShardId),
+      HashKeyRange(low.range.startingHashKey, high.range.endingHashKey)).id
+  }
+
+  /** Retention expiry of the `count` oldest records of a shard: TRIM_HORIZON and old iterators move past them. */
+  def trimShard(stream: String, shardId: String, count: Int): Unit = synchronized { shardOf(stream, shardId).trim(count) }
+
+  /** Retention expiry of a whole shard: it leaves ListShards, and calls naming it get [[ResourceMissingException]]. */
+  def deleteShard(stream: String, shardId: String): Unit = synchronized {
+    shardOf(stream, shardId)
+    shardsOf(stream).remove(shardId)
+  }
+
+  // ---- internals ----
+
+  private def begin(operation: String): Unit = {
+    calls = calls.updated(operation, calls(operation) + 1)
+    if (closed) throw new IllegalStateException(s"$operation on a closed FakeKinesisClient")
+    pendingFailure.foreach { e =>
+      pendingFailure = None
+      throw e
+    }
+  }
+
+  private def shardsOf(stream: String): mutable.LinkedHashMap[String, FakeShard] =
+    streams.getOrElse(stream, throw new ResourceMissingException(s"stream '$stream' not found"))
+
+  private def shardOf(stream: String, shardId: String): FakeShard =
+    shardsOf(stream).getOrElse(shardId,
+      throw new ResourceMissingException(s"shard '$shardId' of stream '$stream' not found"))
+
+  private def openShard(stream: String, shardId: String): FakeShard = {
+    val shard = shardOf(stream, shardId)
+    require(!shard.isClosed, s"shard '$shardId' of stream '$stream' is closed")
+    shard
+  }
+
+  private def childrenOf(stream: String, shardId: String): Seq[String] =
+    shardsOf(stream).values.filter(s => s.parent.contains(shardId) || s.adjacentParent.contains(shardId))
+      .map(_.id).toVector
+
+  /** A sequence number that `shard` could have issued, as Kinesis validates AT/AFTER_SEQUENCE_NUMBER. */
+  private def sequenceIn(shard: FakeShard, stream: String, text: String): BigInt = {
+    val n = try BigInt(text) catch {
+      case _: NumberFormatException => throw new KinesisClientException(s"GetShardIterator: '$text' is not a sequence number")
+    }
+    if (n < shard.startingSequenceNumber || n > shard.endingSequenceNumber.getOrElse(lastSequenceNumber)) {
+      throw new KinesisClientException(
+        s"GetShardIterator: sequence number $text did not come from shard '${shard.id}' of stream '$stream'")
+    }
+    n
+  }
+
+  private def addShard(stream: String, parent: Option[String], adjacent: Option[String], range: HashKeyRange): FakeShard = {
+    val index = shardCounters(stream)
+    shardCounters(stream) = index + 1
+    val shard = new FakeShard(f"shardId-$index%012d", parent, adjacent, range, nextSequenceNumber())
+    streams(stream)(shard.id) = shard
+    shard
+  }
+
+  private def append(shard: FakeShard, partitionKey: String, data: Array[Byte]): String = {
+    val sequenceNumber = nextSequenceNumber().toString
+    shard.append(KinesisRecord(data.clone(), partitionKey, sequenceNumber, clock()))
+    sequenceNumber
+  }
+
+  private def nextSequenceNumber(): BigInt = {
+    lastSequenceNumber += 1
+    lastSequenceNumber
+  }
+}
+
+object FakeKinesisClient {
+  /** 49 followed by 54 digits: every sequence number the fake issues has 56 digits, as on AWS. */
+  private val SequenceBase = BigInt("49" + "0" * 54)
+  private val HashSpace = BigInt(2).pow(128)
+  private val MaxHashKey = HashSpace - 1
+}
