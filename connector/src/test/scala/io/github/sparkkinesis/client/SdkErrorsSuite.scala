@@ -1,0 +1,157 @@
+package io.github.sparkkinesis.client
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+import software.amazon.awssdk.awscore.exception.{AwsErrorDetails, AwsServiceException}
+import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.services.kinesis.model.{ExpiredIteratorException => SdkExpiredIteratorException, _}
+
+class SdkErrorsSuite extends AnyFunSuite with Matchers {
+
+  private val secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRET"
+  private val token = "FwoGZXIvYXdzEXAMPLESESSIONTOKEN"
+  private val fromOptions = new SdkErrors(explicitCredentials = true, secrets = Seq(secret, token))
+  private val fromChain = new SdkErrors(explicitCredentials = false, secrets = Nil)
+
+  private def serviceError(builder: AwsServiceException.Builder, status: Int, code: String, message: String) =
+    builder.statusCode(status).requestId("req-42").message(message)
+      .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).errorMessage(message).serviceName("Kinesis").build())
+      .build()
+
+  private def translate(e: Throwable, shardId: Option[String] = None, errors: SdkErrors = fromOptions) =
+    errors.translate(e, "GetRecords", "orders", shardId)
+
+  test("throttling, limits and coded server failures become ThrottledException") {
+    // Given the ways Kinesis says "not now"
+    val failures = Seq(
+      serviceError(ProvisionedThroughputExceededException.builder(), 400, "ProvisionedThroughputExceededException",
+        "Rate exceeded for shard shardId-000000000001"),
+      serviceError(LimitExceededException.builder(), 400, "LimitExceededException", "Rate exceeded"),
+      serviceError(KmsThrottlingException.builder(), 400, "KMSThrottlingException", "KMS rate exceeded"),
+      serviceError(InternalFailureException.builder(), 500, "InternalFailure", "Internal service failure"),
+      KinesisException.builder().statusCode(503).message("Service Unavailable").build())
+
+    // When they are translated
+    val translated = failures.map(f => translate(f))
+
+    // Then each is a ThrottledException naming the operation and the stream, with the SDK error as cause
+    translated.zip(failures).foreach { case (t, f) =>
+      t shouldBe a[ThrottledException]
+      t.getMessage should include("GetRecords")
+      t.getMessage should include("stream 'orders'")
+      t.getCause shouldBe f
+    }
+  }
+
+  test("a 500 without an error code is not throttling (kinesis-mock's answer to a malformed iterator)") {
+    // Given the bare 500 kinesis-mock sends where AWS sends 400 InvalidArgumentException
+    val bare = KinesisException.builder().statusCode(500).message("Service returned HTTP status code 500").build()
+
+    // When it is translated
+    val t = translate(bare)
+
+    // Then it is a plain failure, so a reader does not retry it forever
+    t.getClass shouldBe classOf[KinesisClientException]
+    t.getMessage should include("HTTP 500")
+  }
+
+  test("an expired iterator becomes ExpiredIteratorException saying what to do") {
+    // Given / When
+    val t = translate(serviceError(SdkExpiredIteratorException.builder(), 400, "ExpiredIteratorException",
+      "Iterator expired. The iterator was created at time ..."), Some("shardId-000000000003"))
+
+    // Then
+    t shouldBe an[ExpiredIteratorException]
+    t.getMessage should include("shard 'shardId-000000000003' of stream 'orders'")
+    t.getMessage should include("new iterator")
+  }
+
+  test("a missing stream or shard becomes ResourceMissingException pointing at the options to check") {
+    // Given / When
+    val t = translate(serviceError(ResourceNotFoundException.builder(), 400, "ResourceNotFoundException",
+      "Shard shardId-000000000007 in stream orders under account 123456789012 does not exist"),
+      Some("shardId-000000000007"))
+
+    // Then
+    t shouldBe a[ResourceMissingException]
+    Seq("shard 'shardId-000000000007' of stream 'orders'", "kinesis.streamName", "kinesis.region",
+      "kinesis.endpointUrl", "retention", "req-42").foreach(t.getMessage should include(_))
+  }
+
+  test("a refused permission becomes AccessException naming the permission and where credentials came from") {
+    // Given an AccessDenied for credentials taken from the default chain
+    val denied = serviceError(AccessDeniedException.builder(), 400, "AccessDeniedException",
+      "User: arn:aws:iam::123456789012:user/reader is not authorized to perform: kinesis:GetRecords")
+
+    // When it is translated
+    val t = translate(denied, errors = fromChain)
+
+    // Then the message names the permission, the stream, and how to supply other credentials
+    t shouldBe an[AccessException]
+    Seq("kinesis:GetRecords", "stream 'orders'", "default credentials chain", "kinesis.awsAccessKeyId",
+      "kinesis.awsSecretKey", "req-42").foreach(t.getMessage should include(_))
+  }
+
+  test("rejected credentials become AccessException without echoing secrets or keeping the raw cause") {
+    // Given a signature error whose text echoes the signed request, session token included
+    val echo = s"The request signature we calculated does not match.\nx-amz-security-token:$token\nkey $secret"
+    val failures = Seq(
+      serviceError(KinesisException.builder(), 400, "InvalidSignatureException", echo),
+      serviceError(KinesisException.builder(), 400, "UnrecognizedClientException", s"invalid token $token"),
+      serviceError(KinesisException.builder(), 400, "ExpiredTokenException", "The security token has expired"))
+
+    // When they are translated
+    val translated = failures.map(f => translate(f))
+
+    // Then each says the credentials were rejected and where they came from, and holds no secret
+    translated.foreach { t =>
+      t shouldBe an[AccessException]
+      t.getMessage should include("credentials were rejected")
+      t.getMessage should include("options kinesis.awsAccessKeyId and kinesis.awsSecretKey")
+      t.getMessage should not include token
+      t.getMessage should not include secret
+      t.getCause shouldBe null
+    }
+  }
+
+  test("KMS access denied asks for kms:Decrypt") {
+    // Given / When
+    val t = translate(serviceError(KmsAccessDeniedException.builder(), 400, "KMSAccessDeniedException", "denied"))
+
+    // Then
+    t shouldBe an[AccessException]
+    t.getMessage should include("kms:Decrypt")
+  }
+
+  test("no credentials anywhere becomes AccessException listing both ways to provide them") {
+    // Given the SDK's complaint when the default chain finds nothing
+    val none = SdkClientException.create("Unable to load credentials from any of the providers in the chain " +
+      "AwsCredentialsProviderChain(...)")
+
+    // When / Then
+    val t = translate(none, errors = fromChain)
+    t shouldBe an[AccessException]
+    Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "default credentials chain", "stream 'orders'",
+      "Unable to load credentials").foreach(t.getMessage should include(_))
+  }
+
+  test("anything else becomes a plain KinesisClientException with the SDK message, secrets scrubbed") {
+    // Given an argument error and a connection failure, one of them quoting the secret key
+    val invalid = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException",
+      s"Limit must be between 1 and 10000 ($secret)")
+    val refused = SdkClientException.create("Unable to execute HTTP request: Connect to 127.0.0.1:1 failed")
+
+    // When they are translated
+    val (t1, t2) = (translate(invalid), translate(refused))
+
+    // Then both are plain failures naming the stream, carrying the SDK text but not the secret
+    Seq(t1, t2).foreach { t =>
+      t.getClass shouldBe classOf[KinesisClientException]
+      t.getMessage should include("GetRecords on stream 'orders' failed")
+    }
+    t1.getMessage should include("Limit must be between 1 and 10000 (<redacted>)")
+    t1.getMessage should include("InvalidArgumentException, HTTP 400")
+    t2.getMessage should include("Connect to 127.0.0.1:1 failed")
+    t2.getCause shouldBe refused
+  }
+}
