@@ -112,7 +112,7 @@ lazy val connector = (project in file("connector"))
       case PathList("META-INF", "io.netty.versions.properties")         => MergeStrategy.concat
       case PathList("google", "protobuf", _*)                           => MergeStrategy.discard
       case x if x.endsWith("module-info.class")                         => MergeStrategy.discard
-      case x if x.endsWith(".proto")                                    => MergeStrategy.discard
+      case x if x.endsWith(".proto") || x.endsWith(".java")             => MergeStrategy.discard
       case x                                                            => MergeStrategy.defaultMergeStrategy(x)
     }
   )
