@@ -48,6 +48,7 @@ private[source] final class NewRecordsProbe(
     previous match {
       case Some(last) if last.outcome == Finished                  => Finished
       case Some(last) if now - last.atMs < fetchIntervalMs         => last.outcome
+      case _ if ShardFetcher.startsInFuture(position, now)         => Idle
       case _ =>
         val outcome =
           try {

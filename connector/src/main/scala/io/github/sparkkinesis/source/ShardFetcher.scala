@@ -37,6 +37,7 @@ private[sparkkinesis] final class ShardFetcher(
    */
   def fetch(deadlineMs: Long): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
+    if (ShardFetcher.startsInFuture(position, clock())) return Some(RecordBatch(Nil, None, 0L))
     var expiredInARow = 0
     while (true) {
       val wait = lastCallAtMs + fetchIntervalMs - clock()
@@ -69,5 +70,14 @@ private[sparkkinesis] final class ShardFetcher(
     val fresh = client.shardIterator(stream, shardId, from)
     iterator = Some(fresh)
     fresh
+  }
+}
+
+private[sparkkinesis] object ShardFetcher {
+
+  /** No record can have arrived at or after a future instant yet (and Kinesis refuses such iterators). */
+  def startsInFuture(position: ShardPosition, nowMs: Long): Boolean = position match {
+    case ShardPosition.AtTimestamp(ms) => ms > nowMs
+    case _                             => false
   }
 }

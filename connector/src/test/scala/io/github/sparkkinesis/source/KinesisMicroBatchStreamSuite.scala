@@ -182,4 +182,20 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
     put(fake, keys.take(3), "x")
     intercept[IllegalStateException](two.runBatch()).getMessage should include("another query")
   }
+
+  test("given AT_TIMESTAMP in the future, then nothing is read until records arrive at or after that instant") {
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.createStream("s", 2)
+    put(fake, keys.take(3), "early")
+    val at = java.time.Instant.ofEpochMilli(clock() + 60000L).toString
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> s"AT_TIMESTAMP $at"), clock = clock)
+    driver.plan() shouldBe None
+    clock.advance(30000L)
+    put(fake, keys.take(3), "too-early")
+    driver.plan() shouldBe None
+    clock.advance(30000L)
+    val onTime = put(fake, keys.take(3), "on-time")
+    driver.drain().map(_.data) should contain theSameElementsAs onTime
+  }
 }
