@@ -28,17 +28,8 @@ ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses
 ThisBuild / scalaVersion := scala212
 ThisBuild / crossScalaVersions := Seq(scala212, scala213)
 
-/** JVM flags Spark needs on Java 17 (what spark-submit adds for you). */
-lazy val sparkJavaOptions = Seq(
-  "-Xmx3g",
-  "-XX:+IgnoreUnrecognizedVMOptions",
-  "-Djdk.reflect.useDirectMethodHandle=false",
-  "-Dio.netty.tryReflectionSetAccessible=true"
-) ++ Seq(
-  "java.lang", "java.lang.invoke", "java.lang.reflect", "java.io", "java.net", "java.nio", "java.util",
-  "java.util.concurrent", "java.util.concurrent.atomic", "jdk.internal.ref", "sun.nio.ch", "sun.nio.cs",
-  "sun.security.action", "sun.util.calendar"
-).map(p => s"--add-opens=java.base/$p=ALL-UNNAMED")
+/** JVM flags Spark needs on Java 17 (what spark-submit adds for you); bin/ scripts read the same file. */
+lazy val sparkJavaOptions = "-Xmx3g" +: IO.readLines(file("build/spark-jvm-options")).map(_.trim).filter(_.nonEmpty)
 
 lazy val commonSettings = Seq(
   scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "8"),
