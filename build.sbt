@@ -36,6 +36,7 @@ lazy val commonSettings = Seq(
   Test / fork := true,
   Test / javaOptions ++= sparkJavaOptions,
   Test / parallelExecution := false,
+  Test / envVars += "SPARK_LOCAL_IP" -> "127.0.0.1",
   Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
 )
 

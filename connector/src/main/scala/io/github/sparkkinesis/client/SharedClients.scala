@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap
  * clients live as long as the JVM (executor) does.
  */
 object SharedClients extends (ClientSettings => KinesisClient) with Serializable {
-  private val clients = new ConcurrentHashMap[ClientSettings, KinesisClient]()
+  @transient private val clients = new ConcurrentHashMap[ClientSettings, KinesisClient]()
 
   override def apply(settings: ClientSettings): KinesisClient =
     clients.computeIfAbsent(settings, new java.util.function.Function[ClientSettings, KinesisClient] {

@@ -40,7 +40,8 @@ final class ShardPartitionReader(
   }
   private val fetcher = new ShardFetcher(client, stream, shardId, start, settings.recordsPerFetch,
     settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
-  private val deadlineMs = clock() + settings.maxTimePerShardMs
+  private val startedAtMs = clock()
+  private val deadlineMs = startedAtMs + settings.maxTimePerShardMs
   private var recordsRead = 0L
   private var buffered: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
@@ -68,13 +69,18 @@ final class ShardPartitionReader(
     case None      => readUntilStop()
   }
 
-  /** First attempt: read on until caught up, the shard's end, or a limit. */
+  /**
+   * First attempt: read on until caught up, the shard's end, or a limit. Caught up means at the tip
+   * (MillisBehindLatest 0) or past the records that had arrived when the task started: records that keep
+   * arriving while it reads belong to the next batch, so a busy shard does not keep a task chasing the tip.
+   */
   private def readUntilStop(): Unit =
     fetcher.fetch(deadlineMs) match {
       case None => done = true // throttled until the deadline: end the batch where we are
       case Some(batch) =>
         emit(batch.records)
-        done = fetcher.isEnded || batch.millisBehindLatest == 0 ||
+        val pastTaskStart = batch.records.lastOption.exists(_.approximateArrivalTimestampMillis >= startedAtMs)
+        done = fetcher.isEnded || batch.millisBehindLatest == 0 || pastTaskStart ||
           recordsRead >= settings.maxRecordsPerShard || clock() >= deadlineMs
     }
 

@@ -79,18 +79,21 @@ object DemoPipeline {
       override def run(): Unit = {
         running.set(false)
         if (query.isActive) query.stop()
-        stopped.await()
+        stopped.await(30, java.util.concurrent.TimeUnit.SECONDS)
       }
     }, "demo-shutdown"))
     println(s"Running for ${args.seconds} s (Ctrl-C stops earlier) ...")
-    query.awaitTermination(args.seconds * 1000L)
-    running.set(false)
-    producer.foreach(_.join(10000L))
-    if (query.isActive) query.stop()
-    val produced = producer.map(_ => s", ${sent} events produced").getOrElse("")
-    println(s"Stopped after ${query.lastProgress.batchId + 1} micro-batches$produced.")
-    spark.stop()
-    stopped.countDown()
+    try {
+      query.awaitTermination(args.seconds * 1000L)
+      running.set(false)
+      producer.foreach(_.join(10000L))
+      if (query.isActive) query.stop()
+      val produced = producer.map(_ => s", $sent events produced").getOrElse("")
+      println(s"Stopped after ${Option(query.lastProgress).map(_.batchId + 1).getOrElse(0L)} micro-batches$produced.")
+    } finally {
+      spark.stop()
+      stopped.countDown()
+    }
   }
 
   @volatile private var sent = 0L
