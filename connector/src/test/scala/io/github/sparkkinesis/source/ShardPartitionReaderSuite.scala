@@ -119,4 +119,18 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     readAll(fake, s = settings(maxRecords = 10, perFetch = 4), store = store).map(_._1) shouldBe expected.take(12)
     store.get("s", 0L, shard).get.recordCount shouldBe 12
   }
+
+  test("given records still arriving, when read, then the task stops past the records that were there at its start") {
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.createStream("s", 1)
+    (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"old$i".getBytes(UTF_8)))
+    clock.advance(10)
+    val reader = new ShardPartitionReader(ShardPartition("s", shard, 0L, TrimHorizon, None), settings(perFetch = 3),
+      newStore(), fake, clock)
+    (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"new$i".getBytes(UTF_8)))
+    val out = mutable.Buffer.empty[String]
+    while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)
+    out shouldBe Seq("old1", "old2", "old3", "old4", "old5", "new1")
+  }
 }
