@@ -73,6 +73,19 @@ lazy val connector = (project in file("connector"))
       Seq(out)
     }.taskValue,
     assembly / test := {},
+    // The published JAR is the shaded assembly, and the POM names only what the cluster provides (Spark), so a
+    // Maven or sbt dependency brings the same relocated classes as --jars, never a second AWS SDK.
+    Compile / packageBin := assembly.value,
+    pomPostProcess := { node =>
+      import scala.xml.{Elem, Node => XmlNode}
+      import scala.xml.transform.{RewriteRule, RuleTransformer}
+      new RuleTransformer(new RewriteRule {
+        override def transform(n: XmlNode): Seq[XmlNode] = n match {
+          case e: Elem if e.label == "dependency" && !(e \ "scope").text.matches("provided|test") => Nil
+          case other => other
+        }
+      }).transform(node).head
+    },
     assembly / assemblyJarName := s"spark-kinesis-assembly_${scalaBinaryVersion.value}-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
     // Spark provides SLF4J and commons-logging (through jcl-over-slf4j): use the cluster's, bundle neither.
