@@ -172,5 +172,5 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) die "usage: $(basename "$0") {install|start|stop|status}" ;;
+  *) die "usage: ${0##*/} {install|start|stop|status}" ;;
 esac

@@ -17,9 +17,6 @@ import org.scalatest.matchers.should.Matchers
  */
 class EmulatorSmokeSuite extends AnyFunSuite with Matchers {
 
-  private def records(prefix: String, n: Int, keys: Int): Seq[(String, String)] =
-    (0 until n).map(i => (s"key-${i % keys}", s"$prefix-$i"))
-
   test("a new stream is ACTIVE with the requested number of open shards") {
     // When
     val stream = TestStreams.createStream("it-smoke-create", shards = 3)
@@ -32,7 +29,7 @@ class EmulatorSmokeSuite extends AnyFunSuite with Matchers {
   test("records are stored where PutRecords says, and GetRecords reads them back unchanged") {
     // Given
     val stream = TestStreams.createStream("it-smoke-put", shards = 2)
-    val input = records("put", n = 700, keys = 20) // more than one PutRecords call of 500
+    val input = TestStreams.testRecords("put", n = 700, keys = 20) // more than one PutRecords call of 500
     // When
     val puts = TestStreams.putStrings(stream, input)
     val stored = TestStreams.readStream(stream)
@@ -46,10 +43,10 @@ class EmulatorSmokeSuite extends AnyFunSuite with Matchers {
   test("splitting a shard closes it and opens two children that share its hash key range") {
     // Given
     val stream = TestStreams.createStream("it-smoke-split", shards = 2)
-    val before = TestStreams.putStrings(stream, records("before", n = 50, keys = 10))
+    val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", n = 50, keys = 10))
     // When
     val children = TestStreams.splitShard(stream, "shardId-000000000000")
-    val after = TestStreams.putStrings(stream, records("after", n = 50, keys = 10))
+    val after = TestStreams.putStrings(stream, TestStreams.testRecords("after", n = 50, keys = 10))
     // Then
     val byId = TestStreams.listShards(stream).map(s => s.shardId() -> s).toMap
     val parent = byId("shardId-000000000000")
@@ -77,7 +74,7 @@ class EmulatorSmokeSuite extends AnyFunSuite with Matchers {
     val scaled = TestStreams.updateShardCount(stream, target = 2)
     // Then
     scaled.size shouldBe 2
-    TestStreams.putStrings(stream, records("scaled", n = 100, keys = 50)).map(_.shardId).toSet
+    TestStreams.putStrings(stream, TestStreams.testRecords("scaled", n = 100, keys = 50)).map(_.shardId).toSet
       .subsetOf(scaled.map(_.shardId()).toSet) shouldBe true
   }
 

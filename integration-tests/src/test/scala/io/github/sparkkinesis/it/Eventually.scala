@@ -6,7 +6,8 @@ import scala.util.control.NonFatal
 /** Bounded polling: the only way these tests wait for something to happen. */
 object Eventually {
 
-  private val PollInterval = 50.millis
+  /** How often a condition is checked unless the caller says otherwise (say, for a condition that runs a Spark job). */
+  val DefaultInterval: FiniteDuration = 50.millis
 
   /** Thrown from a condition to stop waiting at once: what is awaited can no longer happen. */
   final class GaveUp(message: String, cause: Throwable) extends AssertionError(message, cause)
@@ -17,12 +18,14 @@ object Eventually {
    * Polls `condition` until it holds, failing after `timeout` with a message naming `what`, the last exception the
    * condition threw (if any) and `detail`, which should describe what was seen instead.
    */
-  def await(what: String, timeout: FiniteDuration, detail: => String = "")(condition: => Boolean): Unit = {
-    awaitValue(what, timeout, detail)(if (condition) Some(()) else None)
+  def await(what: String, timeout: FiniteDuration, detail: => String = "", every: FiniteDuration = DefaultInterval)(
+      condition: => Boolean): Unit = {
+    awaitValue(what, timeout, detail, every)(if (condition) Some(()) else None)
   }
 
   /** Polls `probe` until it returns a value, which it returns; fails as [[await]] does. */
-  def awaitValue[T](what: String, timeout: FiniteDuration, detail: => String = "")(probe: => Option[T]): T = {
+  def awaitValue[T](what: String, timeout: FiniteDuration, detail: => String = "", every: FiniteDuration = DefaultInterval)(
+      probe: => Option[T]): T = {
     val deadline = timeout.fromNow
     var lastError: Throwable = null
     var result: Option[T] = None
@@ -35,7 +38,7 @@ object Eventually {
           None
       }
       if (result.isEmpty) {
-        if (deadline.isOverdue()) timedOut = true else Thread.sleep(PollInterval.toMillis)
+        if (deadline.isOverdue()) timedOut = true else Thread.sleep(every.toMillis)
       }
     }
     result.getOrElse {

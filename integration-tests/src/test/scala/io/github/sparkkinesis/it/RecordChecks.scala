@@ -9,10 +9,10 @@ object RecordChecks {
   private val Examples = 10
 
   /**
-   * Fails unless `actual` holds exactly the `expected` (partitionKey, payload) pairs, each exactly once, listing
-   * examples of what is missing, duplicated or unexpected.
+   * Fails unless `actual` holds exactly the `expected` items (such as (partitionKey, payload) pairs), each exactly
+   * once, listing examples of what is missing, duplicated or unexpected.
    */
-  def assertExactlyOnce(expected: Seq[(String, String)], actual: Seq[(String, String)], context: String): Unit = {
+  def assertExactlyOnce[T](expected: Seq[T], actual: Seq[T], context: String): Unit = {
     val want = counts(expected)
     val got = counts(actual)
     val missing = want.keys.filterNot(got.contains).toSeq
@@ -83,6 +83,5 @@ object RecordChecks {
     byId.keys.map(id => id -> depth(id)).toMap
   }
 
-  private def counts(records: Seq[(String, String)]): Map[(String, String), Int] =
-    records.groupBy(identity).map { case (k, v) => k -> v.size }
+  private def counts[T](items: Seq[T]): Map[T, Int] = items.groupBy(identity).map { case (k, v) => k -> v.size }
 }

@@ -4,7 +4,10 @@ import java.io.File
 import java.nio.file.{Files, Path}
 import java.util.Comparator
 
+import scala.concurrent.duration._
+
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
 
 /** The SparkSession every suite of the test JVM shares: local[2], no UI, two shuffle partitions, UTC. */
@@ -21,6 +24,21 @@ object SparkHarness {
     .config("spark.driver.bindAddress", "127.0.0.1")
     .getOrCreate()
 
+  /** The options every query against the emulator sets, so tests only state what they are about. */
+  def kinesisOptions(stream: String, startingPosition: String): Map[String, String] = Map(
+    "kinesis.streamName" -> stream,
+    "kinesis.endpointUrl" -> KinesisMock.endpoint,
+    "kinesis.region" -> TestStreams.Region,
+    "kinesis.awsAccessKeyId" -> TestStreams.AccessKeyId,
+    "kinesis.awsSecretKey" -> TestStreams.SecretKey,
+    "kinesis.startingPosition" -> startingPosition,
+    // Shard discovery every 100 ms instead of the production default, so resharding shows up quickly.
+    "kinesis.describeShardInterval" -> "100ms")
+
+  /** `aws-kinesis` on `stream` with [[kinesisOptions]], `extra` options added or overriding them. */
+  def readKinesis(stream: String, startingPosition: String, extra: (String, String)*): DataFrame =
+    session.readStream.format("aws-kinesis").options(kinesisOptions(stream, startingPosition) ++ extra).load()
+
   /** A new empty directory under java.io.tmpdir; [[deleteRecursively]] removes it. */
   def newTempDir(prefix: String): File = Files.createTempDirectory(prefix).toFile
 
@@ -32,15 +50,12 @@ object SparkHarness {
 
 /**
  * What a suite that runs streaming queries against the emulator needs: the shared session, a fresh checkpoint
- * directory per test, a reader for the `aws-kinesis` format with the emulator's settings, and no query left
- * running after a test.
+ * directory per test, a reader for the `aws-kinesis` format with the emulator's settings, and no query or
+ * producer left running after a test.
  */
 trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { self: Suite =>
 
   protected def spark: SparkSession = SparkHarness.session
-
-  /** Shard discovery every 100 ms instead of the production default, so resharding shows up quickly. */
-  protected val DescribeShardInterval = "100ms"
 
   private var suiteDir: File = _
 
@@ -54,7 +69,10 @@ trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { 
   }
 
   override protected def afterEach(): Unit = {
-    try spark.streams.active.foreach(_.stop()) finally super.afterEach()
+    try {
+      BackgroundProducer.closeAll()
+      spark.streams.active.foreach(_.stop())
+    } finally super.afterEach()
   }
 
   /** A new, empty directory for one test's checkpoint or output, removed after the suite. */
@@ -62,17 +80,25 @@ trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { 
 
   protected def newCheckpointDir(): String = newDir("checkpoint").getAbsolutePath
 
-  /** The options every query against the emulator sets, so tests only state what they are about. */
-  protected def kinesisOptions(stream: String, startingPosition: String): Map[String, String] = Map(
-    "kinesis.streamName" -> stream,
-    "kinesis.endpointUrl" -> KinesisMock.endpoint,
-    "kinesis.region" -> TestStreams.Region,
-    "kinesis.awsAccessKeyId" -> TestStreams.AccessKeyId,
-    "kinesis.awsSecretKey" -> TestStreams.SecretKey,
-    "kinesis.startingPosition" -> startingPosition,
-    "kinesis.describeShardInterval" -> DescribeShardInterval)
-
-  /** `spark.readStream.format("aws-kinesis")` on `stream`, with `extra` options added or overriding the defaults. */
+  /** `aws-kinesis` on `stream` with the emulator's settings, `extra` options added or overriding them. */
   protected def readKinesis(stream: String, startingPosition: String, extra: (String, String)*): DataFrame =
-    spark.readStream.format("aws-kinesis").options(kinesisOptions(stream, startingPosition) ++ extra).load()
+    SparkHarness.readKinesis(stream, startingPosition, extra: _*)
+
+  /** Starts `df` into a new [[BatchCollector]] with a new checkpoint. */
+  protected def startCollecting(df: DataFrame): (StreamingQuery, BatchCollector) = {
+    val sink = new BatchCollector
+    (sink.start(df, newCheckpointDir()), sink)
+  }
+
+  /**
+   * Waits until the sink holds as many records as `expected`, lets the query process whatever else is available
+   * (so late duplicates would show), then checks that the sink holds each expected record exactly once.
+   */
+  protected def assertReadsExactly(query: StreamingQuery, sink: BatchCollector, expected: Seq[Put],
+      timeout: FiniteDuration = 60.seconds): Unit = {
+    sink.awaitRecords(query, expected.size, timeout)
+    query.processAllAvailable()
+    assert(sink.errors.isEmpty, sink.errors.mkString("; "))
+    RecordChecks.assertDeliveredExactlyOnce(expected, sink.records)
+  }
 }

@@ -57,9 +57,6 @@ object TestStreams {
     name
   }
 
-  def deleteStream(stream: String): Unit =
-    client.deleteStream(DeleteStreamRequest.builder().streamName(stream).enforceConsumerDeletion(true).build())
-
   /** Waits (bounded) until the stream is ACTIVE, as it is again after resharding. */
   def awaitActive(stream: String): Unit =
     Eventually.await(s"stream $stream to become ACTIVE", OperationTimeout, s"status ${status(stream)}") {
@@ -91,6 +88,13 @@ object TestStreams {
    */
   def putRecords(stream: String, records: Seq[(String, Array[Byte])]): Seq[Put] =
     records.grouped(PutRecordsLimit).flatMap(chunk => putChunk(stream, chunk.toIndexedSeq)).toVector
+
+  /**
+   * `n` (partitionKey, payload) pairs over `keys` partition keys, payloads unique per `prefix`: "<prefix>-<i>",
+   * so a test can tell every record apart and see which phase of the test put it.
+   */
+  def testRecords(prefix: String, n: Int, keys: Int): Seq[(String, String)] =
+    (0 until n).map(i => (s"key-${i % keys}", s"$prefix-$i"))
 
   /** [[putRecords]] for UTF-8 string payloads. */
   def putStrings(stream: String, records: Seq[(String, String)]): Seq[Put] =

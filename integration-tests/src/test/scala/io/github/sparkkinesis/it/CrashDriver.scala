@@ -1,0 +1,27 @@
+package io.github.sparkkinesis.it
+
+import scala.concurrent.duration._
+
+import org.apache.spark.sql.streaming.Trigger
+
+/**
+ * The query [[CrashSuite]] kills: reads a stream from TRIM_HORIZON into a parquet sink with a checkpoint until the
+ * JVM dies. Arguments: stream name, checkpoint directory, output directory. The emulator comes from
+ * `KINESIS_MOCK_ENDPOINT`, which the parent sets to its own.
+ */
+object CrashDriver {
+  def main(args: Array[String]): Unit = {
+    require(args.length == 3, "usage: CrashDriver <stream> <checkpoint dir> <output dir>")
+    val Array(stream, checkpoint, output) = args
+    require(sys.env.contains("KINESIS_MOCK_ENDPOINT"), "KINESIS_MOCK_ENDPOINT must name the parent's emulator")
+    val query = SparkHarness.readKinesis(stream, "TRIM_HORIZON").writeStream
+      .format("parquet")
+      .option("path", output)
+      .option("checkpointLocation", checkpoint)
+      .trigger(Trigger.ProcessingTime(200.millis))
+      .start()
+    // Tells the parent the query is up; the parent kills this JVM, it never stops on its own.
+    println(s"CrashDriver: query ${query.id} started")
+    query.awaitTermination()
+  }
+}
