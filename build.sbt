@@ -138,7 +138,6 @@ lazy val integrationTests = (project in file("integration-tests"))
       // The Kinesis aggregator from awslabs: a real KPL-format aggregator to build test records with.
       ("com.amazonaws" % "amazon-kinesis-aggregator" % "1.0.3" % Test).intransitive(),
       ("com.amazonaws" % "amazon-kinesis-client" % "1.8.8" % Test).intransitive(),
-      "com.google.protobuf" % "protobuf-java" % "2.6.1" % Test,
       // AggRecord's validation calls commons-lang 2 (StringUtils), a dependency of KCL 1 that intransitive drops.
       "commons-lang" % "commons-lang" % "2.6" % Test,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
