@@ -17,7 +17,15 @@ private[sparkkinesis] object Json {
 
   def number(value: Long): JsonNode = mapper.getNodeFactory.numberNode(value)
 
+  def bool(value: Boolean): JsonNode = mapper.getNodeFactory.booleanNode(value)
+
   def array(values: Seq[String]): JsonNode = {
+    val node = mapper.createArrayNode()
+    values.foreach(v => node.add(v))
+    node
+  }
+
+  def arrayOf(values: Seq[JsonNode]): JsonNode = {
     val node = mapper.createArrayNode()
     values.foreach(v => node.add(v))
     node

@@ -3,9 +3,12 @@ package io.github.sparkkinesis.options
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
+import io.github.sparkkinesis.offsets.Json
+
 /**
  * Renders the options registry for people and other languages: the README's options table (between the
- * markers below) and a JSON description. `main(readmePath)` rewrites the README's table in place.
+ * markers below) and a JSON description for other languages' option builders. `main(readmePath)` rewrites
+ * the README's table in place; `main("--json", path)` writes the JSON description.
  */
 object OptionsDocs {
   val Begin = "<!-- options-table:begin (generated from KinesisOptionsRegistry; do not edit by hand) -->"
@@ -27,10 +30,28 @@ object OptionsDocs {
     readme.substring(0, begin + Begin.length) + "\n" + markdownTable + readme.substring(end)
   }
 
-  def main(args: Array[String]): Unit = {
-    val path = Paths.get(args.headOption.getOrElse("README.md"))
-    val readme = new String(Files.readAllBytes(path), UTF_8)
-    Files.write(path, withTable(readme).getBytes(UTF_8))
-    println(s"wrote the options table into $path")
+  /** Every option as JSON: name, type, default (absent when none), description, accepted values, secret. */
+  def json: String = {
+    val version = Option(getClass.getPackage.getImplementationVersion)
+    val options = KinesisOptionsRegistry.all.map { o =>
+      Json.obj(Seq(
+        "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
+        "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret)) ++
+        o.default.map(d => "default" -> Json.text(d)).toSeq: _*)
+    }
+    val array = Json.arrayOf(options)
+    Json.write(Json.obj(Seq("version" -> Json.number(1), "options" -> array) ++
+      version.map(v => "connectorVersion" -> Json.text(v)).toSeq: _*))
+  }
+
+  def main(args: Array[String]): Unit = args.toList match {
+    case "--json" :: out :: Nil =>
+      Files.write(Paths.get(out), json.getBytes(UTF_8))
+      println(s"wrote the options description to $out")
+    case readmeArgs =>
+      val path = Paths.get(readmeArgs.headOption.getOrElse("README.md"))
+      val readme = new String(Files.readAllBytes(path), UTF_8)
+      Files.write(path, withTable(readme).getBytes(UTF_8))
+      println(s"wrote the options table into $path")
   }
 }

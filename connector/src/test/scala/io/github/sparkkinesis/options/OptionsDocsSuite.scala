@@ -18,4 +18,14 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
   test("the table lists every option of the registry") {
     KinesisOptionsRegistry.all.foreach(o => OptionsDocs.markdownTable should include(s"`${o.name}`"))
   }
+
+  test("the JSON description lists every option with its default and secrecy") {
+    val json = io.github.sparkkinesis.offsets.Json.read(OptionsDocs.json, "options")
+    val options = json.get("options")
+    options.size shouldBe KinesisOptionsRegistry.all.size
+    val startingPosition = (0 until options.size).map(i => options.get(i)).find(_.get("name").asText == "kinesis.startingPosition").get
+    startingPosition.get("default").asText shouldBe "LATEST"
+    (0 until options.size).map(i => options.get(i)).filter(_.get("secret").asBoolean).map(_.get("name").asText) shouldBe
+      Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken")
+  }
 }
