@@ -12,7 +12,7 @@ import software.amazon.awssdk.auth.credentials.{
 }
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
-import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
 import software.amazon.awssdk.http.apache.ApacheHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
@@ -109,7 +109,18 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
 
   private def call[T](operation: String, streamName: String, shardId: Option[String])(body: => T): T =
     try body
-    catch { case NonFatal(e) => throw errors.translate(e, operation, streamName, shardId) }
+    catch {
+      // Spark stops a query by interrupting its threads; it must see an interruption, not a Kinesis failure.
+      case e: AbortedException if Thread.currentThread().isInterrupted || isInterruption(e) =>
+        throw new InterruptedException(s"$operation on stream '$streamName' was interrupted")
+      case NonFatal(e) => throw errors.translate(e, operation, streamName, shardId)
+    }
+
+  private def isInterruption(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
+      case _: InterruptedException | _: java.io.InterruptedIOException => true
+      case _                                                           => false
+    }
 }
 
 object SdkKinesisClient {

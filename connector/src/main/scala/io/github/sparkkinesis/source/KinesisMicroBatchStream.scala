@@ -36,11 +36,13 @@ final class KinesisMicroBatchStream(
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
   private var basis: Option[(KinesisSourceOffset, KinesisSourceOffset)] = None
 
-  override def initialOffset(): Offset = {
+  override def initialOffset(): Offset = initial
+
+  /** Resolved once per query and persisted, so a restart before the first batch keeps the same start. */
+  private lazy val initial: KinesisSourceOffset = {
     val path = new Path(checkpointLocation, "initial-offset.json")
     def fresh = KinesisSourceOffset(-1L,
       Map(stream -> ShardTracker.initial(stream, options.startingPosition, shards(force = true), clock())))
-    // Persisted so that a restart before the first batch keeps the same start (LATEST is resolved once).
     val json = AtomicFiles.read(path, hadoopConf).getOrElse {
       AtomicFiles.publishIfAbsent(path, fresh.json(), hadoopConf)
       AtomicFiles.read(path, hadoopConf).get
@@ -57,7 +59,11 @@ final class KinesisMicroBatchStream(
     val reconciled = ShardTracker.reconcile(next.streams.getOrElse(stream, Map.empty), shards(force = false))
     val tracked = reconciled.shards -- handleLost(reconciled.lost)
     val (checked, hasNewRecords) = probe.check(tracked)
-    if (hasNewRecords) next.copy(streams = Map(stream -> checked)) else start
+    if (hasNewRecords) next.copy(streams = Map(stream -> checked))
+    // Nothing new. Before the first batch Spark treats any offset as new data (nothing is committed yet), so
+    // answer "no offset" then; afterwards the unchanged start offset says the same.
+    else if (start.batch < 0) null
+    else start
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source
 
 import java.nio.charset.StandardCharsets.UTF_8
 
+import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -33,6 +34,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
     val fake = newFake(2)
     val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"))
     (1 to 5).foreach(_ => driver.plan() shouldBe None)
+    // Before the first batch "nothing new" is no offset at all: Spark would run a batch for any offset then.
+    driver.stream.latestOffset(driver.committed, ReadLimit.allAvailable()) shouldBe null
     put(fake, Seq("late"))
     driver.runBatch().map(_.map(_.data)) shouldBe Some(Seq("v-late"))
   }

@@ -43,7 +43,7 @@ final class MicroBatchDriver(
   /** The next offset, or None when the source says there is nothing new (no batch would run). */
   def plan(): Option[KinesisSourceOffset] = {
     val end = stream.latestOffset(committed, ReadLimit.allAvailable()).asInstanceOf[KinesisSourceOffset]
-    if (end == committed) None else Some(end)
+    if (end == null || end == committed) None else Some(end)
   }
 
   /** Reads every partition of the batch ending at `end`, as one evaluation of the batch. */

@@ -72,4 +72,24 @@ class ReshardingSuite extends AnyFunSuite with Matchers with SparkIntegrationSui
     (inChildren ++ afterRestart).map(_.shardId).toSet should contain(merged)
     children should have size 2
   }
+
+  test("UpdateShardCount while the query runs (2 to 4 shards): every record once, parents first") {
+    // Given: a running query that has read the first records
+    val stream = TestStreams.createStream("it-reshard-count", shards = 2)
+    val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", n = 100, keys = 10))
+    val (query, sink) = startCollecting(readKinesis(stream, "TRIM_HORIZON"))
+    sink.awaitRecords(query, before.size)
+    // When: the shard count is doubled while a producer keeps putting
+    val producer = new BackgroundProducer(stream, "during", keys = 10)
+    val reshaped = TestStreams.updateShardCount(stream, 4)
+    Eventually.await("records put into the new shards", TestStreams.OperationTimeout) {
+      producer.produced.exists(p => reshaped.exists(_.shardId == p.shardId))
+    }
+    val everything = before ++ producer.stop() ++
+      TestStreams.putStrings(stream, TestStreams.testRecords("after", n = 100, keys = 10))
+    // Then
+    sink.awaitRecords(query, everything.size)
+    query.processAllAvailable()
+    assertOrderedExactlyOnce(stream, everything, sink)
+  }
 }
