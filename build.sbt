@@ -61,12 +61,10 @@ lazy val connector = (project in file("connector"))
       "com.google.protobuf" % "protobuf-java" % "3.25.5",
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
-    // Version-specific sources live in scala-spark-3 / scala-spark-4, beside the shared scala folder.
-    Compile / unmanagedSourceDirectories += {
-      val line = if (scalaBinaryVersion.value == "2.12") "spark-3" else "spark-4"
-      (Compile / sourceDirectory).value / s"scala-$line"
-    },
-    // The options registry writes its JSON description into the JAR, for the Python package and the docs.
+    // Scala 2.12 / 2.13 differences live in src/main/scala-2.12 and scala-2.13 (sbt adds them by itself). The
+    // DataSource V2 streaming API the connector uses is the same in Spark 3.5 and 4.0-4.2, so no Spark-specific
+    // source folder is needed.
+    // The version, readable at run time (one version number for the JAR and the Python package).
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "io" / "github" / "sparkkinesis" / "version.properties"
       IO.write(out, s"version=${version.value}\n")

@@ -3,6 +3,7 @@ package io.github.sparkkinesis.options
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Paths}
 
+import io.github.sparkkinesis.ConnectorVersion
 import io.github.sparkkinesis.offsets.Json
 
 /**
@@ -32,7 +33,6 @@ object OptionsDocs {
 
   /** Every option as JSON: name, type, default (absent when none), description, accepted values, secret. */
   def json: String = {
-    val version = Option(getClass.getPackage.getImplementationVersion)
     val options = KinesisOptionsRegistry.all.map { o =>
       Json.obj(Seq(
         "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
@@ -40,8 +40,8 @@ object OptionsDocs {
         o.default.map(d => "default" -> Json.text(d)).toSeq: _*)
     }
     val array = Json.arrayOf(options)
-    Json.write(Json.obj(Seq("version" -> Json.number(1), "options" -> array) ++
-      version.map(v => "connectorVersion" -> Json.text(v)).toSeq: _*))
+    Json.write(Json.obj(
+      "version" -> Json.number(1), "connectorVersion" -> Json.text(ConnectorVersion.value), "options" -> array))
   }
 
   def main(args: Array[String]): Unit = args.toList match {
