@@ -41,7 +41,7 @@ lazy val commonSettings = Seq(
 )
 
 lazy val root = (project in file("."))
-  .aggregate(connector, integrationTests)
+  .aggregate(connector, integrationTests, bench)
   .settings(
     name := "spark-kinesis-root",
     publish / skip := true,
@@ -146,6 +146,29 @@ lazy val integrationTests = (project in file("integration-tests"))
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"
     ),
     Test / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
+  )
+
+/**
+ * The benchmark (`bench/run`): a main program, not a test, so `test` never runs it. Like the integration tests it
+ * sees the connector only through the assembly JAR and the `aws-kinesis` format; it reuses their emulator harness
+ * (KinesisMock, TestStreams, the awslabs aggregator), whose Test-scoped dependencies come with `compile->test`.
+ * `bench/run` runs it in a JVM of its own; `bench/run` (the sbt task) works too, forked with Spark's JVM flags.
+ */
+lazy val bench = (project in file("bench"))
+  .dependsOn(integrationTests % "compile->test")
+  .settings(commonSettings)
+  .settings(
+    name := "spark-kinesis-bench",
+    publish / skip := true,
+    Compile / unmanagedJars += (connector / assembly).value,
+    Compile / mainClass := Some("io.github.sparkkinesis.bench.BenchMain"),
+    // Spark 4.2 brings scala-library 2.13.18, newer than the 2.13.16 compiler; it runs on that library, as
+    // spark-submit would run it. (The integration tests meet this only in Test, where sbt does not check it.)
+    allowUnsafeScalaLibUpgrade := true,
+    run / fork := true,
+    run / javaOptions ++= sparkJavaOptions :+
+      s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}",
+    run / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
   )
 
 addCommandAlias("updateOptionsDocs", "connector/runMain io.github.sparkkinesis.options.OptionsDocs README.md")

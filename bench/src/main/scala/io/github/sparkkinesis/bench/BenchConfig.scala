@@ -1,0 +1,96 @@
+package io.github.sparkkinesis.bench
+
+/**
+ * What one benchmark run measures, from the command line: the backlog's shape for the drain part, the producer's
+ * pace for the latency part, and connector options for each.
+ */
+final case class BenchConfig(
+    shards: Int = 24,
+    aggregates: Int = 960,
+    userRecordsPerAggregate: Int = 500,
+    payloadBytes: Int = 32,
+    rawThreads: Int = 2,
+    drainTimeoutSec: Int = 600,
+    drainOptions: Map[String, String] = BenchConfig.DefaultDrainOptions,
+    latencyShards: Int = 4,
+    latencySeconds: Int = 30,
+    latencyIntervalMs: Int = 100,
+    latencyOptions: Map[String, String] = Map.empty,
+    parts: Set[String] = BenchConfig.Parts) {
+
+  def userRecords: Long = aggregates.toLong * userRecordsPerAggregate
+}
+
+object BenchConfig {
+
+  val Parts: Set[String] = Set("drain", "latency")
+
+  /**
+   * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query
+   * paces at 50 ms instead of the 200 ms that suits real Kinesis (5 calls per second per shard), and lets a task
+   * read its shard for up to a minute, so that each shard is drained in one task.
+   */
+  val DefaultDrainOptions: Map[String, String] = Map(
+    "kinesis.getRecords.fetchIntervalMs" -> "50",
+    "kinesis.maxFetchTimePerShardSec" -> "60")
+
+  val Usage: String =
+    """Options (defaults in brackets):
+      |  --shards N                 shards of the drain stream [24]
+      |  --aggregates N             KPL aggregates (Kinesis records) in the backlog, spread evenly over the shards [960]
+      |  --user-records N           user records per aggregate [500]
+      |  --payload-bytes N          bytes per user record [32]
+      |  --raw-threads N            threads of the raw SDK reader (local[2] runs 2 tasks at a time) [2]
+      |  --drain-timeout-sec N      give up on the connector's drain after N seconds [600]
+      |  --drain-option K=V         connector option for the drain query (repeatable; overrides the defaults
+      |                             kinesis.getRecords.fetchIntervalMs=50, kinesis.maxFetchTimePerShardSec=60)
+      |  --latency-shards N         shards of the latency stream [4]
+      |  --latency-seconds N        how long the producer runs [30]
+      |  --latency-interval-ms N    one record every N ms [100]
+      |  --latency-option K=V       connector option for the latency query (repeatable; default: none)
+      |  --only drain|latency       run one part only
+      |""".stripMargin
+
+  /** Parses `--name value` pairs; fails with a message naming the bad argument. */
+  def parse(args: Seq[String]): BenchConfig = {
+    def loop(rest: List[String], config: BenchConfig): BenchConfig = rest match {
+      case Nil => config
+      case flag :: value :: tail if flag.startsWith("--") => loop(tail, set(config, flag.drop(2), value))
+      case other :: _ => throw new IllegalArgumentException(s"unexpected argument '$other' (or it lacks a value)")
+    }
+    val config = loop(args.toList, BenchConfig())
+    require(config.shards > 0 && config.aggregates >= config.shards,
+      s"--aggregates (${config.aggregates}) must be at least --shards (${config.shards}), which must be positive")
+    require(config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
+      config.latencyShards > 0 && config.latencySeconds > 0 && config.latencyIntervalMs > 0,
+      "counts, sizes and durations must be positive")
+    config
+  }
+
+  private def set(c: BenchConfig, name: String, value: String): BenchConfig = name match {
+    case "shards"              => c.copy(shards = int(name, value))
+    case "aggregates"          => c.copy(aggregates = int(name, value))
+    case "user-records"        => c.copy(userRecordsPerAggregate = int(name, value))
+    case "payload-bytes"       => c.copy(payloadBytes = int(name, value))
+    case "raw-threads"         => c.copy(rawThreads = int(name, value))
+    case "drain-timeout-sec"   => c.copy(drainTimeoutSec = int(name, value))
+    case "drain-option"        => c.copy(drainOptions = c.drainOptions + keyValue(name, value))
+    case "latency-shards"      => c.copy(latencyShards = int(name, value))
+    case "latency-seconds"     => c.copy(latencySeconds = int(name, value))
+    case "latency-interval-ms" => c.copy(latencyIntervalMs = int(name, value))
+    case "latency-option"      => c.copy(latencyOptions = c.latencyOptions + keyValue(name, value))
+    case "only" if Parts(value) => c.copy(parts = Set(value))
+    case "only"                => throw new IllegalArgumentException(s"--only takes drain or latency, not '$value'")
+    case _                     => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
+  }
+
+  private def int(name: String, value: String): Int =
+    try value.toInt catch {
+      case _: NumberFormatException => throw new IllegalArgumentException(s"--$name takes a whole number, not '$value'")
+    }
+
+  private def keyValue(name: String, value: String): (String, String) = value.split("=", 2) match {
+    case Array(k, v) if k.nonEmpty => (k, v)
+    case _ => throw new IllegalArgumentException(s"--$name takes KEY=VALUE, not '$value'")
+  }
+}

@@ -1,0 +1,61 @@
+package io.github.sparkkinesis.bench
+
+import scala.concurrent.duration._
+
+import org.apache.spark.sql.SparkSession
+import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
+
+import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
+
+/**
+ * The benchmark (`bench/run`): against one emulator, first the backlog drain (a raw SDK client, then the
+ * connector, reading the same stream), then put-to-sink latency with the drain query stopped. Prints figures;
+ * asserts nothing beyond the readers having read every record.
+ */
+object BenchMain {
+
+  def main(args: Array[String]): Unit =
+    if (args.contains("--help")) println(BenchConfig.Usage) else run(args)
+
+  private def run(args: Array[String]): Unit = {
+    val config =
+      try BenchConfig.parse(args.toSeq)
+      catch {
+        case e: IllegalArgumentException =>
+          System.err.println(s"bench: ${e.getMessage}")
+          sys.exit(2)
+      }
+    log(s"kinesis-mock at ${KinesisMock.endpoint}")
+    val spark = BenchStreams.session()
+    try {
+      log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
+      if (config.parts("drain")) println(drain(config, spark))
+      if (config.parts("latency")) {
+        log("latency: producer and query running")
+        println(Report.latency(config, LatencyBench.run(spark, config)))
+      }
+    } finally spark.stop()
+  }
+
+  private def drain(config: BenchConfig, spark: SparkSession): String = {
+    log(s"drain: filling ${config.shards} shards with ${config.aggregates} aggregates of " +
+      s"${config.userRecordsPerAggregate} user records")
+    val backlog = Backlog.fill(config)
+    log(f"drain: filled in ${backlog.fillSeconds}%.1f s; raw SDK client reading")
+    System.gc()
+    val raw = RawDrain.run(backlog, config.rawThreads)
+    if (raw.userRecords != backlog.userRecords || raw.kinesisRecords != backlog.aggregates) {
+      throw new IllegalStateException(s"the raw client read ${raw.userRecords} user records in ${raw.kinesisRecords} " +
+        s"Kinesis records; the backlog holds ${backlog.userRecords} in ${backlog.aggregates}")
+    }
+    log(f"drain: raw client done in ${raw.seconds}%.2f s; connector reading")
+    System.gc()
+    val connector = ConnectorDrain.run(spark, backlog, config.drainOptions, config.drainTimeoutSec.seconds)
+    log(f"drain: connector done in ${connector.total.seconds}%.2f s")
+    // Frees the emulator's memory before the latency part.
+    TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(backlog.stream).build())
+    Report.drain(config, backlog, raw, connector)
+  }
+
+  private def log(message: String): Unit = System.err.println(s"bench: $message")
+}

@@ -1,0 +1,64 @@
+package io.github.sparkkinesis.bench
+
+import java.util.Locale
+
+/** The printed figures: a drain table (raw client against connector) and a latency table. */
+object Report {
+
+  def drain(config: BenchConfig, backlog: Backlog, raw: DrainResult, connector: ConnectorDrainResult): String = {
+    val header = f"${"reader"}%-38s ${"seconds"}%9s ${"user rec/s"}%12s ${"Kinesis rec/s"}%14s ${"vs raw"}%7s"
+    def row(name: String, r: DrainResult): String =
+      f"$name%-38s ${fmt(r.seconds, 2)}%9s ${grouped(r.userRecordsPerSecond)}%12s ${grouped(r.kinesisRecordsPerSecond)}%14s " +
+        f"${percent(r.userRecordsPerSecond / raw.userRecordsPerSecond)}%7s"
+    Seq(
+      "",
+      s"== Drain: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.aggregates} KPL aggregates of " +
+        s"${config.userRecordsPerAggregate} user records x ${config.payloadBytes} B = ${grouped(backlog.userRecords.toDouble)} " +
+        s"user records, ${fmt(backlog.bytes / 1048576.0, 1)} MiB",
+      s"   filled in ${fmt(backlog.fillSeconds, 1)} s (${grouped(backlog.aggregates / backlog.fillSeconds)} aggregates/s); " +
+        s"connector options: ${config.drainOptions.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")}",
+      header,
+      row(s"raw SDK v2 client, ${config.rawThreads} thread(s)", raw),
+      row("connector local[2], from start()", connector.total),
+      row("connector local[2], from first batch", connector.afterStart),
+      s"   connector: query start to first batch ${fmt(connector.startSeconds, 2)} s; ${connector.batches} batch(es); " +
+        s"raw read ${grouped(raw.userRecords.toDouble)} user / ${grouped(raw.kinesisRecords.toDouble)} Kinesis records, " +
+        s"mean ${raw.meanShardMs} ms per shard",
+      s"   connector batches: ${connector.progress}",
+      s"   connector tasks: ${connector.tasks}"
+    ).mkString("\n")
+  }
+
+  def latency(config: BenchConfig, result: LatencyResult): String = {
+    val sorted = result.latenciesMs.sorted
+    val puts = result.putCallMs.sorted
+    val header = f"${"put-to-sink latency (ms)"}%-26s ${"samples"}%8s ${"p50"}%7s ${"p95"}%7s ${"p99"}%7s ${"max"}%7s"
+    def row(name: String, values: Seq[Long]): String =
+      f"$name%-26s ${values.size}%8d ${pct(values, 50)}%7s ${pct(values, 95)}%7s ${pct(values, 99)}%7s " +
+        f"${values.lastOption.fold("-")(_.toString)}%7s"
+    Seq(
+      "",
+      s"== Latency: ${result.stream}: ${config.latencyShards} shards, one record every ${config.latencyIntervalMs} ms " +
+        s"for ${config.latencySeconds} s (${result.sent} sent, ${result.latenciesMs.size} received, " +
+        s"${result.batches} batches); default trigger; connector options: " +
+        (if (config.latencyOptions.isEmpty) "defaults"
+         else config.latencyOptions.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")),
+      header,
+      row("put-to-sink", sorted),
+      row("(of which the PutRecord call)", puts),
+      s"   batches: ${result.progress}",
+      s"   tasks: ${result.tasks}"
+    ).mkString("\n")
+  }
+
+  /** Nearest-rank percentile of sorted values. */
+  def pct(sorted: Seq[Long], p: Int): String =
+    if (sorted.isEmpty) "-"
+    else sorted(math.max(0, math.ceil(p / 100.0 * sorted.size).toInt - 1)).toString
+
+  private def fmt(d: Double, decimals: Int): String = String.format(Locale.ROOT, s"%.${decimals}f", Double.box(d))
+
+  private def grouped(d: Double): String = String.format(Locale.ROOT, "%,.0f", Double.box(d))
+
+  private def percent(ratio: Double): String = String.format(Locale.ROOT, "%.0f%%", Double.box(ratio * 100))
+}
