@@ -31,7 +31,7 @@ for version in "${versions[@]}"; do
   "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version" "$wheel[test]"
   echo "run-tests.sh: pyspark $version installed in $venv in $(( $(date +%s) - step )) s; running pytest"
   set +e
-  (cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider tests)
+  (cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider --durations=5 tests)
   status=$?
   set -e
   # pytest exits 5 when it collected no test: that is a failure here, not a pass.

@@ -1,5 +1,5 @@
 """The Python option checks against the connector itself: the JAR's own registry, and the verdict of its parser
-(through ``spark.readStream.format("aws-kinesis").load()``) on the same values, option by option."""
+on the same values, option by option (through the provider ``load()`` calls) and together (through ``load()``)."""
 
 from __future__ import annotations
 
@@ -63,14 +63,37 @@ COMBINATIONS: List[Dict[str, str]] = [
 ]
 
 
+def jvm_message(error: Exception) -> str:
+    """The JVM exception's message, whether pyspark converted the exception (it does for calls it wraps) or not."""
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        return str(java.getMessage())
+    message = getattr(error, "desc", None) or getattr(error, "_desc", None) or str(error)
+    return str(message).split("\n\nJVM stacktrace:")[0]
+
+
 def jvm_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
-    """None when the connector accepts the options, else its message."""
+    """None when the connector accepts the options as a user's ``load()`` hands them over, else its message."""
     try:
         spark.readStream.format("aws-kinesis").options(**options).load()
         return None
-    except Exception as e:  # pyspark's IllegalArgumentException, converted from the JVM's
-        message = getattr(e, "desc", None) or getattr(e, "_desc", None) or str(e)
-        return str(message).split("\n\nJVM stacktrace:")[0]
+    except Exception as e:
+        return jvm_message(e)
+
+
+def provider_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
+    """The same check as :func:`jvm_verdict` (``load()`` calls the provider's ``inferSchema``), called directly:
+    a thousand analyses of a streaming DataFrame would take minutes."""
+    jvm = spark._jvm
+    given = jvm.java.util.HashMap()
+    for key, value in options.items():
+        given.put(key, value)
+    try:
+        jvm.io.github.sparkkinesis.KinesisSourceProvider().inferSchema(
+            jvm.org.apache.spark.sql.util.CaseInsensitiveStringMap(given))
+        return None
+    except Exception as e:
+        return jvm_message(e)
 
 
 def python_verdict(options: Dict[str, str]) -> Optional[str]:
@@ -104,7 +127,7 @@ def test_every_option_and_value_gets_the_same_verdict_in_python_and_in_the_conne
     for option in SOURCE_OPTIONS:
         for value in CORPUS:
             options = {"kinesis.streamName": "s", option.name: value}
-            python, jvm = python_verdict(options), jvm_verdict(spark, options)
+            python, jvm = python_verdict(options), provider_verdict(spark, options)
             checked += 1
             if not same(python, jvm):
                 mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
@@ -114,8 +137,9 @@ def test_every_option_and_value_gets_the_same_verdict_in_python_and_in_the_conne
 
 def test_options_together_get_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
     mismatches = []
-    for options in COMBINATIONS:
+    samples = [{"kinesis.streamName": "s", o.name: v} for o in SOURCE_OPTIONS for v in ("abc", "-1", "1h", "")]
+    for options in COMBINATIONS + samples:
         python, jvm = python_verdict(options), jvm_verdict(spark, options)
-        if not same(python, jvm):
+        if not same(python, jvm) or jvm != provider_verdict(spark, options):
             mismatches.append(f"{options}\n  python: {python}\n  jvm:    {jvm}")
     assert not mismatches, "\n".join(mismatches)

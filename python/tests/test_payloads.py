@@ -44,5 +44,5 @@ def test_given_a_payload_schema_when_parsed_then_fields_come_first_and_metadata_
 def test_given_wrong_arguments_then_type_errors_say_what_is_expected() -> None:
     with pytest.raises(TypeError, match="column must be a column name or a pyspark Column"):
         data_as_text(42)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="schema must be a pyspark DataType or a DDL string"):
+    with pytest.raises(TypeError, match="schema must be a StructType, an ArrayType or a DDL string"):
         data_as_json({"eventType": "string"})  # type: ignore[arg-type]

@@ -17,13 +17,13 @@ import sys
 import textwrap
 import types
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pyspark_kinesis"
 
 # Import the package's check and builder modules without running its __init__ (which imports this output).
 _package = types.ModuleType("pyspark_kinesis")
-_package.__path__ = [str(PACKAGE)]  # type: ignore[attr-defined]
+_package.__path__ = [str(PACKAGE)]
 sys.modules["pyspark_kinesis"] = _package
 from pyspark_kinesis._builder import KIND_ANNOTATIONS, python_kind  # noqa: E402
 from pyspark_kinesis._checks import KNOWN_TYPES, OptionMeta  # noqa: E402
@@ -31,7 +31,7 @@ from pyspark_kinesis._checks import KNOWN_TYPES, OptionMeta  # noqa: E402
 REQUIRED = {"kinesis.streamName"}  # KinesisSourceOptions.parse refuses options without it.
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     sys.exit(f"generate_options.py: {message}")
 
 

@@ -113,7 +113,7 @@ class OptionsBuilder:
         return dict(self._options)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._options == self._options  # type: ignore[attr-defined]
+        return type(other) is type(self) and other._options == self._options
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self._options.items())))

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if local:
-            import boto3
+            import boto3  # type: ignore[import-untyped,unused-ignore]
 
             emulator = KinesisMock()
             _say("Starting kinesis-mock (the Kinesis emulator) on 127.0.0.1 ...")

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Mapping, Optional, Union
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import ArrayType, StructType
 
 ColumnOrName = Union["Column", str]
 
@@ -36,14 +36,14 @@ def data_as_text(column: ColumnOrName = "data") -> "Column":
 
 
 def data_as_json(
-    schema: Union["DataType", str],
+    schema: Union["StructType", "ArrayType", str],
     column: ColumnOrName = "data",
     options: Optional[Mapping[str, str]] = None,
 ) -> "Column":
     """The record payload parsed as UTF-8 JSON into ``schema``, with Spark's ``from_json``: a payload that is
     not JSON, or does not fit the schema, gives null fields rather than failing the query.
 
-    :param schema: a ``StructType`` (or another ``DataType``) or a DDL string such as
+    :param schema: a ``StructType``, an ``ArrayType`` or a DDL string such as
         ``"eventType STRING, amount DOUBLE"``.
     :param column: the binary column, ``data`` by default.
     :param options: ``from_json`` options, such as ``{"timestampFormat": "yyyy-MM-dd HH:mm:ss"}``.
@@ -53,15 +53,16 @@ def data_as_json(
         events.select(data_as_json("eventType STRING, amount DOUBLE").alias("event"))
     """
     from pyspark.sql.functions import from_json
+    from pyspark.sql.types import ArrayType, StructType
 
-    if not isinstance(schema, str) and not hasattr(schema, "jsonValue"):
-        raise TypeError(f"schema must be a pyspark DataType or a DDL string, not {type(schema).__name__}")
+    if not isinstance(schema, (str, StructType, ArrayType)):
+        raise TypeError(f"schema must be a StructType, an ArrayType or a DDL string, not {type(schema).__name__}")
     return from_json(data_as_text(column), schema, dict(options or {}))
 
 
 def parse_json_payload(
     events: "DataFrame",
-    schema: Union["DataType", str],
+    schema: Union["StructType", "ArrayType", str],
     column: str = "data",
     options: Optional[Mapping[str, str]] = None,
 ) -> "DataFrame":
