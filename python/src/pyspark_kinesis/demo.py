@@ -31,7 +31,35 @@ EVENT_TYPES = ("click", "view", "purchase", "signup")
 
 
 class Stop(Exception):
-    """Raised in the main thread by SIGTERM, so the demo shuts down as on Ctrl-C."""
+    """The person asked the demo to stop (Ctrl-C or SIGTERM) while it was starting up."""
+
+
+class StopRequests:
+    """Turns the first Ctrl-C or SIGTERM into a request that the main loop honours between calls into Spark:
+    an exception raised in the middle of a py4j call would break the connection to the JVM and leave nothing
+    to stop cleanly. A second Ctrl-C interrupts at once."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def uninstall(self) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    def check(self) -> None:
+        """Raises Stop when a stop was asked for (between start-up steps)."""
+        if self.requested.is_set():
+            raise Stop()
+
+    def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
+        if self.requested.is_set():
+            raise KeyboardInterrupt()
+        self.requested.set()
+        print("\n[demo] Stopping (Ctrl-C again to force) ...", flush=True)
 
 
 def _say(message: str) -> None:
@@ -108,10 +136,6 @@ def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     return args
 
 
-def _on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
-    raise Stop()
-
-
 def run(args: argparse.Namespace) -> int:
     """Runs the pipeline; returns the exit status."""
     local = args.stream is None
@@ -122,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
     producer: Optional[Producer] = None
     spark = None
     checkpoint = tempfile.mkdtemp(prefix="pyspark-kinesis-demo-")
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    stop = StopRequests()
+    stop.install()
     try:
         if local:
             import boto3  # type: ignore[import-untyped,unused-ignore]
@@ -130,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
             emulator = KinesisMock()
             _say("Starting kinesis-mock (the Kinesis emulator) on 127.0.0.1 ...")
             endpoint = emulator.start()
+            stop.check()
             _say(f"kinesis-mock is running at {endpoint} (pid {emulator.process.pid if emulator.process else '?'})")
             client = boto3.client(
                 "kinesis", endpoint_url=endpoint, region_name=REGION,
@@ -137,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
             )
             stream = "demo-events"
             _create_stream(client, stream, args.shards)
+            stop.check()
             _say(f"Created stream {stream} with {args.shards} shards; producing 100 JSON events a second into it")
             producer = Producer(client, stream)
             producer.start()
@@ -149,10 +176,12 @@ def run(args: argparse.Namespace) -> int:
             options = KinesisSourceOptions(stream_name=args.stream, region=args.region, starting_position="LATEST")
 
         spark = _start_spark()
+        stop.install()  # again: SparkContext installs a SIGINT handler of its own that interrupts py4j calls
+        stop.check()
         query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
         _say(f"Streaming for {args.seconds} s (Ctrl-C stops earlier) ...")
         deadline = time.monotonic() + args.seconds
-        while query.isActive and time.monotonic() < deadline:
+        while query.isActive and time.monotonic() < deadline and not stop.requested.is_set():
             query.awaitTermination(max(0.1, min(1.0, deadline - time.monotonic())))
             if producer is not None and producer.error is not None:
                 raise RuntimeError(f"the producer failed: {producer.error}") from producer.error
@@ -163,15 +192,20 @@ def run(args: argparse.Namespace) -> int:
         produced = f", {producer.sent} events produced" if producer is not None else ""
         _say(f"Stopped after {batches} micro-batches{produced}.")
         return 0
-    except (KeyboardInterrupt, Stop):
-        _say("Interrupted: stopping ...")
+    except Stop:
+        _say("Stopped during start-up.")
+        return 0
+    except KeyboardInterrupt:
+        _say("Interrupted: stopping what was started ...")
         return 130
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        stop.uninstall()
         if producer is not None:
             producer.stopping.set()
             producer.join(10)
         if spark is not None:
+            # Stopping Spark makes its state-store maintenance thread warn with a stack trace; nothing is wrong.
+            spark.sparkContext.setLogLevel("ERROR")
             spark.stop()
         if emulator is not None:
             emulator.stop()
@@ -187,7 +221,8 @@ def _start_spark() -> Any:
     _say("Starting Spark (local[2]) with the connector JAR attached ...")
     builder = (
         SparkSession.builder.master("local[2]").appName("pyspark-kinesis demo")
-        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
     )
     spark = configure_spark_with_kinesis(builder).getOrCreate()
