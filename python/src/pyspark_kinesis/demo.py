@@ -12,6 +12,7 @@ and prints running counts per shard; nothing is produced into it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -205,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
             producer.join(10)
         if spark is not None:
             # Stopping Spark makes its state-store maintenance thread warn with a stack trace; nothing is wrong.
-            spark.sparkContext.setLogLevel("ERROR")
+            with contextlib.suppress(Exception):
+                spark.sparkContext.setLogLevel("ERROR")
             spark.stop()
         if emulator is not None:
             emulator.stop()
