@@ -43,13 +43,15 @@ object KinesisSourceOptions {
     getOrDefault(ConsumerType)
     val endpoint = get(EndpointUrl)
     val region = get(Region).orElse(endpoint.flatMap(regionOfAwsEndpoint))
-    val retry = RetrySettings(
-      getOrDefault(ClientNumRetries), getOrDefault(ClientRetryIntervalsMs), getOrDefault(ClientMaxRetryIntervalMs))
-    if (retry.maxDelayMs < retry.baseDelayMs) {
+    val (numRetries, baseDelayMs, maxDelayMs) =
+      (getOrDefault(ClientNumRetries), getOrDefault(ClientRetryIntervalsMs), getOrDefault(ClientMaxRetryIntervalMs))
+    // Checked before RetrySettings is built: its own check would fail first, in words that name no option.
+    if (maxDelayMs < baseDelayMs) {
       throw new IllegalArgumentException(
-        s"Option ${ClientMaxRetryIntervalMs.name} (${retry.maxDelayMs}) is smaller than " +
-          s"${ClientRetryIntervalsMs.name} (${retry.baseDelayMs}): make the maximum at least the base interval.")
+        s"Option ${ClientMaxRetryIntervalMs.name} ($maxDelayMs) is smaller than " +
+          s"${ClientRetryIntervalsMs.name} ($baseDelayMs): make the maximum at least the base interval.")
     }
+    val retry = RetrySettings(numRetries, baseDelayMs, maxDelayMs)
 
     KinesisSourceOptions(
       streamName = streamName,

@@ -61,7 +61,7 @@ private[options] object Parsers {
         case "h"         => 3600000L
       }
       try Right(Math.multiplyExact(amount.toLong, factor))
-      catch { case _: ArithmeticException => Left("it is too large") }
+      catch { case _: ArithmeticException | _: NumberFormatException => Left("it is too large") }
     case _ => Left("it is not a duration")
   }
 

@@ -49,6 +49,17 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     failure(minimal + ("kinesis.getRecords.numberOfRecordsPerFetch" -> "10001")) should include("outside 1..10000")
   }
 
+  test("given a retry maximum below the base interval, when parsed, then the message names both options") {
+    failure(minimal + ("kinesis.clientMaxRetryIntervalMs" -> "100")) shouldBe
+      "Option kinesis.clientMaxRetryIntervalMs (100) is smaller than kinesis.clientRetryIntervalsMs (500): make " +
+        "the maximum at least the base interval."
+  }
+
+  test("given a duration with more digits than a long holds, when parsed, then it is too large") {
+    failure(minimal + ("kinesis.describeShardInterval" -> "99999999999999999999")) should startWith(
+      "Invalid value '99999999999999999999' for option kinesis.describeShardInterval: it is too large.")
+  }
+
   test("given a misspelt kinesis option, when parsed, then the closest real option is suggested") {
     failure(minimal + ("kinesis.stratingPosition" -> "LATEST")) should include("Did you mean kinesis.startingPosition")
   }

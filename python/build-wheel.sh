@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the pyspark-kinesis wheel into python/dist/: both shaded connector JARs (Spark 3.5 / Scala 2.12 and
+# Spark 4.x / Scala 2.13), the options registry's JSON description turned into the typed option builder, and
+# the version from the repository's VERSION file, then the wheel itself (hatchling, fetched from PyPI by pip).
+#   python/build-wheel.sh            prints the wheel's path as its last line
+set -euo pipefail
+python_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$python_dir/.." && pwd)"
+package="$python_dir/src/pyspark_kinesis"
+python="${PYTHON:-python3}"
+version="$(tr -d '[:space:]' < "$root/VERSION")"
+
+command -v "$python" >/dev/null || { echo "build-wheel.sh: $python not found; install Python 3.9 or newer" >&2; exit 1; }
+mkdir -p "$python_dir/build"
+cd "$root"
+build/sbt +connector/assembly \
+  "connector/runMain io.github.sparkkinesis.options.OptionsDocs --json $python_dir/build/options.json" >&2
+
+rm -rf "$package/jars"
+mkdir -p "$package/jars" "$package/resources"
+for scala in 2.12 2.13; do
+  jar="connector/target/scala-$scala/spark-kinesis-assembly_$scala-$version.jar"
+  [ -f "$jar" ] || { echo "build-wheel.sh: $jar was not built" >&2; exit 1; }
+  cp "$jar" "$package/jars/"
+done
+cp integration-tests/scripts/bind-loopback.js "$package/resources/"
+printf '__version__ = "%s"\n' "$version" > "$package/_version.py"
+"$python" "$python_dir/tools/generate_options.py" "$python_dir/build/options.json" "$package/_source_options.py" >&2
+
+# pip from a virtual environment of the build's own: a system Python need not have pip installed.
+build_venv="$python_dir/build/venv"
+[ -x "$build_venv/bin/pip" ] || "$python" -m venv "$build_venv" >&2 ||
+  { echo "build-wheel.sh: $python cannot create a virtual environment; install python3-venv" >&2; exit 1; }
+rm -rf "$python_dir/dist"
+"$build_venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$python_dir/dist" "$python_dir" >&2
+wheel="$(ls "$python_dir"/dist/pyspark_kinesis-"$version"-*.whl)"
+size=$(stat -c %s "$wheel")
+[ "$size" -lt $((100 * 1024 * 1024)) ] || { echo "build-wheel.sh: $wheel is $size bytes, over 100 MB" >&2; exit 1; }
+echo "build-wheel.sh: built $wheel ($((size / 1024 / 1024)) MB)" >&2
+echo "$wheel"

@@ -1,0 +1,271 @@
+"""The main job: a Kinesis pipeline end to end, on this machine.
+
+``python -m pyspark_kinesis.demo`` starts kinesis-mock (the Kinesis emulator) on 127.0.0.1, creates a stream,
+produces JSON events into it continuously, and runs a PySpark Structured Streaming query that reads them
+through the connector and prints a running count and amount per event type. It stops after ``--seconds``
+or on Ctrl-C, emulator included.
+
+``--stream NAME --region REGION`` reads that AWS stream instead (credentials from the AWS default chain)
+and prints running counts per shard; nothing is produced into it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from types import FrameType
+from typing import Any, List, Optional
+
+from ._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, KinesisMock, PrerequisiteMissing
+
+EVENT_SCHEMA = "eventType STRING, userId STRING, amount DOUBLE"
+EVENT_TYPES = ("click", "view", "purchase", "signup")
+
+
+class Stop(Exception):
+    """The person asked the demo to stop (Ctrl-C or SIGTERM) while it was starting up."""
+
+
+class StopRequests:
+    """Turns the first Ctrl-C or SIGTERM into a request that the main loop honours between calls into Spark:
+    an exception raised in the middle of a py4j call would break the connection to the JVM and leave nothing
+    to stop cleanly. A second Ctrl-C interrupts at once."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def uninstall(self) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    def check(self) -> None:
+        """Raises Stop when a stop was asked for (between start-up steps)."""
+        if self.requested.is_set():
+            raise Stop()
+
+    def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
+        if self.requested.is_set():
+            raise KeyboardInterrupt()
+        self.requested.set()
+        print("\n[demo] Stopping (Ctrl-C again to force) ...", flush=True)
+
+
+def _say(message: str) -> None:
+    print(f"[demo] {message}", flush=True)
+
+
+def _check_prerequisites(local: bool) -> None:
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        raise PrerequisiteMissing(
+            "Java was not found: Spark needs Java 17 or newer. Install it (Debian/Ubuntu: 'apt-get install "
+            "openjdk-17-jdk-headless'; macOS: 'brew install openjdk@17') or set JAVA_HOME, then run again."
+        )
+    missing = [m for m in (("pyspark", "pyspark==3.5.*"), ("boto3", "boto3")) if not _importable(m[0])]
+    if local and missing:
+        raise PrerequisiteMissing(
+            f"Python packages missing: {', '.join(m[0] for m in missing)}. Install them with "
+            f"'pip install {' '.join(m[1] for m in missing)}' (or pip install 'pyspark-kinesis[demo]')."
+        )
+    if not local and not _importable("pyspark"):
+        raise PrerequisiteMissing("pyspark is not installed: 'pip install pyspark==3.5.*', then run again.")
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+class Producer(threading.Thread):
+    """Puts batches of JSON events into the stream until stopped."""
+
+    def __init__(self, client: Any, stream: str) -> None:
+        super().__init__(name="demo-producer", daemon=True)
+        self.client, self.stream = client, stream
+        self.sent = 0
+        self.stopping = threading.Event()
+        self.error: Optional[BaseException] = None
+
+    def run(self) -> None:
+        rng = random.Random(42)
+        try:
+            while not self.stopping.is_set():
+                records = []
+                for _ in range(20):
+                    user = f"user-{rng.randrange(100)}"
+                    event = {"eventType": rng.choice(EVENT_TYPES), "userId": user, "amount": round(rng.random() * 100, 2)}
+                    records.append({"Data": json.dumps(event).encode(), "PartitionKey": user})
+                self.client.put_records(StreamName=self.stream, Records=records)
+                self.sent += len(records)
+                self.stopping.wait(0.2)
+        except BaseException as e:  # reported by the main thread
+            self.error = e
+
+
+def _create_stream(client: Any, name: str, shards: int) -> None:
+    client.create_stream(StreamName=name, ShardCount=shards)
+    client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 150})
+
+
+def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m pyspark_kinesis.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=int, default=60, help="how long to run (default 60; Ctrl-C stops earlier)")
+    parser.add_argument("--stream", help="read this AWS stream instead of a local emulator")
+    parser.add_argument("--region", help="the AWS region of --stream (default: the AWS default region chain)")
+    parser.add_argument("--shards", type=int, default=2, help="shards of the local stream (default 2)")
+    parser.add_argument("--trigger-seconds", type=int, default=2, help="seconds between micro-batches (default 2)")
+    args = parser.parse_args(argv)
+    if args.region and not args.stream:
+        parser.error("--region goes with --stream")
+    if args.seconds <= 0 or args.shards <= 0 or args.trigger_seconds <= 0:
+        parser.error("--seconds, --shards and --trigger-seconds must be positive")
+    return args
+
+
+def run(args: argparse.Namespace) -> int:
+    """Runs the pipeline; returns the exit status."""
+    local = args.stream is None
+    _check_prerequisites(local)
+    from pyspark_kinesis import KinesisSourceOptions
+
+    emulator: Optional[KinesisMock] = None
+    producer: Optional[Producer] = None
+    spark = None
+    checkpoint = tempfile.mkdtemp(prefix="pyspark-kinesis-demo-")
+    stop = StopRequests()
+    stop.install()
+    try:
+        if local:
+            import boto3  # type: ignore[import-untyped,unused-ignore]
+
+            emulator = KinesisMock()
+            _say("Starting kinesis-mock (the Kinesis emulator) on 127.0.0.1 ...")
+            endpoint = emulator.start()
+            stop.check()
+            _say(f"kinesis-mock is running at {endpoint} (pid {emulator.process.pid if emulator.process else '?'})")
+            client = boto3.client(
+                "kinesis", endpoint_url=endpoint, region_name=REGION,
+                aws_access_key_id=ACCESS_KEY_ID, aws_secret_access_key=SECRET_KEY,
+            )
+            stream = "demo-events"
+            _create_stream(client, stream, args.shards)
+            stop.check()
+            _say(f"Created stream {stream} with {args.shards} shards; producing 100 JSON events a second into it")
+            producer = Producer(client, stream)
+            producer.start()
+            options = KinesisSourceOptions(
+                stream_name=stream, region=REGION, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
+                aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON",
+            )
+        else:
+            _say(f"Reading the AWS stream {args.stream} (credentials from the AWS default chain) from LATEST")
+            options = KinesisSourceOptions(stream_name=args.stream, region=args.region, starting_position="LATEST")
+
+        spark = _start_spark()
+        stop.install()  # again: SparkContext installs a SIGINT handler of its own that interrupts py4j calls
+        stop.check()
+        query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
+        _say(f"Streaming for {args.seconds} s (Ctrl-C stops earlier) ...")
+        deadline = time.monotonic() + args.seconds
+        while query.isActive and time.monotonic() < deadline and not stop.requested.is_set():
+            query.awaitTermination(max(0.1, min(1.0, deadline - time.monotonic())))
+            if producer is not None and producer.error is not None:
+                raise RuntimeError(f"the producer failed: {producer.error}") from producer.error
+        if not query.isActive and query.exception() is not None:
+            raise RuntimeError(f"the query failed: {query.exception()}")
+        batches = (query.lastProgress or {}).get("batchId", -1) + 1
+        query.stop()
+        produced = f", {producer.sent} events produced" if producer is not None else ""
+        _say(f"Stopped after {batches} micro-batches{produced}.")
+        return 0
+    except Stop:
+        _say("Stopped during start-up.")
+        return 0
+    except KeyboardInterrupt:
+        _say("Interrupted: stopping what was started ...")
+        return 130
+    finally:
+        stop.uninstall()
+        if producer is not None:
+            producer.stopping.set()
+            producer.join(10)
+        if spark is not None:
+            # Stopping Spark makes its state-store maintenance thread warn with a stack trace; nothing is wrong.
+            with contextlib.suppress(Exception):
+                spark.sparkContext.setLogLevel("ERROR")
+            spark.stop()
+        if emulator is not None:
+            emulator.stop()
+            _say("kinesis-mock stopped.")
+        shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+def _start_spark() -> Any:
+    from pyspark.sql import SparkSession
+
+    from pyspark_kinesis import configure_spark_with_kinesis
+
+    _say("Starting Spark (local[2]) with the connector JAR attached ...")
+    builder = (
+        SparkSession.builder.master("local[2]").appName("pyspark-kinesis demo")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+    )
+    spark = configure_spark_with_kinesis(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def _start_query(spark: Any, options: Any, local: bool, checkpoint: str, trigger_seconds: int) -> Any:
+    from pyspark.sql import functions as F
+
+    from pyspark_kinesis import parse_json_payload
+
+    events = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
+    if local:
+        totals = (
+            parse_json_payload(events, EVENT_SCHEMA)
+            .groupBy("eventType")
+            .agg(F.count(F.lit(1)).alias("events"), F.round(F.sum("amount"), 2).alias("amount"))
+            .orderBy("eventType")
+        )
+    else:
+        totals = (
+            events.groupBy("shardId")
+            .agg(F.count(F.lit(1)).alias("records"), F.sum(F.length("data")).alias("bytes"),
+                 F.max("approximateArrivalTimestamp").alias("latestArrival"))
+            .orderBy("shardId")
+        )
+    return (
+        totals.writeStream.outputMode("complete").format("console").option("truncate", "false")
+        .option("checkpointLocation", checkpoint).trigger(processingTime=f"{trigger_seconds} seconds").start()
+    )
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _parse_args(argv)
+    try:
+        return run(args)
+    except PrerequisiteMissing as e:
+        print(f"demo: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

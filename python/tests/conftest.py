@@ -1,0 +1,84 @@
+"""Shared fixtures: one local Spark session with the connector attached by the package, and one emulator.
+
+The tests import the installed wheel, never the source tree: run-tests.sh installs the wheel into a fresh
+virtual environment and runs pytest from a folder outside python/src.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from typing import Any, Callable, Iterator
+
+import pytest
+
+import pyspark_kinesis
+from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, KinesisMock
+
+
+def pytest_report_header(config: Any) -> str:
+    import pyspark
+
+    return f"pyspark {pyspark.__version__}, pyspark-kinesis {pyspark_kinesis.__version__} from {pyspark_kinesis.__file__}"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master("local[2]").appName("pyspark-kinesis tests")
+        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+    )
+    session = pyspark_kinesis.configure_spark_with_kinesis(builder).getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def endpoint() -> Iterator[str]:
+    """The emulator bin/test started (KINESIS_MOCK_ENDPOINT), or one started here through the package."""
+    given = os.environ.get("KINESIS_MOCK_ENDPOINT")
+    if given:
+        yield given
+        return
+    with KinesisMock() as started:
+        yield started
+
+
+@pytest.fixture(scope="session")
+def kinesis(endpoint: str) -> Any:
+    import boto3
+
+    return boto3.client(
+        "kinesis", endpoint_url=endpoint, region_name=REGION,
+        aws_access_key_id=ACCESS_KEY_ID, aws_secret_access_key=SECRET_KEY,
+    )
+
+
+@pytest.fixture
+def new_stream(kinesis: Any) -> Callable[[int], str]:
+    """Creates a stream with a unique name and the given shard count, and waits until it is active."""
+
+    def create(shards: int = 1) -> str:
+        name = f"py-{uuid.uuid4().hex[:12]}"
+        kinesis.create_stream(StreamName=name, ShardCount=shards)
+        kinesis.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 150})
+        return name
+
+    return create
+
+
+def eventually(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Polls ``condition`` until it returns something truthy; fails after ``timeout`` seconds saying ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.25)

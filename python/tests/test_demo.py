@@ -1,0 +1,84 @@
+"""The main job, end to end for a few seconds, and its messages when a prerequisite is missing."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+
+from conftest import eventually
+
+
+def run_demo(*args: str, env: "dict[str, str] | None" = None, timeout: float = 300) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, "-m", "pyspark_kinesis.demo", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def assert_stopped_cleanly(out: str) -> None:
+    """The emulator the demo started is gone and the demo said so."""
+    pid = int(re.search(r"kinesis-mock is running at http://127\.0\.0\.1:\d+ \(pid (\d+)\)", out).group(1))
+    assert "kinesis-mock stopped." in out
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+
+
+def event_counts(out: str) -> "list[int]":
+    return [int(n) for n in re.findall(r"\|(?:click|view|purchase|signup)\s*\|(\d+)\s*\|", out)]
+
+
+def test_given_a_duration_when_it_is_over_then_the_demo_printed_running_totals_and_stopped_everything() -> None:
+    # Given/When the demo runs for a few seconds against its own emulator
+    done = run_demo("--seconds", "25", "--trigger-seconds", "1")
+    out = done.stdout
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{out[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+
+    # Then it created the stream, printed running counts per event type, and stopped the emulator
+    assert "Created stream demo-events with 2 shards" in out
+    assert re.search(r"\|eventType\s*\|events\s*\|amount", out), out[-3000:]
+    assert event_counts(out) and max(event_counts(out)) > 0, out[-3000:]
+    assert re.search(r"Stopped after \d+ micro-batches, \d+ events produced\.", out)
+    assert_stopped_cleanly(out)
+
+
+def test_given_ctrl_c_while_streaming_then_the_demo_stops_cleanly_with_its_emulator() -> None:
+    # Given the demo streaming with growing totals
+    demo = subprocess.Popen([sys.executable, "-m", "pyspark_kinesis.demo", "--seconds", "300", "--trigger-seconds", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: "list[str]" = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(demo.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        eventually(lambda: event_counts("".join(lines)), 180, "a batch with counts from the demo")
+
+        # When Ctrl-C arrives
+        demo.send_signal(signal.SIGINT)
+        status = demo.wait(90)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    reader.join(10)
+    out = "".join(lines)
+
+    # Then it stops the query, Spark and the emulator, and exits 0
+    assert status == 0, out[-4000:]
+    assert "Stopping (Ctrl-C again to force)" in out
+    assert re.search(r"Stopped after \d+ micro-batches, \d+ events produced\.", out), out[-3000:]
+    assert "Traceback" not in out, out[-4000:]
+    assert_stopped_cleanly(out)
+
+
+def test_given_no_java_then_the_demo_says_how_to_install_it() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = "/nonexistent"
+    done = run_demo("--seconds", "1", env=env, timeout=60)
+    assert done.returncode == 2
+    assert "Java was not found" in done.stderr and "apt-get install openjdk-17-jdk-headless" in done.stderr
+
+
+def test_given_no_node_then_the_demo_says_how_to_install_it(tmp_path: "os.PathLike[str]") -> None:
+    env = dict(os.environ, PATH="/nonexistent", JAVA_HOME=str(tmp_path), PYSPARK_KINESIS_HOME=str(tmp_path))
+    done = run_demo("--seconds", "1", env=env, timeout=60)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "'node' was not found" in done.stderr and "apt-get install nodejs npm" in done.stderr

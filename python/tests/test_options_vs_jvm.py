@@ -1,0 +1,145 @@
+"""The Python option checks against the connector itself: the JAR's own registry, and the verdict of its parser
+on the same values, option by option (through the provider ``load()`` calls) and together (through ``load()``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional
+
+from pyspark_kinesis import KinesisSourceOptions
+from pyspark_kinesis._source_options import SOURCE_OPTIONS
+
+# Values tried on every option: each type's good and bad forms, edges of the bounds, odd text.
+CORPUS = [
+    "", " ", "abc", "x y", "0", "1", "-1", "+5", " 7 ", "1.5", "1_000", "10000", "10001", "3600", "3601", "60000",
+    "600000", "600001", "100000000", "100000001", "9223372036854775807", "9223372036854775808",
+    "99999999999999999999", "\u0661\u0662", "true", "FALSE", "yes",
+    "500ms", "1 s", "2m", "3min", "1h", "2h", "3600000", "3600001", "1d", "-5ms", "1H",
+    "http://127.0.0.1:4566", "https://kinesis.us-west-2.amazonaws.com", "HTTP://LOCALHOST:4566/", "ftp://host",
+    "localhost:4566", "127.0.0.1:4566", "http://", "http:///path", "http://my_host:4566", "http://host:port",
+    "http://local host", "http://[::1]:4566", "http://[::zz]:1", "http://a%zz", "http://h/p a", "http://999.1.1.1",
+    "http://h/?q=1#f", "http://user@host", "http://-h", "//host", ":4566", "http:opaque",
+    "http://[fe80::1%eth0]:1", "http://[fe80::1%]:1", "http://[1:2:3:4:5:6:7]", "http://[1:2:3:4:5:6:7:8:9]",
+    "http://[12345::1]", "http://[::1.2.3]", "http://[::1]x", "http://[::1", "http://1.2.3.4.5", "http://a.b.c-",
+    "https://kinesis.us-east-1.amazonaws.com:443/p?x#y", "http://h:99999999999", "http://h:", "http://\u00e9t\u00e9.fr",
+    "http://h/caf\u00e9", "http://h/a\u00a0b", "http://h#a#b",
+    "us-east-1", "US-EAST-1", "eu-central-1", "us-gov-west-1", "cn-north-1", "useast1",
+    "LATEST", "trim_horizon", "EARLIEST", "AT_TIMESTAMP 2024-05-01T12:00:00Z", "at_timestamp 2024-05-01t12:00:00z",
+    "AT_TIMESTAMP 2024-05-01T12:00+02:00", "AT_TIMESTAMP 2024-05-01T12:00:00.123456789+0200",
+    "AT_TIMESTAMP 2024-05-01T12:00:00+2", "AT_TIMESTAMP 2024-05-01 12:00:00Z", "AT_TIMESTAMP 2024-02-30T00:00:00Z",
+    "AT_TIMESTAMP 2024-05-01", "AT_TIMESTAMP yesterday", "AT_TIMESTAMP", "AT_TIMESTAMPX",
+    '{"shardId-000000000000": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "4959"}}',
+    '{"s": {"iteratorType": "after_sequence_number", "iteratorPosition": 12}}',
+    '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": "1714564800000"}}',
+    '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": "2024-05-01T12:00:00Z"}}',
+    '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": "soon"}}',
+    '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": ""}}',
+    '{"s": {"iteratorType": "LATEST"}, "t": {"iteratorType": "TRIM_HORIZON"}}',
+    '{"s": {"iteratorType": "NOPE"}}', '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER"}}',
+    '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "12a"}}',
+    '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": null}}',
+    '{"s": {"iteratorType": null}}', '{"s": 1}', '{"s": {"iteratorType": {"x": 1}}}', "{}", '{"metadata": {}}',
+    '{"s": {"iteratorType": "LATEST"}} trailing', "{not json", "GetRecords", "getrecords", "SubscribeToShard",
+    "Polling", "my-stream", "a" * 128, "a" * 129, "stream/name", "s3://bucket/meta", "/tmp/meta",
+]
+
+# Options together: required, pairs, cross-option rules, names in any case, unknown names.
+COMBINATIONS: List[Dict[str, str]] = [
+    {},
+    {"kinesis.region": "us-east-1"},
+    {"kinesis.streamName": "s", "kinesis.awsAccessKeyId": "AKIA"},
+    {"kinesis.streamName": "s", "kinesis.awsSecretKey": "x"},
+    {"kinesis.streamName": "s", "kinesis.sessionToken": "t"},
+    {"kinesis.streamName": "s", "kinesis.sessionToken": "t", "kinesis.awsAccessKeyId": "a"},
+    {"kinesis.streamName": "s", "kinesis.sessionToken": "t", "kinesis.awsAccessKeyId": "a", "kinesis.awsSecretKey": "b"},
+    {"kinesis.streamName": "s", "kinesis.clientMaxRetryIntervalMs": "100"},
+    {"kinesis.streamName": "s", "kinesis.clientRetryIntervalsMs": "20000"},
+    {"kinesis.streamName": "s", "kinesis.clientRetryIntervalsMs": "20000", "kinesis.clientMaxRetryIntervalMs": "20000"},
+    {"KINESIS.STREAMNAME": "s", "Kinesis.Region": "us-east-1"},
+    {"kinesis.streamName": "s", "kinesis.stratingPosition": "LATEST"},
+    {"kinesis.streamName": "s", "kinesis.getRecords.fetchInterval": "1"},
+    {"kinesis.streamName": "s", "kinesis.awsRegion": "us-east-1"},
+    {"kinesis.streamName": "s", "kinesis.": "x"},
+]
+
+
+def jvm_message(error: Exception) -> str:
+    """The JVM exception's message, whether pyspark converted the exception (it does for calls it wraps) or not."""
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        return str(java.getMessage())
+    message = getattr(error, "desc", None) or getattr(error, "_desc", None) or str(error)
+    return str(message).split("\n\nJVM stacktrace:")[0]
+
+
+def jvm_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
+    """None when the connector accepts the options as a user's ``load()`` hands them over, else its message."""
+    try:
+        spark.readStream.format("aws-kinesis").options(**options).load()
+        return None
+    except Exception as e:
+        return jvm_message(e)
+
+
+def provider_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
+    """The same check as :func:`jvm_verdict` (``load()`` calls the provider's ``inferSchema``), called directly:
+    a thousand analyses of a streaming DataFrame would take minutes."""
+    jvm = spark._jvm
+    given = jvm.java.util.HashMap()
+    for key, value in options.items():
+        given.put(key, value)
+    try:
+        jvm.io.github.sparkkinesis.KinesisSourceProvider().inferSchema(
+            jvm.org.apache.spark.sql.util.CaseInsensitiveStringMap(given))
+        return None
+    except Exception as e:
+        return jvm_message(e)
+
+
+def python_verdict(options: Dict[str, str]) -> Optional[str]:
+    try:
+        KinesisSourceOptions.from_options(options)
+        return None
+    except ValueError as e:
+        return str(e)
+
+
+def same(python: Optional[str], jvm: Optional[str]) -> bool:
+    if python is None or jvm is None:
+        return python == jvm
+    # Jackson and Python word a JSON syntax error differently; the connector's part before it must match.
+    marker = "it is not valid JSON ("
+    if marker in python and marker in jvm:
+        return python.split(marker)[0] == jvm.split(marker)[0]
+    return python == jvm
+
+
+def test_the_python_registry_is_the_jars_registry(spark: Any) -> None:
+    described = json.loads(spark._jvm.io.github.sparkkinesis.options.OptionsDocs.json())
+    jvm = [(o["name"], o["type"], o.get("default"), o["accepted"], o["secret"]) for o in described["options"]]
+    python = [(o.name, o.type, o.default, o.accepted, o.secret) for o in SOURCE_OPTIONS]
+    assert python == jvm
+
+
+def test_every_option_and_value_gets_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
+    mismatches = []
+    checked = 0
+    for option in SOURCE_OPTIONS:
+        for value in CORPUS:
+            options = {"kinesis.streamName": "s", option.name: value}
+            python, jvm = python_verdict(options), provider_verdict(spark, options)
+            checked += 1
+            if not same(python, jvm):
+                mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
+    assert checked == len(SOURCE_OPTIONS) * len(CORPUS)
+    assert not mismatches, f"{len(mismatches)} of {checked} differ:\n" + "\n".join(mismatches)
+
+
+def test_options_together_get_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
+    mismatches = []
+    samples = [{"kinesis.streamName": "s", o.name: v} for o in SOURCE_OPTIONS for v in ("abc", "-1", "1h", "")]
+    for options in COMBINATIONS + samples:
+        python, jvm = python_verdict(options), jvm_verdict(spark, options)
+        if not same(python, jvm) or jvm != provider_verdict(spark, options):
+            mismatches.append(f"{options}\n  python: {python}\n  jvm:    {jvm}")
+    assert not mismatches, "\n".join(mismatches)

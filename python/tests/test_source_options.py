@@ -1,0 +1,192 @@
+"""KinesisSourceOptions in Python alone: every option's good and bad values, Python types, conversions.
+
+test_options_vs_jvm.py checks the same rules against the connector itself."""
+
+from __future__ import annotations
+
+import doctest
+import inspect
+import typing
+from datetime import datetime, timedelta, timezone
+from typing import Any, Dict, Tuple
+
+import pytest
+
+import pyspark_kinesis
+from pyspark_kinesis import KinesisSourceOptions
+from pyspark_kinesis._source_options import SOURCE_OPTIONS
+
+BY_NAME = {o.name: o for o in SOURCE_OPTIONS}
+CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "secret"}
+
+# Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason).
+CASES: Dict[str, Tuple[Any, str, str, str]] = {
+    "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a valid stream name"),
+    "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
+    "kinesis.endpointUrl": ("http://127.0.0.1:4566", "http://127.0.0.1:4566", "localhost:4566",
+                            "it does not start with http:// or https://"),
+    "kinesis.consumerType": ("GetRecords", "GetRecords", "SubscribeToShard",
+                             "enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords"),
+    "kinesis.startingPosition": ("TRIM_HORIZON", "TRIM_HORIZON", "OLDEST", "it is not a known starting position"),
+    "kinesis.failOnDataLoss": (False, "false", "no", "it is not a boolean"),
+    "kinesis.maxFetchRecordsPerShard": (5000, "5000", "0", "it is outside 1..100000000"),
+    "kinesis.maxFetchTimePerShardSec": (5, "5", "3601", "it is outside 1..3600"),
+    "kinesis.describeShardInterval": (timedelta(seconds=2), "2000ms", "2h", "it is longer than 1h"),
+    "kinesis.getRecords.numberOfRecordsPerFetch": (500, "500", "10001", "it is outside 1..10000"),
+    "kinesis.getRecords.fetchIntervalMs": (250, "250", "-1", "it is outside 0..60000"),
+    "kinesis.clientNumRetries": (5, "5", "many", "it is not a whole number"),
+    "kinesis.clientRetryIntervalsMs": (100, "100", "0", "it is outside 1..600000"),
+    "kinesis.clientMaxRetryIntervalMs": (20000, "20000", "600001", "it is outside 1..600000"),
+    "kinesis.metadataPath": ("/tmp/kinesis-metadata", "/tmp/kinesis-metadata", "  ", "the value is empty"),
+    "kinesis.awsAccessKeyId": ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "", "the value is empty"),
+    "kinesis.awsSecretKey": ("secret", "secret", "", "the value is empty"),
+    "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
+    "kinesis.deaggregation.dropMisroutedRecords": (True, "true", "1", "it is not a boolean"),
+}
+
+
+def test_the_cases_cover_every_option_of_the_registry() -> None:
+    assert set(CASES) == set(BY_NAME)
+
+
+def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """Options that need others (credentials come in pairs) get them."""
+    base: Dict[str, Any] = {"stream_name": "s"}
+    if option in ("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken"):
+        base.update(CREDENTIALS)
+    return {**base, **arguments}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_given_a_good_value_when_built_then_the_option_text_is_the_connectors(name: str) -> None:
+    option = BY_NAME[name]
+    good, text, _, _ = CASES[name]
+    options = KinesisSourceOptions(**_with_companions(name, {option.argument: good})).as_options()
+    assert options[name] == text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_given_a_bad_value_when_checked_then_the_message_is_the_connectors(name: str) -> None:
+    option = BY_NAME[name]
+    _, _, bad, reason = CASES[name]
+    shown = "<redacted>" if option.secret else f"'{bad}'"
+    expected = f"Invalid value {shown} for option {name}: {reason}. Accepted: {option.accepted}."
+    raw = {"kinesis.streamName": "s", "kinesis.awsAccessKeyId": "A", "kinesis.awsSecretKey": "S", name: bad}
+    with pytest.raises(ValueError) as raised:
+        KinesisSourceOptions.from_options(raw)
+    assert str(raised.value) == expected
+    typed: Any = bad
+    if option.type in ("int", "long"):
+        typed = int(bad) if bad.lstrip("-").isdigit() else None
+    if option.type != "boolean" and typed is not None:
+        with pytest.raises(ValueError) as raised:
+            KinesisSourceOptions(**_with_companions(name, {option.argument: typed}))
+        assert str(raised.value) == expected
+
+
+def test_given_the_arguments_then_there_is_one_typed_keyword_per_option() -> None:
+    parameters = inspect.signature(KinesisSourceOptions).parameters
+    assert [p for p in parameters if p != "unknown"] == [o.argument for o in SOURCE_OPTIONS]
+    assert parameters["stream_name"].default is inspect.Parameter.empty
+    hints = typing.get_type_hints(KinesisSourceOptions.__init__)
+    assert hints["stream_name"] is str
+    assert hints["max_fetch_records_per_shard"] == typing.Optional[int]
+    assert all(o.argument in hints for o in SOURCE_OPTIONS)
+    assert all(f":param {o.argument}:" in (KinesisSourceOptions.__doc__ or "") for o in SOURCE_OPTIONS)
+
+
+def test_given_a_misspelt_keyword_then_the_closest_option_is_named() -> None:
+    with pytest.raises(TypeError) as raised:
+        KinesisSourceOptions(stream_name="s", starting_postion="LATEST")  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "Unknown option 'starting_postion'. Did you mean starting_position (kinesis.startingPosition)? The accepted "
+        "options are listed in the README's options table."
+    )
+
+
+def test_given_a_misspelt_option_name_then_the_message_is_the_connectors() -> None:
+    with pytest.raises(ValueError) as raised:
+        KinesisSourceOptions.from_options({"kinesis.streamName": "s", "kinesis.stratingPosition": "LATEST"})
+    assert str(raised.value) == (
+        "Unknown option 'kinesis.stratingposition'. Did you mean kinesis.startingPosition? The accepted options are "
+        "listed in the README's options table."
+    )
+
+
+def test_given_no_stream_name_then_it_is_refused() -> None:
+    with pytest.raises(TypeError, match="stream_name"):
+        KinesisSourceOptions()  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match=r"^Option kinesis.streamName is required: set it"):
+        KinesisSourceOptions.from_options({"kinesis.region": "us-east-1"})
+
+
+@pytest.mark.parametrize(
+    "argument, value",
+    [("stream_name", 5), ("fail_on_data_loss", "true"), ("max_fetch_records_per_shard", True),
+     ("max_fetch_records_per_shard", "10"), ("describe_shard_interval", 1.5), ("starting_position", 3)],
+)
+def test_given_a_value_of_the_wrong_python_type_then_type_error_names_the_option(argument: str, value: Any) -> None:
+    with pytest.raises(TypeError) as raised:
+        KinesisSourceOptions(**{"stream_name": "s", argument: value})
+    assert str(raised.value).startswith(f"{argument} (kinesis.")
+    assert "Accepted:" in str(raised.value)
+
+
+def test_given_python_values_then_they_become_the_connectors_text() -> None:
+    at = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+    assert KinesisSourceOptions(stream_name="s", starting_position=at).as_options()["kinesis.startingPosition"] == (
+        "AT_TIMESTAMP 2024-05-01T12:00:00+00:00"
+    )
+    per_shard = {"shardId-000000000000": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "4959"}}
+    text = KinesisSourceOptions(stream_name="s", starting_position=per_shard).as_options()["kinesis.startingPosition"]
+    assert text == '{"shardId-000000000000": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "4959"}}'
+    assert KinesisSourceOptions(stream_name="s", describe_shard_interval=750).as_options() == {
+        "kinesis.streamName": "s", "kinesis.describeShardInterval": "750"}
+    assert KinesisSourceOptions(stream_name="s", describe_shard_interval="1m").as_options()[
+        "kinesis.describeShardInterval"] == "1m"
+
+
+def test_given_ambiguous_python_values_then_they_are_refused() -> None:
+    with pytest.raises(ValueError, match="without a time zone"):
+        KinesisSourceOptions(stream_name="s", starting_position=datetime(2024, 5, 1))
+    with pytest.raises(ValueError, match="whole number of milliseconds"):
+        KinesisSourceOptions(stream_name="s", describe_shard_interval=timedelta(microseconds=1500))
+    with pytest.raises(ValueError, match="shard s1: 'x' is not a sequence number"):
+        KinesisSourceOptions(stream_name="s", starting_position={"s1": {"iteratorType": "AT_SEQUENCE_NUMBER",
+                                                                          "iteratorPosition": "x"}})
+
+
+def test_given_options_that_belong_together_then_they_are_checked_together() -> None:
+    with pytest.raises(ValueError, match="go together"):
+        KinesisSourceOptions(stream_name="s", aws_access_key_id="A")
+    with pytest.raises(ValueError, match="kinesis.sessionToken is set without"):
+        KinesisSourceOptions(stream_name="s", session_token="t")
+    with pytest.raises(ValueError, match=r"kinesis.clientMaxRetryIntervalMs \(100\) is smaller than"):
+        KinesisSourceOptions(stream_name="s", client_max_retry_interval_ms=100)
+
+
+def test_given_secrets_then_repr_never_shows_them() -> None:
+    options = KinesisSourceOptions(stream_name="s", aws_access_key_id="AKIAX", aws_secret_key="very-secret")
+    assert repr(options) == (
+        "KinesisSourceOptions(stream_name='s', aws_access_key_id=<redacted>, aws_secret_key=<redacted>)"
+    )
+    assert options.as_options()["kinesis.awsSecretKey"] == "very-secret"
+    with pytest.raises(ValueError) as raised:
+        KinesisSourceOptions.from_options({"kinesis.streamName": "s", "kinesis.awsAccessKeyId": " ",
+                                           "kinesis.awsSecretKey": "x"})
+    assert "<redacted>" in str(raised.value) and "' '" not in str(raised.value)
+
+
+def test_given_options_by_name_then_from_options_round_trips_and_refuses_others() -> None:
+    options = KinesisSourceOptions(stream_name="s", region="us-east-1", fail_on_data_loss=False)
+    assert KinesisSourceOptions.from_options(options.as_options()) == options
+    assert KinesisSourceOptions.from_options({"KINESIS.STREAMNAME": "s"}).as_options() == {"kinesis.streamName": "s"}
+    with pytest.raises(ValueError, match="'checkpointLocation' is not a kinesis.\\* option"):
+        KinesisSourceOptions.from_options({"kinesis.streamName": "s", "checkpointLocation": "/tmp/c"})
+
+
+def test_the_docstring_examples_hold() -> None:
+    for module in (pyspark_kinesis._source_options, pyspark_kinesis._builder, pyspark_kinesis._spark):
+        result = doctest.testmod(module, extraglobs={"KinesisSourceOptions": KinesisSourceOptions})
+        assert result.failed == 0, f"doctest of {module.__name__} failed"
+        assert result.attempted > 0 or module is pyspark_kinesis._builder
