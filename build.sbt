@@ -19,6 +19,7 @@ def sparkTestVersion(scalaBinary: String): String = scalaBinary match {
 }
 
 lazy val awsSdkVersion = "2.42.34"
+lazy val kplVersion = "1.1.1"
 lazy val shadedPrefix = "io.github.sparkkinesis.shaded"
 
 ThisBuild / organization := "io.github.spark-kinesis"
@@ -58,7 +59,15 @@ lazy val connector = (project in file("connector"))
       "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
       "software.amazon.awssdk" % "sts" % awsSdkVersion,
       "com.fasterxml.jackson.core" % "jackson-databind" % "2.17.2",
-      "com.google.protobuf" % "protobuf-java" % "3.25.5",
+      // The protobuf runtime the KPL's generated messages need (4.x); our de-aggregator uses it too.
+      "com.google.protobuf" % "protobuf-java" % "4.29.0",
+      // The sink: the Kinesis Producer Library 1.x, whose JAR carries the native daemon for Linux and macOS.
+      // The Glue Schema Registry integration is left out (it brings Kafka, Kotlin and Avro); only its serde
+      // classes stay, because the KPL's constructor needs them loadable even when no schema is used.
+      ("software.amazon.kinesis" % "amazon-kinesis-producer" % kplVersion)
+        .exclude("software.amazon.glue", "schema-registry-serde")
+        .exclude("software.amazon.awssdk", "cloudwatch"),
+      ("software.amazon.glue" % "schema-registry-serde" % "1.1.24").intransitive(),
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
     // Scala 2.12 / 2.13 differences live in src/main/scala-2.12 and scala-2.13 (sbt adds them by itself). The
@@ -99,7 +108,17 @@ lazy val connector = (project in file("connector"))
       "org.reactivestreams.**" -> "reactivestreams.@1",
       "com.google.protobuf.**" -> "protobuf.@1",
       "org.apache.http.**" -> "apache.http.@1",
-      "org.apache.commons.codec.**" -> "apache.commons.codec.@1"
+      "org.apache.commons.codec.**" -> "apache.commons.codec.@1",
+      "org.apache.commons.io.**" -> "apache.commons.io.@1",
+      "org.apache.commons.lang3.**" -> "apache.commons.lang3.@1",
+      "software.amazon.kinesis.producer.**" -> "kpl.@1",
+      "com.amazonaws.services.schemaregistry.**" -> "schemaregistry.@1",
+      "com.google.common.**" -> "guava.@1",
+      "com.google.thirdparty.**" -> "guava.thirdparty.@1",
+      "com.google.errorprone.**" -> "errorprone.@1",
+      "com.google.j2objc.**" -> "j2objc.@1",
+      "org.checkerframework.**" -> "checkerframework.@1",
+      "javax.annotation.**" -> "javax.annotation.@1"
     ).map { case (from, to) => ShadeRule.rename(from -> s"$shadedPrefix.$to").inAll },
     assembly / assemblyMergeStrategy := {
       case PathList("META-INF", "MANIFEST.MF")                          => MergeStrategy.discard

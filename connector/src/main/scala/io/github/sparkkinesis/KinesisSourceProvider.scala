@@ -4,9 +4,10 @@ import java.util
 
 import io.github.sparkkinesis.compat.JavaCollections._
 
+import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.DataSourceRegister
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -14,29 +15,45 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.{KinesisSchema, KinesisTable}
 
 /**
- * Entry point of the `aws-kinesis` data source. Options are parsed and checked here, when `load()` is
- * called, so a bad option fails before any query starts.
+ * Entry point of the `aws-kinesis` data source, for reads and writes. A reader's options are parsed and checked
+ * in `inferSchema`, when `load()` is called, so a bad option fails before any query starts; a writer's when Spark
+ * analyses the write.
  */
-final class KinesisSourceProvider extends TableProvider with DataSourceRegister {
+final class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
 
   override def shortName(): String = KinesisSourceProvider.ShortName
 
+  /** Called for reads only: writers hand their DataFrame's schema to `getTable` (external metadata). */
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
     KinesisSourceOptions.parse(options.asScala.toMap)
     KinesisSchema.schema
   }
 
   override def getTable(
-      schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
-    if (schema != null && schema != KinesisSchema.schema) {
-      throw new IllegalArgumentException(
-        s"The aws-kinesis source has a fixed schema; remove .schema(...) from the reader. Its schema is " +
-          KinesisSchema.schema.simpleString)
-    }
-    new KinesisTable(KinesisSourceOptions.parse(properties.asScala.toMap))
-  }
+      schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
+    new KinesisTable(properties.asScala.toMap, Option(schema))
 
   override def supportsExternalMetadata(): Boolean = true
+
+  /**
+   * `df.write.save()` in its default mode (error if exists) reaches this V1 entry point rather than the table.
+   * A stream always "exists" and is append-only, so that mode appends, through the same DataSource V2 write as
+   * `mode("append")`; overwrite and ignore make no sense for a stream and fail.
+   */
+  override def createRelation(
+      sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
+    mode match {
+      case SaveMode.Append | SaveMode.ErrorIfExists =>
+        data.write.format(KinesisSourceProvider.ShortName).mode(SaveMode.Append).options(parameters).save()
+        new BaseRelation {
+          override def sqlContext: SQLContext = sqlContext
+          override def schema: StructType = data.schema
+        }
+      case other =>
+        throw new IllegalArgumentException(
+          s"Save mode $other is not supported by the aws-kinesis sink: a Kinesis stream is append-only. " +
+            "Use .mode(\"append\") (or the default mode).")
+    }
 }
 
 object KinesisSourceProvider {

@@ -19,12 +19,14 @@ final case class RetrySettings(numRetries: Int, baseDelayMs: Long, maxDelayMs: L
 }
 
 /**
- * Everything needed to build a [[SdkKinesisClient]]; shipped to executors, hence serializable. `region` None means
- * the SDK's default region chain, `credentials` None the SDK's default credentials provider chain.
+ * Everything needed to reach Kinesis, for the source's [[SdkKinesisClient]] and the sink's producer alike; shipped
+ * to executors, hence serializable. `region` None means the SDK's default region chain, `credentials` None the SDK's
+ * default credentials provider chain; `verifyCertificate` false accepts any TLS certificate (local emulators only).
  */
 final case class ClientSettings(
     region: Option[String],
     endpointUrl: Option[URI],
     credentials: Option[AwsCredentials],
-    retry: RetrySettings)
+    retry: RetrySettings,
+    verifyCertificate: Boolean = true)
   extends Serializable

@@ -6,18 +6,17 @@ import java.util.Locale
 import io.github.sparkkinesis.compat.JavaCollections._
 import scala.util.control.NonFatal
 
-import software.amazon.awssdk.auth.credentials.{
-  AwsBasicCredentials, AwsCredentialsProvider, AwsSessionCredentials, DefaultCredentialsProvider,
-  StaticCredentialsProvider
-}
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
+import software.amazon.awssdk.http.{SdkHttpClient, SdkHttpConfigurationOption}
 import software.amazon.awssdk.http.apache.ApacheHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain
 import software.amazon.awssdk.retries.api.{BackoffStrategy, RetryStrategy}
 import software.amazon.awssdk.services.kinesis.{KinesisClient => AwsKinesisClient}
+import software.amazon.awssdk.utils.AttributeMap
 import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest, GetShardIteratorRequest, ListShardsRequest, Record, Shard, ShardIteratorType
 }
@@ -30,16 +29,9 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
   import SdkKinesisClient._
 
   // Resolved first: it is the step most likely to fail, and nothing needs closing yet when it does.
-  private val region = resolveRegion(settings.region, settings.endpointUrl.isDefined, () => defaultRegionChain())
+  private val region = SdkKinesisClient.region(settings)
 
-  private val credentialsProvider: AwsCredentialsProvider = settings.credentials match {
-    case Some(AwsCredentials(key, secret, Some(token))) =>
-      StaticCredentialsProvider.create(AwsSessionCredentials.create(key, secret, token))
-    case Some(AwsCredentials(key, secret, None)) =>
-      StaticCredentialsProvider.create(AwsBasicCredentials.create(key, secret))
-    case None =>
-      DefaultCredentialsProvider.builder().build()
-  }
+  private val credentialsProvider: AwsCredentialsProvider = CredentialsProviders.of(settings.credentials)
 
   private val errors = new SdkErrors(
     explicitCredentials = settings.credentials.isDefined,
@@ -49,10 +41,11 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
     val builder = AwsKinesisClient.builder()
       // Built explicitly: the SDK's ServiceLoader discovery of HTTP clients breaks in the shaded, relocated JAR.
       // Passing the builder (not a built client) lets the SDK own the HTTP client and close it with itself.
-      .httpClientBuilder(ApacheHttpClient.builder())
       .region(region)
       .credentialsProvider(credentialsProvider)
       .overrideConfiguration(ClientOverrideConfiguration.builder().retryStrategy(retryStrategy(settings.retry)).build())
+    if (settings.verifyCertificate) builder.httpClientBuilder(ApacheHttpClient.builder())
+    else builder.httpClientBuilder(new TrustAnyCertificateHttpClientBuilder)
     settings.endpointUrl.foreach(builder.endpointOverride)
     builder.build()
   }
@@ -124,6 +117,20 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
 }
 
 object SdkKinesisClient {
+
+  /** The region `settings` name, else the SDK's default region chain's; fails naming option kinesis.region. */
+  private[sparkkinesis] def region(settings: ClientSettings): Region =
+    resolveRegion(settings.region, settings.endpointUrl.isDefined, () => defaultRegionChain())
+
+  /**
+   * Builds Apache HTTP clients that accept any certificate and host name, for `kinesis.verifyCertificate` false (an
+   * emulator's self-signed certificate). The SDK hands its defaults to `buildWithDefaults`; trust-all goes over them.
+   */
+  private final class TrustAnyCertificateHttpClientBuilder extends SdkHttpClient.Builder[TrustAnyCertificateHttpClientBuilder] {
+    override def buildWithDefaults(defaults: AttributeMap): SdkHttpClient =
+      ApacheHttpClient.builder().buildWithDefaults(AttributeMap.builder()
+        .put(SdkHttpConfigurationOption.TRUST_ALL_CERTIFICATES, java.lang.Boolean.TRUE).build().merge(defaults))
+  }
 
   /** AWS region names: lower-case words and numbers joined by dashes, e.g. us-east-1 or us-gov-west-1. */
   private val RegionName = "[a-z0-9]+(-[a-z0-9]+)+".r

@@ -8,11 +8,13 @@ import io.github.sparkkinesis.offsets.StartingPosition
  * [[KinesisOptionsRegistry.all]].
  */
 object KinesisOptionsRegistry {
+  import OptionUsage._
   import Parsers._
 
   val StreamName: OptionSpec[String] = OptionSpec[String](
     "kinesis.streamName", "string", None,
-    "Name of the Kinesis data stream to read. Required.",
+    "Name of the Kinesis data stream to read (required), or to write to: rows whose streamName column is " +
+      "not null go to that stream instead, so a sink needs this option only when some row names no stream.",
     "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(raw =>
     if (raw.matches("[a-zA-Z0-9_.-]{1,128}")) Right(raw) else Left("it is not a valid stream name"))
 
@@ -31,7 +33,7 @@ object KinesisOptionsRegistry {
     "kinesis.consumerType", "enum", Some("GetRecords"),
     "How records are fetched. GetRecords polls each shard (shared throughput). SubscribeToShard " +
       "(enhanced fan-out) is not supported yet.",
-    "GetRecords")(raw =>
+    "GetRecords", usage = Source)(raw =>
     if (raw.equalsIgnoreCase("SubscribeToShard"))
       Left("enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")
     else oneOf(Seq("GetRecords"))(raw))
@@ -44,42 +46,42 @@ object KinesisOptionsRegistry {
       "instant. A JSON map of shard id to {\"iteratorType\": ..., \"iteratorPosition\": ...} with " +
       "AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, AT_TIMESTAMP (epoch millis), TRIM_HORIZON or LATEST; " +
       "shards the map does not name start at TRIM_HORIZON.",
-    "LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position")(
+    "LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position", usage = Source)(
     StartingPosition.parse)
 
   val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec[Boolean](
     "kinesis.failOnDataLoss", "boolean", Some("true"),
     "Whether the query fails when records can no longer be read (a shard expired before it was read to " +
       "its end). false logs a warning and goes on.",
-    "true or false")(boolean)
+    "true or false", usage = Source)(boolean)
 
   val MaxFetchRecordsPerShard: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.maxFetchRecordsPerShard", "long", Some("100000"),
     "Most Kinesis records a task reads from one shard in one micro-batch.",
-    "a whole number from 1 to 100000000")(long(1L, 100000000L))
+    "a whole number from 1 to 100000000", usage = Source)(long(1L, 100000000L))
 
   val MaxFetchTimePerShardSec: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.maxFetchTimePerShardSec", "long", Some("10"),
     "Longest time in seconds a task reads from one shard in one micro-batch; a task also ends as soon as " +
       "its shard is caught up with the tip.",
-    "a whole number of seconds from 1 to 3600")(long(1L, 3600L))
+    "a whole number of seconds from 1 to 3600", usage = Source)(long(1L, 3600L))
 
   val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.describeShardInterval", "duration", Some("1s"),
     "How often the driver lists the stream's shards to discover resharding.",
-    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h")(raw =>
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(raw =>
     durationMs(raw).flatMap(ms => if (ms > 3600000L) Left("it is longer than 1h") else Right(ms)))
 
   val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.getRecords.numberOfRecordsPerFetch", "int", Some("10000"),
     "Limit passed to each GetRecords call.",
-    "a whole number from 1 to 10000 (the Kinesis maximum)")(int(1, 10000))
+    "a whole number from 1 to 10000 (the Kinesis maximum)", usage = Source)(int(1, 10000))
 
   val FetchIntervalMs: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.getRecords.fetchIntervalMs", "long", Some("200"),
     "Least time between two GetRecords calls on one shard, for tasks and for the driver's checks for " +
       "new records. Kinesis allows 5 calls per second per shard across all consumers.",
-    "a whole number of milliseconds from 0 to 60000")(long(0L, 60000L))
+    "a whole number of milliseconds from 0 to 60000", usage = Source)(long(0L, 60000L))
 
   val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.clientNumRetries", "int", Some("3"),
@@ -100,7 +102,7 @@ object KinesisOptionsRegistry {
     "kinesis.metadataPath", "string", None,
     "Directory (any Hadoop file system with atomic rename, such as HDFS or a local path) where tasks record " +
       "where each micro-batch ended in each shard. Default: inside the query's checkpoint location.",
-    "a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata")(string)
+    "a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata", usage = Source)(string)
 
   val AwsAccessKeyId: OptionSpec[String] = OptionSpec[String](
     "kinesis.awsAccessKeyId", "string", None,
@@ -121,14 +123,50 @@ object KinesisOptionsRegistry {
     "kinesis.deaggregation.dropMisroutedRecords", "boolean", Some("false"),
     "KCL behaviour: drop a KPL sub-record whose hash key lies outside the shard's hash key range (after a " +
       "reshard the KPL re-sends such records to the right shard). false delivers every sub-record.",
+    "true or false", usage = Source)(boolean)
+
+  val VerifyCertificate: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.verifyCertificate", "boolean", Some("true"),
+    "Whether TLS certificates of kinesis.endpointUrl are verified. false accepts any certificate and host " +
+      "name: only for a local emulator with a self-signed certificate (the sink's KPL speaks HTTPS only).",
     "true or false")(boolean)
+
+  val SinkFlushWaitTimeMs: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.sink.flushWaitTimeMs", "long", Some("100"),
+    "While a write task waits for Kinesis to confirm its records, the time between two flushes of the " +
+      "producer's buffers.",
+    "a whole number of milliseconds from 1 to 60000", usage = Sink)(long(1L, 60000L))
+
+  val SinkRecordMaxBufferedTimeMs: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.sink.recordMaxBufferedTimeMs", "long", Some("100"),
+    "Longest time a record waits in the producer's buffer to be aggregated and collected with others before " +
+      "it is sent (KPL RecordMaxBufferedTime). Longer means fewer, fuller requests and more latency.",
+    "a whole number of milliseconds from 1 to 600000", usage = Sink)(long(1L, 600000L))
+
+  val SinkMaxConnections: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.sink.maxConnections", "int", Some("24"),
+    "Most connections each executor's producer opens to Kinesis (KPL MaxConnections; 24 is the KPL's default).",
+    "a whole number from 1 to 256", usage = Sink)(int(1, 256))
+
+  val SinkAggregationEnabled: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.sink.aggregationEnabled", "boolean", Some("true"),
+    "Whether the producer packs several rows into one Kinesis record (KPL aggregation). Readers must " +
+      "de-aggregate, as this connector's source, the KCL and the awslabs connector do.",
+    "true or false", usage = Sink)(boolean)
+
+  val SinkRecordTtl: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.sink.recordTtl", "long", Some("30000"),
+    "Longest time in milliseconds the producer keeps trying to write a row (KPL RecordTtl). A row not " +
+      "written by then fails its task, naming the stream and the last error, and Spark retries the task.",
+    "a whole number of milliseconds from 100 to 9223372036854775807", usage = Sink)(long(100L, Long.MaxValue))
 
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
     MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
     FetchIntervalMs, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
-    AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates)
+    AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
+    SinkFlushWaitTimeMs, SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl)
 
   private val byKey: Map[String, OptionSpec[_]] = all.map(o => o.key -> o).toMap
 

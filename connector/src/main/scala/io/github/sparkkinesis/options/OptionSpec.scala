@@ -2,9 +2,19 @@ package io.github.sparkkinesis.options
 
 import java.util.Locale
 
+/** Which side of the connector reads an option: the source (reads), the sink (writes) or both. */
+sealed abstract class OptionUsage(val name: String)
+
+object OptionUsage {
+  case object Source extends OptionUsage("source")
+  case object Sink extends OptionUsage("sink")
+  case object Both extends OptionUsage("both")
+}
+
 /**
- * One option of the connector: its name, type, default, description and check, in one place. `parse` turns
- * the user's text into a value or into the sentence that says what is accepted.
+ * One option of the connector: its name, type, default, description, check and whether the source, the sink
+ * or both read it, in one place. `parse` turns the user's text into a value or into the sentence that says what
+ * is accepted.
  */
 final case class OptionSpec[T](
     name: String,
@@ -12,7 +22,8 @@ final case class OptionSpec[T](
     default: Option[String],
     description: String,
     accepted: String,
-    secret: Boolean = false)(val parse: String => Either[String, T]) {
+    secret: Boolean = false,
+    usage: OptionUsage = OptionUsage.Both)(val parse: String => Either[String, T]) {
 
   /** The case-insensitive key Spark hands us options under. */
   def key: String = name.toLowerCase(Locale.ROOT)

@@ -17,9 +17,10 @@ object OptionsDocs {
 
   def markdownTable: String = {
     def cell(s: String) = s.replace("|", "\\|")
-    val header = "| Option | Type | Default | Description |\n|---|---|---|---|\n"
+    val header = "| Option | Used by | Type | Default | Description |\n|---|---|---|---|---|\n"
     header + KinesisOptionsRegistry.all.map { o =>
-      s"| `${o.name}` | ${o.typeName} | ${o.default.map(d => s"`$d`").getOrElse("")} | ${cell(o.description)} |"
+      s"| `${o.name}` | ${o.usage.name} | ${o.typeName} | ${o.default.map(d => s"`$d`").getOrElse("")} | " +
+        s"${cell(o.description)} |"
     }.mkString("\n") + "\n"
   }
 
@@ -31,12 +32,12 @@ object OptionsDocs {
     readme.substring(0, begin + Begin.length) + "\n" + markdownTable + readme.substring(end)
   }
 
-  /** Every option as JSON: name, type, default (absent when none), description, accepted values, secret. */
+  /** Every option as JSON: name, usage, type, default (absent when none), description, accepted values, secret. */
   def json: String = {
     val options = KinesisOptionsRegistry.all.map { o =>
       Json.obj(Seq(
         "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
-        "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret)) ++
+        "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret), "usage" -> Json.text(o.usage.name)) ++
         o.default.map(d => "default" -> Json.text(d)).toSeq: _*)
     }
     val array = Json.arrayOf(options)

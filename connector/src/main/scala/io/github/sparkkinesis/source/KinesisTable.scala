@@ -2,29 +2,53 @@ package io.github.sparkkinesis.source
 
 import java.util
 
+import io.github.sparkkinesis.compat.JavaCollections._
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
-import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
-/** A Kinesis stream as a Spark table that supports micro-batch reads. */
-final class KinesisTable(options: KinesisSourceOptions) extends Table with SupportsRead {
+/**
+ * A Kinesis stream as a Spark table: micro-batch reads, and batch or streaming appends of any schema (the sink
+ * checks its columns itself). The options are parsed for the side that is used, when it is used.
+ *
+ * @param requestedSchema the schema Spark handed the provider: a reader's `.schema(...)` or a writer's input
+ */
+final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
+  extends Table with SupportsRead with SupportsWrite {
 
-  override def name(): String = s"kinesis:${options.streamName}"
+  override def name(): String =
+    s"kinesis:${properties.collectFirst { case (k, v) if k.equalsIgnoreCase("kinesis.streamName") => v }
+      .getOrElse("<per row>")}"
 
   override def schema(): StructType = KinesisSchema.schema
 
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ)
+  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ,
+    TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
 
-  override def newScanBuilder(scanOptions: CaseInsensitiveStringMap): ScanBuilder = new ScanBuilder {
-    override def build(): Scan = new KinesisScan(options)
+  override def newScanBuilder(scanOptions: CaseInsensitiveStringMap): ScanBuilder = {
+    requestedSchema.filter(_ != KinesisSchema.schema).foreach { _ =>
+      throw new IllegalArgumentException(
+        s"The aws-kinesis source has a fixed schema; remove .schema(...) from the reader. Its schema is " +
+          KinesisSchema.schema.simpleString)
+    }
+    val options = KinesisSourceOptions.parse(properties ++ scanOptions.asScala)
+    new ScanBuilder {
+      override def build(): Scan = new KinesisScan(options)
+    }
   }
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
+    new KinesisWriteBuilder(KinesisSinkOptions.parse(properties ++ info.options.asScala), info)
 }
 
 /** The scan of a [[KinesisTable]]; its description names the stream and never the credentials. */

@@ -1,0 +1,88 @@
+package io.github.sparkkinesis.options
+
+import java.util.Locale
+
+import io.github.sparkkinesis.client.{AwsCredentials, ClientSettings, RetrySettings}
+
+/**
+ * The options of one DataFrame (source or sink), read through the registry's [[OptionSpec]]s. Keys are
+ * case-insensitive, as in Spark; a `kinesis.*` key the registry does not know fails at construction, naming the
+ * closest known option.
+ */
+private[options] final class OptionValues(raw: Map[String, String]) {
+  import KinesisOptionsRegistry._
+
+  private val options = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
+  OptionValues.rejectUnknown(options.keys)
+
+  def get[T](spec: OptionSpec[T]): Option[T] = options.get(spec.key).map(spec.parseOrFail)
+
+  def getOrDefault[T](spec: OptionSpec[T]): T =
+    get(spec).getOrElse(spec.parseOrFail(spec.default.getOrElse(
+      throw new IllegalStateException(s"option ${spec.name} has no default"))))
+
+  /** Checks every option present, so a bad value fails now even if this DataFrame does not use it. */
+  def checkAll(): Unit = all.foreach(spec => get(spec))
+
+  /** Where and as whom to reach Kinesis: the options the source and the sink share. */
+  def clientSettings: ClientSettings = {
+    val endpoint = get(EndpointUrl)
+    val region = get(Region).orElse(endpoint.flatMap(OptionValues.regionOfAwsEndpoint))
+    val (numRetries, baseDelayMs, maxDelayMs) =
+      (getOrDefault(ClientNumRetries), getOrDefault(ClientRetryIntervalsMs), getOrDefault(ClientMaxRetryIntervalMs))
+    // Checked before RetrySettings is built: its own check would fail first, in words that name no option.
+    if (maxDelayMs < baseDelayMs) {
+      throw new IllegalArgumentException(
+        s"Option ${ClientMaxRetryIntervalMs.name} ($maxDelayMs) is smaller than " +
+          s"${ClientRetryIntervalsMs.name} ($baseDelayMs): make the maximum at least the base interval.")
+    }
+    ClientSettings(region, endpoint, credentials, RetrySettings(numRetries, baseDelayMs, maxDelayMs),
+      verifyCertificate = getOrDefault(VerifyCertificate))
+  }
+
+  private def credentials: Option[AwsCredentials] =
+    (get(AwsAccessKeyId), get(AwsSecretKey), get(SessionToken)) match {
+      case (Some(id), Some(secret), token) => Some(AwsCredentials(id, secret, token))
+      case (None, None, None) => None
+      case (None, None, Some(_)) => throw new IllegalArgumentException(
+        s"Option ${SessionToken.name} is set without ${AwsAccessKeyId.name} and ${AwsSecretKey.name}: " +
+          "give all three for temporary credentials, or none to use the default credentials chain.")
+      case _ => throw new IllegalArgumentException(
+        s"Options ${AwsAccessKeyId.name} and ${AwsSecretKey.name} go together: set both, or neither to use " +
+          "the default credentials chain (environment, profile, instance or container role).")
+    }
+}
+
+private[options] object OptionValues {
+  import KinesisOptionsRegistry.{all, find}
+
+  private val AwsEndpointHost =
+    """(?:^|.*\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?""".r
+
+  /** The region named by an AWS endpoint's host, such as us-west-2 for https://kinesis.us-west-2.amazonaws.com. */
+  def regionOfAwsEndpoint(endpoint: java.net.URI): Option[String] =
+    Option(endpoint.getHost).map(_.toLowerCase(Locale.ROOT)).collect { case AwsEndpointHost(region) => region }
+
+  /** Fails on a `kinesis.*` option the registry does not know, naming the closest known one. */
+  private def rejectUnknown(keys: Iterable[String]): Unit =
+    keys.filter(_.startsWith("kinesis.")).find(k => find(k).isEmpty).foreach { unknown =>
+      val closest = all.minBy(o => editDistance(o.key, unknown))
+      throw new IllegalArgumentException(
+        s"Unknown option '$unknown'. Did you mean ${closest.name}? The accepted options are listed in the " +
+          "README's options table.")
+    }
+
+  private def editDistance(a: String, b: String): Int = {
+    val row = Array.tabulate(b.length + 1)(identity)
+    for (i <- 1 to a.length) {
+      var diagonal = row(0)
+      row(0) = i
+      for (j <- 1 to b.length) {
+        val above = row(j)
+        row(j) = math.min(math.min(row(j) + 1, row(j - 1) + 1), diagonal + (if (a(i - 1) == b(j - 1)) 0 else 1))
+        diagonal = above
+      }
+    }
+    row(b.length)
+  }
+}

@@ -1,0 +1,89 @@
+package io.github.sparkkinesis.sink
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write.{
+  BatchWrite, DataWriter, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, Write, WriteBuilder,
+  WriterCommitMessage
+}
+import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.options.KinesisSinkOptions
+
+/**
+ * Plans a write of `info`'s rows to Kinesis. The columns are checked here, when Spark analyses the write, and so
+ * is the stream named by `kinesis.streamName` when no row can name another.
+ */
+final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo) extends WriteBuilder {
+
+  override def build(): Write = {
+    val columns = SinkColumns.resolve(info.schema(), options.defaultStream)
+    if (columns.streamName.isEmpty) options.defaultStream.foreach(StreamCheck.ensureExists(options.client, _))
+    new KinesisWrite(options, columns)
+  }
+}
+
+/** A batch or streaming write to Kinesis; every task writes its rows through its executor's shared producer. */
+private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: SinkColumns)
+  extends Write with BatchWrite with StreamingWrite {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  private val factory = new KinesisDataWriterFactory(columns,
+    ProducerSettings(options.client, options.recordMaxBufferedTimeMs, options.maxConnections,
+      options.aggregationEnabled, options.recordTtlMs),
+    WriterLimits(
+      flushWaitTimeMs = options.flushWaitTimeMs,
+      // Every record ends by its TTL; the margin covers the daemon's own bookkeeping.
+      confirmTimeoutMs = options.recordTtlMs + KinesisWrite.ConfirmMarginMs,
+      maxPendingRecords = KinesisWrite.MaxPendingRecords,
+      maxPendingBytes = KinesisWrite.MaxPendingBytes))
+
+  override def description(): String = s"KinesisWrite[$options]"
+
+  override def toBatch: BatchWrite = this
+
+  // Rows are in Kinesis before a task commits, so arbitrating between attempts of one task would change nothing.
+  override def useCommitCoordinator(): Boolean = false
+
+  override def toStreaming: StreamingWrite = this
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = factory
+
+  override def createStreamingWriterFactory(info: PhysicalWriteInfo): StreamingDataWriterFactory = factory
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = logWritten("The write", messages)
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit = ()
+
+  override def commit(epochId: Long, messages: Array[WriterCommitMessage]): Unit =
+    logWritten(s"Micro-batch $epochId", messages)
+
+  override def abort(epochId: Long, messages: Array[WriterCommitMessage]): Unit = ()
+
+  private def logWritten(what: String, messages: Array[WriterCommitMessage]): Unit = {
+    val committed = messages.collect { case m: KinesisWriterCommitMessage => m }
+    log.info(s"$what wrote ${committed.map(_.records).sum} rows (${committed.map(_.bytes).sum} bytes) to Kinesis")
+  }
+}
+
+private[sink] object KinesisWrite {
+  val ConfirmMarginMs = 30000L
+  val MaxPendingRecords = 50000
+  val MaxPendingBytes: Long = 64L * 1024 * 1024
+}
+
+/** Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer. */
+private[sink] final class KinesisDataWriterFactory(
+    columns: SinkColumns, settings: ProducerSettings, limits: WriterLimits)
+  extends DataWriterFactory with StreamingDataWriterFactory {
+
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
+    val producer = SharedProducers(settings)
+    new KinesisDataWriter(columns, producer, limits,
+      checkStream = StreamCheck.ensureExists(settings.client, _),
+      onProducerBroken = () => SharedProducers.discard(settings, producer))
+  }
+
+  override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
+    createWriter(partitionId, taskId)
+}

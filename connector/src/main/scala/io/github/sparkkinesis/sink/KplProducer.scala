@@ -1,0 +1,114 @@
+package io.github.sparkkinesis.sink
+
+import java.nio.ByteBuffer
+
+import io.github.sparkkinesis.compat.JavaCollections._
+
+import com.google.common.util.concurrent.{FutureCallback, Futures, MoreExecutors}
+import software.amazon.kinesis.producer.{
+  KinesisProducer, KinesisProducerConfiguration, UserRecordFailedException, UserRecordResult
+}
+
+import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, SdkKinesisClient}
+
+/**
+ * The settings that make two producers interchangeable; one [[KplProducer]] per distinct value per executor.
+ * The task-side options (such as the flush interval) are not here, so they do not split producers.
+ */
+private[sink] final case class ProducerSettings(
+    client: ClientSettings,
+    recordMaxBufferedTimeMs: Long,
+    maxConnections: Int,
+    aggregationEnabled: Boolean,
+    recordTtlMs: Long)
+
+/** [[RecordProducer]] on the Kinesis Producer Library's native daemon (one child process per instance). */
+private[sink] final class KplProducer(settings: ProducerSettings) extends RecordProducer {
+
+  private val kpl = new KinesisProducer(KplProducer.configuration(settings))
+  private val failures = new KplFailures(settings)
+
+  override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = {
+    val future = kpl.addUserRecord(record.stream, record.partitionKey, record.explicitHashKey.orNull,
+      ByteBuffer.wrap(record.data))
+    Futures.addCallback(future, new FutureCallback[UserRecordResult] {
+      override def onSuccess(result: UserRecordResult): Unit =
+        onDone(if (result.isSuccessful) SendResult.Written else SendResult.Failed(failures.describe(record.stream, result)))
+
+      override def onFailure(t: Throwable): Unit = onDone(SendResult.Failed(t match {
+        case failed: UserRecordFailedException => failures.describe(record.stream, failed.getResult)
+        case other                             => failures.describeCrash(record.stream, other)
+      }))
+    }, MoreExecutors.directExecutor())
+  }
+
+  override def flush(): Unit = kpl.flush()
+
+  /** Ends the native daemon; records not yet written are dropped, so callers flush and wait first. */
+  def destroy(): Unit = kpl.destroy()
+}
+
+private[sink] object KplProducer {
+
+  /** The KPL configuration for `settings`: endpoint, region and credentials the same way the source gets them. */
+  def configuration(settings: ProducerSettings): KinesisProducerConfiguration = {
+    val client = settings.client
+    val config = new KinesisProducerConfiguration()
+      .setRegion(SdkKinesisClient.region(client).id)
+      .setCredentialsProvider(CredentialsProviders.of(client.credentials))
+      .setRecordMaxBufferedTime(settings.recordMaxBufferedTimeMs)
+      .setMaxConnections(settings.maxConnections.toLong)
+      .setAggregationEnabled(settings.aggregationEnabled)
+      .setRecordTtl(settings.recordTtlMs)
+      .setVerifyCertificate(client.verifyCertificate)
+      // CloudWatch metrics would need cloudwatch:PutMetricData and an endpoint of their own; Spark has its metrics.
+      .setMetricsLevel("none")
+      .setLogLevel("warning")
+    client.endpointUrl.foreach { endpoint =>
+      config.setKinesisEndpoint(endpoint.getHost)
+      config.setKinesisPort(if (endpoint.getPort > 0) endpoint.getPort.toLong else 443L)
+    }
+    config
+  }
+}
+
+/** Turns the KPL's failure reports into messages that name the stream and say what to do, without secrets. */
+private[sink] final class KplFailures(settings: ProducerSettings) {
+  private val secrets = settings.client.credentials.toSeq.flatMap(c => c.secretKey +: c.sessionToken.toSeq)
+
+  def describe(stream: String, result: UserRecordResult): String = {
+    val attempts = result.getAttempts.asScala.toVector
+    val errors = attempts.filterNot(_.isSuccessful).map(a => s"${a.getErrorCode}: ${scrub(a.getErrorMessage)}")
+    val codes = attempts.map(_.getErrorCode).toSet
+    val lastReal = attempts.reverse.find(a => !a.isSuccessful && a.getErrorCode != "Expired")
+      .map(a => s" The last error was ${a.getErrorCode}: ${scrub(a.getErrorMessage)}.").getOrElse("")
+    val why =
+      if (codes.contains("ResourceNotFoundException")) {
+        "the stream does not exist: create it, or correct option kinesis.streamName (or the row's streamName " +
+          "column), kinesis.region and kinesis.endpointUrl."
+      } else if (codes.exists(KplFailures.AccessCodes)) {
+        "Kinesis refused the credentials, or they lack kinesis:PutRecords and kinesis:ListShards on the stream: " +
+          "check kinesis.awsAccessKeyId / kinesis.awsSecretKey or the default credentials chain."
+      } else if (codes.contains("Expired")) {
+        s"it was not written within kinesis.sink.recordTtl (${settings.recordTtlMs} ms): Kinesis was unreachable, " +
+          "throttled or failing for that long. Raise kinesis.sink.recordTtl to ride out longer outages."
+      } else {
+        "Kinesis rejected it."
+      }
+    s"Could not write a row to Kinesis stream '$stream' after ${attempts.size} attempt(s): $why$lastReal " +
+      s"Errors: ${errors.distinct.take(5).mkString("; ")}. The task fails and Spark retries it; rows it had " +
+      "already written may be written twice (the sink delivers at least once)."
+  }
+
+  def describeCrash(stream: String, t: Throwable): String =
+    s"Could not write a row to Kinesis stream '$stream': the Kinesis Producer Library's native process failed " +
+      s"(${t.getClass.getSimpleName}: ${scrub(String.valueOf(t.getMessage))}). The task fails and Spark retries " +
+      "it with a new producer; rows it had already written may be written twice."
+
+  private def scrub(text: String): String = secrets.foldLeft(String.valueOf(text))((t, s) => t.replace(s, "<redacted>"))
+}
+
+private object KplFailures {
+  private val AccessCodes = Set("AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException",
+    "ExpiredTokenException", "IncompleteSignatureException", "KMSAccessDeniedException", "MissingAuthenticationToken")
+}

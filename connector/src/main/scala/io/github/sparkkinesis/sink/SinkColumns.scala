@@ -1,0 +1,96 @@
+package io.github.sparkkinesis.sink
+
+import java.math.BigInteger
+import java.util.Locale
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructType}
+
+/** One row, ready for the producer. */
+private[sink] final case class OutgoingRecord(
+    stream: String, partitionKey: String, explicitHashKey: Option[String], data: Array[Byte])
+
+/**
+ * Where the sink's columns are in the rows it is given: `data` (string or binary) and `partitionKey` (string) are
+ * required, `explicitHashKey` and `streamName` (strings) optional; other columns are ignored. Built on the driver
+ * from the query's schema by [[SinkColumns.resolve]], so a wrong column fails before any task runs.
+ */
+private[sink] final case class SinkColumns(
+    data: Int,
+    dataIsBinary: Boolean,
+    partitionKey: Int,
+    explicitHashKey: Option[Int],
+    streamName: Option[Int],
+    defaultStream: Option[String]) {
+  import SinkColumns._
+
+  /** The row as a record; fails naming the column when a value cannot be written to Kinesis. */
+  def extract(row: InternalRow): OutgoingRecord = {
+    if (row.isNullAt(data)) throw badRow(s"column '$Data' is null; filter such rows out or give them a value")
+    val bytes = if (dataIsBinary) row.getBinary(data) else row.getUTF8String(data).getBytes
+    if (bytes.length > MaxDataBytes) {
+      throw badRow(s"column '$Data' holds ${bytes.length} bytes; Kinesis accepts at most $MaxDataBytes per record")
+    }
+    if (row.isNullAt(partitionKey)) throw badRow(s"column '$PartitionKey' is null; every row needs a partition key")
+    val key = row.getUTF8String(partitionKey).toString
+    if (key.isEmpty || key.length > MaxPartitionKeyChars) {
+      throw badRow(s"column '$PartitionKey' is ${key.length} characters long; Kinesis accepts 1 to " +
+        s"$MaxPartitionKeyChars")
+    }
+    val hashKey = explicitHashKey.filterNot(row.isNullAt).map(i => row.getUTF8String(i).toString)
+    hashKey.foreach(checkHashKey)
+    val stream = streamName.filterNot(row.isNullAt).map(i => row.getUTF8String(i).toString)
+      .orElse(defaultStream)
+      .getOrElse(throw badRow(s"column '$StreamName' is null and option kinesis.streamName is not set; give " +
+        "every row a stream name or set the option for rows without one"))
+    OutgoingRecord(stream, key, hashKey, bytes)
+  }
+
+  private def checkHashKey(hashKey: String): Unit = {
+    val valid = hashKey.nonEmpty && hashKey.length <= 39 && hashKey.forall(Character.isDigit) &&
+      new BigInteger(hashKey).bitLength <= 128
+    if (!valid) {
+      throw badRow(s"column '$ExplicitHashKey' is '$hashKey', which is not a decimal number from 0 to 2^128-1")
+    }
+  }
+
+  private def badRow(problem: String) = new IllegalArgumentException(s"Cannot write a row to Kinesis: $problem.")
+}
+
+private[sink] object SinkColumns {
+  val Data = "data"
+  val PartitionKey = "partitionKey"
+  val ExplicitHashKey = "explicitHashKey"
+  val StreamName = "streamName"
+  val MaxDataBytes: Int = 1024 * 1024
+  val MaxPartitionKeyChars = 256
+
+  /** Finds the sink's columns in `schema` (names compared case-insensitively, like Spark's analyzer by default). */
+  def resolve(schema: StructType, defaultStream: Option[String]): SinkColumns = {
+    val byName = schema.fields.zipWithIndex.groupBy(_._1.name.toLowerCase(Locale.ROOT))
+    def find(name: String, types: Seq[DataType]): Option[Int] = byName.get(name.toLowerCase(Locale.ROOT)).map {
+      case Array((field, index)) if types.contains(field.dataType) => index
+      case Array((field, _)) =>
+        throw new IllegalArgumentException(s"Column '${field.name}' of the DataFrame written to Kinesis has type " +
+          s"${field.dataType.simpleString}; it must be ${types.map(_.simpleString).mkString(" or ")}. " +
+          s"Cast it, for example with col('${field.name}').cast('${types.head.simpleString}').")
+      case several =>
+        throw new IllegalArgumentException(s"The DataFrame written to Kinesis has ${several.length} columns named " +
+          s"'$name' (${several.map(_._1.name).mkString(", ")}); keep one.")
+    }
+    def required(name: String, types: Seq[DataType], what: String): Int = find(name, types).getOrElse(
+      throw new IllegalArgumentException(s"The DataFrame written to Kinesis has no '$name' column ($what). Its " +
+        s"columns are: ${schema.fieldNames.mkString(", ")}. Add or rename one, for example with " +
+        s".withColumnRenamed('payload', '$name')."))
+
+    val data = required(Data, Seq(BinaryType, StringType), "the record's payload, string or binary")
+    val partitionKey = required(PartitionKey, Seq(StringType), "a string that picks the shard")
+    val streamName = find(StreamName, Seq(StringType))
+    if (streamName.isEmpty && defaultStream.isEmpty) {
+      throw new IllegalArgumentException("The sink needs to know which stream to write to: set option " +
+        s"kinesis.streamName, or add a string column '$StreamName' naming each row's stream.")
+    }
+    SinkColumns(data, schema.fields(data).dataType == BinaryType, partitionKey,
+      find(ExplicitHashKey, Seq(StringType)), streamName, defaultStream)
+  }
+}
