@@ -36,15 +36,16 @@ final class KinesisSourceProvider extends TableProvider with DataSourceRegister 
   override def supportsExternalMetadata(): Boolean = true
 
   /**
-   * `df.write.save()` in its default mode (error if exists) reaches this V1 entry point rather than the table.
-   * A stream always "exists" and is append-only, so that mode appends, through the same DataSource V2 write as
-   * `mode("append")`; overwrite and ignore make no sense for a stream and fail.
+   * Every `df.write.save()` arrives here (see [[KinesisTable]] for why). A stream always "exists" and is
+   * append-only, so append and the default mode (error if exists) append, through the table's DataSource V2 batch
+   * write; overwrite and ignore make no sense for a stream and fail.
    */
   override def createRelation(
       sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
     mode match {
       case SaveMode.Append | SaveMode.ErrorIfExists =>
-        data.write.format(KinesisSourceProvider.ShortName).mode(SaveMode.Append).options(parameters).save()
+        data.write.format(KinesisSourceProvider.ShortName).mode(SaveMode.Append).options(parameters)
+          .option(KinesisTable.BatchWriteMarker, "true").save()
         new BaseRelation {
           override def sqlContext: SQLContext = sqlContext
           override def schema: StructType = data.schema

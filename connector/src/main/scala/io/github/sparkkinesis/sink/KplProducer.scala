@@ -63,7 +63,8 @@ private[sink] object KplProducer {
       .setVerifyCertificate(client.verifyCertificate)
       // CloudWatch metrics would need cloudwatch:PutMetricData and an endpoint of their own; Spark has its metrics.
       .setMetricsLevel("none")
-      .setLogLevel("warning")
+      // The daemon warns about every EC2 metadata probe it makes off EC2; failures reach users through the tasks.
+      .setLogLevel("error")
     client.endpointUrl.foreach { endpoint =>
       config.setKinesisEndpoint(endpoint.getHost)
       config.setKinesisPort(if (endpoint.getPort > 0) endpoint.getPort.toLong else 443L)

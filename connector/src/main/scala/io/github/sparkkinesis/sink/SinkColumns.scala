@@ -83,7 +83,7 @@ private[sink] object SinkColumns {
         s"columns are: ${schema.fieldNames.mkString(", ")}. Add or rename one, for example with " +
         s".withColumnRenamed('payload', '$name')."))
 
-    val data = required(Data, Seq(BinaryType, StringType), "the record's payload, string or binary")
+    val data = required(Data, Seq(StringType, BinaryType), "the record's payload, string or binary")
     val partitionKey = required(PartitionKey, Seq(StringType), "a string that picks the shard")
     val streamName = find(StreamName, Seq(StringType))
     if (streamName.isEmpty && defaultStream.isEmpty) {

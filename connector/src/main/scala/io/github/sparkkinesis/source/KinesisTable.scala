@@ -21,6 +21,10 @@ import io.github.sparkkinesis.sink.KinesisWriteBuilder
  * A Kinesis stream as a Spark table: micro-batch reads, and batch or streaming appends of any schema (the sink
  * checks its columns itself). The options are parsed for the side that is used, when it is used.
  *
+ * Batch writes are offered only to the provider's own append (see [[KinesisTable.BatchWriteMarker]]): Spark refuses
+ * `df.write.save()` in its default mode (error if exists) for any table that offers them, so user writes reach the
+ * provider's V1 entry point first, which checks the mode and then appends through this table.
+ *
  * @param requestedSchema the schema Spark handed the provider: a reader's `.schema(...)` or a writer's input
  */
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
@@ -32,8 +36,12 @@ final class KinesisTable(properties: Map[String, String], requestedSchema: Optio
 
   override def schema(): StructType = KinesisSchema.schema
 
-  override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.MICRO_BATCH_READ,
-    TableCapability.BATCH_WRITE, TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
+  override def capabilities(): util.Set[TableCapability] = {
+    val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE,
+      TableCapability.ACCEPT_ANY_SCHEMA)
+    if (properties.get(KinesisTable.BatchWriteMarker).contains("true")) capabilities.add(TableCapability.BATCH_WRITE)
+    capabilities
+  }
 
   override def newScanBuilder(scanOptions: CaseInsensitiveStringMap): ScanBuilder = {
     requestedSchema.filter(_ != KinesisSchema.schema).foreach { _ =>
@@ -49,6 +57,12 @@ final class KinesisTable(properties: Map[String, String], requestedSchema: Optio
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new KinesisWriteBuilder(KinesisSinkOptions.parse(properties ++ info.options.asScala), info)
+}
+
+object KinesisTable {
+
+  /** The option with which the provider's own append asks for a table that offers batch writes. */
+  val BatchWriteMarker = "sparkkinesis.internal.batchWrite"
 }
 
 /** The scan of a [[KinesisTable]]; its description names the stream and never the credentials. */

@@ -17,14 +17,31 @@ object KinesisMock {
   /** The plain-HTTP endpoint, such as `http://127.0.0.1:41234`. */
   lazy val endpoint: String = sys.env.get("KINESIS_MOCK_ENDPOINT").map(_.stripSuffix("/")).getOrElse(startOwn())
 
+  /**
+   * The TLS endpoint (self-signed certificate), such as `https://127.0.0.1:41235`, for the sink's KPL, which speaks
+   * HTTPS only: `KINESIS_MOCK_TLS_ENDPOINT` when the emulator is external, else the port the own emulator got.
+   */
+  lazy val tlsEndpoint: String = {
+    endpoint
+    sys.env.get("KINESIS_MOCK_ENDPOINT") match {
+      case Some(_) => sys.env.get("KINESIS_MOCK_TLS_ENDPOINT").map(_.stripSuffix("/")).getOrElse(throw
+        new IllegalStateException("KINESIS_MOCK_ENDPOINT is set but KINESIS_MOCK_TLS_ENDPOINT is not: set it to " +
+          "the same emulator's https:// endpoint (its TLS port)"))
+      case None => s"https://127.0.0.1:$ownTlsPort"
+    }
+  }
+
+  @volatile private var ownTlsPort = 0
+
   /** Installing from npm on a cold machine can take a while; starting takes about a second. */
   private val StartTimeoutSeconds = 180L
   private val StopTimeoutSeconds = 30L
 
   private def startOwn(): String = {
+    ownTlsPort = freeLoopbackPort()
     val env = Map(
       "KINESIS_MOCK_PORT" -> freeLoopbackPort().toString,
-      "KINESIS_MOCK_TLS_PORT" -> freeLoopbackPort().toString)
+      "KINESIS_MOCK_TLS_PORT" -> ownTlsPort.toString)
     val started = runScript("start", env, StartTimeoutSeconds)
     // Registered only once the emulator is up, so a failed start does not also report a failed stop.
     Runtime.getRuntime.addShutdownHook(new Thread(new Runnable {

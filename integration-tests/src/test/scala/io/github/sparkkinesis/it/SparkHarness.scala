@@ -10,11 +10,14 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
 
-/** The SparkSession every suite of the test JVM shares: local[2], no UI, two shuffle partitions, UTC. */
+/**
+ * The SparkSession every suite of the test JVM shares: two cores, no UI, two shuffle partitions, UTC. A failed
+ * task is tried up to 4 times, as on a cluster (plain local mode never retries), so retries are exercised too.
+ */
 object SparkHarness {
 
   lazy val session: SparkSession = SparkSession.builder()
-    .master("local[2]")
+    .master("local[2,4]")
     .appName("spark-kinesis-integration-tests")
     .config("spark.ui.enabled", "false")
     .config("spark.sql.shuffle.partitions", "2")

@@ -1,0 +1,143 @@
+package io.github.sparkkinesis.it
+
+import scala.concurrent.duration._
+
+import org.apache.spark.SparkException
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.streaming.Trigger
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.it.SinkHarness._
+
+/** Batch and streaming writes through the KPL arrive in Kinesis exactly as written, wherever the rows say. */
+class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
+  import SparkHarness.session.implicits._
+
+  /** `n` rows: payload "<prefix>-<i>", partition key "key-<i mod 97>", in `partitions` partitions. */
+  private def rows(prefix: String, n: Int, partitions: Int = 4): DataFrame =
+    spark.range(0, n, 1, partitions).select(
+      concat(lit(s"$prefix-"), $"id").as("data"),
+      concat(lit("key-"), ($"id" % 97).cast("string")).as("partitionKey"))
+
+  private def expected(prefix: String, n: Int): Seq[(String, String)] =
+    (0 until n).map(i => (s"key-${i % 97}", s"$prefix-$i"))
+
+  test("a batch write of 5,000 rows arrives exactly once, packed into fewer Kinesis records by aggregation") {
+    // Given a stream with 4 shards
+    val stream = TestStreams.createStream("sink-batch", 4)
+    // When 5,000 rows are appended
+    rows("batch", 5000).write.format("aws-kinesis").options(sinkOptions(Some(stream))).mode("append").save()
+    // Then each row is in the stream once, and the KPL aggregated them
+    val (landed, kinesisRecords) = readBack(stream)
+    RecordChecks.assertExactlyOnce(expected("batch", 5000), keyed(landed), s"rows in $stream")
+    kinesisRecords should be < 5000
+  }
+
+  test("binary data without aggregation, in the default save mode, arrives one Kinesis record per row") {
+    // Given a stream and 2,000 binary rows
+    val stream = TestStreams.createStream("sink-binary", 2)
+    val binary = rows("binary", 2000).select($"data".cast("binary").as("data"), $"partitionKey")
+    // When they are written in the default mode (error if exists, which for a stream means append)
+    binary.write.format("aws-kinesis").options(sinkOptions(Some(stream), "kinesis.sink.aggregationEnabled" -> "false"))
+      .save()
+    // Then each row is its own Kinesis record
+    val (landed, kinesisRecords) = readBack(stream)
+    RecordChecks.assertExactlyOnce(expected("binary", 2000), keyed(landed), s"rows in $stream")
+    kinesisRecords shouldBe 2000
+  }
+
+  test("a streaming write of three micro-batches arrives exactly once") {
+    // Given three JSON files of 1,000 rows each, read one file per micro-batch
+    val stream = TestStreams.createStream("sink-streaming", 4)
+    val input = newDir("json-input")
+    (0 until 3).foreach { file =>
+      rows(s"stream-$file", 1000, partitions = 1).write.mode("append").json(new java.io.File(input, s"f$file").getPath)
+    }
+    val source = spark.readStream.schema("data string, partitionKey string").option("maxFilesPerTrigger", "1")
+      .json(new java.io.File(input, "f*").getPath)
+    // When a streaming query writes them to Kinesis until the input is used up
+    val query = source.writeStream.format("aws-kinesis").options(sinkOptions(Some(stream)))
+      .option("checkpointLocation", newCheckpointDir()).trigger(Trigger.AvailableNow()).start()
+    query.awaitTermination(120.seconds.toMillis) shouldBe true
+    query.exception shouldBe None
+    // Then every row is in the stream once, written by three micro-batches
+    RecordChecks.assertExactlyOnce((0 until 3).flatMap(f => expected(s"stream-$f", 1000)), keyed(readBack(stream)._1),
+      s"rows in $stream")
+    query.recentProgress.count(_.numInputRows > 0) shouldBe 3
+  }
+
+  test("rows written by the sink come back unchanged through the aws-kinesis source") {
+    // Given 3,000 rows written by the sink
+    val stream = TestStreams.createStream("sink-roundtrip", 3)
+    rows("round", 3000).write.format("aws-kinesis").options(sinkOptions(Some(stream))).mode("append").save()
+    // When the source reads the stream from its start
+    val (query, collected) = startCollecting(readKinesis(stream, "TRIM_HORIZON"))
+    collected.awaitRecords(query, 3000, 90.seconds)
+    query.processAllAvailable()
+    // Then it delivers each row once, with its partition key and payload
+    RecordChecks.assertExactlyOnce(expected("round", 3000), collected.records.map(r => (r.partitionKey, r.payload)),
+      "rows read back by the source")
+  }
+
+  test("each row goes to the stream its streamName names, else to kinesis.streamName, in its explicit hash key's shard") {
+    // Given two streams of 2 shards, and a default stream
+    val (first, second, default) =
+      (TestStreams.createStream("sink-row-a", 2), TestStreams.createStream("sink-row-b", 2),
+        TestStreams.createStream("sink-row-default", 1))
+    val maxHashKey = (BigInt(1) << 128) - 1
+    // When rows name the first stream (hash key 0), the second (the highest hash key) or no stream
+    val df = spark.range(0, 3000, 1, 3).select(
+      concat(lit("routed-"), $"id").as("data"),
+      concat(lit("key-"), ($"id" % 97).cast("string")).as("partitionKey"),
+      when($"id" % 3 === 0, lit(first)).when($"id" % 3 === 1, lit(second)).otherwise(lit(null)).as("streamName"),
+      when($"id" % 3 === 0, lit("0")).when($"id" % 3 === 1, lit(maxHashKey.toString)).as("explicitHashKey"))
+    df.write.format("aws-kinesis").options(sinkOptions(Some(default))).mode("append").save()
+    // Then each stream holds its rows, and the hash keys chose the first and the last shard
+    def want(remainder: Int) = expected("routed", 3000).zipWithIndex.collect { case (r, i) if i % 3 == remainder => r }
+    val (inFirst, inSecond, inDefault) = (readBack(first)._1, readBack(second)._1, readBack(default)._1)
+    RecordChecks.assertExactlyOnce(want(0), keyed(inFirst), s"rows in $first")
+    RecordChecks.assertExactlyOnce(want(1), keyed(inSecond), s"rows in $second")
+    RecordChecks.assertExactlyOnce(want(2), keyed(inDefault), s"rows in $default")
+    inFirst.map(_.shardId).distinct shouldBe Seq(TestStreams.openShards(first).head.shardId())
+    inSecond.map(_.shardId).distinct shouldBe Seq(TestStreams.openShards(second).last.shardId())
+  }
+
+  test("a missing stream fails the write before any row is sent, naming the stream and what to do") {
+    val missing = "sink-no-such-stream"
+    val e = intercept[Exception] {
+      rows("lost", 10).write.format("aws-kinesis").options(sinkOptions(Some(missing))).mode("append").save()
+    }
+    e.getMessage should (include(s"'$missing'") and include("does not exist") and include("kinesis.streamName"))
+  }
+
+  test("a row naming a missing stream fails its task, naming the stream") {
+    val existing = TestStreams.createStream("sink-row-missing", 1)
+    val e = intercept[SparkException] {
+      rows("lost", 10).withColumn("streamName", lit("sink-row-no-such-stream"))
+        .write.format("aws-kinesis").options(sinkOptions(Some(existing))).mode("append").save()
+    }
+    Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ") should
+      (include("'sink-row-no-such-stream'") and include("does not exist"))
+  }
+
+  test("missing or mistyped columns fail when the write is analysed, naming the column") {
+    val stream = TestStreams.createStream("sink-columns", 1)
+    def write(df: DataFrame) =
+      intercept[IllegalArgumentException](df.write.format("aws-kinesis").options(sinkOptions(Some(stream))).save())
+        .getMessage
+    write(rows("c", 1).drop("partitionKey")) should include("no 'partitionKey' column")
+    write(rows("c", 1).withColumn("data", lit(1))) should (include("'data'") and include("string or binary"))
+    write(rows("c", 1).withColumn("explicitHashKey", lit(1))) should include("'explicitHashKey'")
+    intercept[IllegalArgumentException](rows("c", 1).write.format("aws-kinesis")
+      .options(sinkOptions(None)).save()).getMessage should include("kinesis.streamName")
+  }
+
+  test("overwrite is refused with a message that says a stream is append-only") {
+    val stream = TestStreams.createStream("sink-overwrite", 1)
+    val e = intercept[Exception](rows("o", 1).write.format("aws-kinesis").options(sinkOptions(Some(stream)))
+      .mode("ignore").save())
+    e.getMessage should include("append-only")
+  }
+}
