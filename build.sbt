@@ -114,6 +114,9 @@ lazy val connector = (project in file("connector"))
       "org.apache.commons.lang3.**" -> "apache.commons.lang3.@1",
       "software.amazon.kinesis.producer.**" -> "kpl.@1",
       "com.amazonaws.services.schemaregistry.**" -> "schemaregistry.@1",
+      // Generated protobuf classes the Glue serde puts outside any package of its own.
+      "additionalTypes.**" -> "schemaregistry.additionalTypes.@1",
+      "metadata.ProtobufSchemaMetadata**" -> "schemaregistry.metadata.ProtobufSchemaMetadata@1",
       "com.google.common.**" -> "guava.@1",
       "com.google.thirdparty.**" -> "guava.thirdparty.@1",
       "com.google.errorprone.**" -> "errorprone.@1",

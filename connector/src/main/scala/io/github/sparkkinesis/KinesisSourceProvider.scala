@@ -41,13 +41,13 @@ final class KinesisSourceProvider extends TableProvider with DataSourceRegister 
    * write; overwrite and ignore make no sense for a stream and fail.
    */
   override def createRelation(
-      sqlContext: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
+      context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
     mode match {
       case SaveMode.Append | SaveMode.ErrorIfExists =>
         data.write.format(KinesisSourceProvider.ShortName).mode(SaveMode.Append).options(parameters)
           .option(KinesisTable.BatchWriteMarker, "true").save()
         new BaseRelation {
-          override def sqlContext: SQLContext = sqlContext
+          override def sqlContext: SQLContext = context
           override def schema: StructType = data.schema
         }
       case other =>

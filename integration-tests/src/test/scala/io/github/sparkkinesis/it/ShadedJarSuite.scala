@@ -26,9 +26,10 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     }
   }
 
-  test("the AWS SDK, Netty, Jackson and protobuf are inside, relocated") {
+  test("the AWS SDK, Netty, Jackson, protobuf, the KPL and Guava are inside, relocated") {
     Seq("awssdk/services/kinesis/KinesisClient.class", "netty/buffer/ByteBuf.class",
-      "jackson/databind/ObjectMapper.class", "protobuf/CodedInputStream.class").foreach { path =>
+      "jackson/databind/ObjectMapper.class", "protobuf/CodedInputStream.class", "kpl/KinesisProducer.class",
+      "guava/util/concurrent/ListenableFuture.class").foreach { path =>
       entries should contain(s"io/github/sparkkinesis/shaded/$path")
     }
   }
@@ -45,10 +46,18 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
       s == "org.apache.spark.sql.sources.DataSourceRegister") shouldBe empty
   }
 
-  test("resources outside the connector's package are only metadata and data files the SDK loads by name") {
-    // The relocated SDK and HTTP client still load these two by their original names; both are plain data.
+  test("resources outside the connector's package are only metadata and data files loaded by name") {
+    // The relocated SDK and HTTP client still load these two by their original names; both are plain data. The
+    // KPL extracts its native daemon and its CA certificates from these folders, also by name.
     val loadedByName = Set("mozilla/public-suffix-list.txt", "mime.types")
+    val kplFolders = Seq("amazon-kinesis-producer-native-binaries/", "cacerts/")
     entries.filterNot(e => e.startsWith("io/github/sparkkinesis/") || e.startsWith("META-INF/") ||
-      loadedByName(e)) shouldBe empty
+      loadedByName(e) || kplFolders.exists(e.startsWith)) shouldBe empty
+  }
+
+  test("the KPL's native daemon is inside for Linux (x86_64, aarch64) and macOS") {
+    Seq("linux-x86_64/kinesis_producer", "linux-aarch64/kinesis_producer", "osx/kinesis_producer").foreach { binary =>
+      entries should contain(s"amazon-kinesis-producer-native-binaries/$binary")
+    }
   }
 }

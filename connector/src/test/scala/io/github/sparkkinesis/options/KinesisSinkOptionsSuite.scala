@@ -1,0 +1,51 @@
+package io.github.sparkkinesis.options
+
+import java.net.URI
+
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
+
+  private def error(options: (String, String)*) =
+    intercept[IllegalArgumentException](KinesisSinkOptions.parse(options.toMap)).getMessage
+
+  test("defaults: no stream (rows may name theirs), the KPL's connection count, aggregation on, 30 s TTL") {
+    val parsed = KinesisSinkOptions.parse(Map("kinesis.region" -> "us-east-1"))
+    parsed.defaultStream shouldBe None
+    (parsed.flushWaitTimeMs, parsed.recordMaxBufferedTimeMs, parsed.maxConnections, parsed.aggregationEnabled,
+      parsed.recordTtlMs) shouldBe ((100L, 100L, 24, true, 30000L))
+    parsed.client.verifyCertificate shouldBe true
+  }
+
+  test("sink options in any key case, shared options as for the source") {
+    val parsed = KinesisSinkOptions.parse(Map(
+      "KINESIS.STREAMNAME" -> "out", "kinesis.endpointUrl" -> "https://127.0.0.1:4567",
+      "kinesis.verifycertificate" -> "false", "kinesis.sink.maxConnections" -> "4",
+      "kinesis.sink.aggregationEnabled" -> "FALSE", "kinesis.sink.recordTtl" -> "5000",
+      "kinesis.awsAccessKeyId" -> "id", "kinesis.awsSecretKey" -> "secret"))
+    parsed.defaultStream shouldBe Some("out")
+    parsed.client.endpointUrl shouldBe Some(URI.create("https://127.0.0.1:4567"))
+    parsed.client.verifyCertificate shouldBe false
+    (parsed.maxConnections, parsed.aggregationEnabled, parsed.recordTtlMs) shouldBe ((4, false, 5000L))
+    parsed.client.credentials.map(_.accessKeyId) shouldBe Some("id")
+  }
+
+  test("bad values fail naming the option, echoing the value and saying what is accepted") {
+    error("kinesis.sink.maxConnections" -> "0") should
+      (include("kinesis.sink.maxConnections") and include("'0'") and include("1 to 256"))
+    error("kinesis.sink.recordTtl" -> "50") should include("kinesis.sink.recordTtl")
+    error("kinesis.sink.aggregationEnabled" -> "yes") should include("kinesis.sink.aggregationEnabled")
+    error("kinesis.sink.flushWaitTime" -> "10") should include("Did you mean kinesis.sink.flushWaitTimeMs")
+  }
+
+  test("the KPL speaks HTTPS to a host and port only: http:// and paths are refused, naming the option") {
+    error("kinesis.endpointUrl" -> "http://127.0.0.1:4568") should
+      (include("kinesis.endpointUrl") and include("HTTPS only") and include("kinesis.verifyCertificate"))
+    error("kinesis.endpointUrl" -> "https://127.0.0.1:4567/kinesis") should include("remove the path")
+  }
+
+  test("a source-only option with a bad value still fails the sink, so shared option maps stay valid") {
+    error("kinesis.startingPosition" -> "BEGINNING") should include("kinesis.startingPosition")
+  }
+}

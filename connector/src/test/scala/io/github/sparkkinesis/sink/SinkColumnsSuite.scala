@@ -1,0 +1,67 @@
+package io.github.sparkkinesis.sink
+
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+class SinkColumnsSuite extends AnyFunSuite with Matchers {
+
+  private def schema(fields: (String, DataType)*) = StructType(fields.map { case (n, t) => StructField(n, t) })
+  private def resolveError(s: StructType, default: Option[String] = Some("s")) =
+    intercept[IllegalArgumentException](SinkColumns.resolve(s, default)).getMessage
+
+  test("columns are found by name in any case; other columns are ignored") {
+    val c = SinkColumns.resolve(schema("extra" -> IntegerType, "DATA" -> BinaryType, "partitionkey" -> StringType,
+      "ExplicitHashKey" -> StringType, "streamname" -> StringType), None)
+    c shouldBe SinkColumns(1, dataIsBinary = true, 2, Some(3), Some(4), None)
+  }
+
+  test("a missing or mistyped column fails naming it") {
+    resolveError(schema("data" -> StringType)) should (include("no 'partitionKey' column") and include("data"))
+    resolveError(schema("partitionKey" -> StringType)) should include("no 'data' column")
+    resolveError(schema("data" -> IntegerType, "partitionKey" -> StringType)) should
+      (include("'data'") and include("type int") and include("string or binary"))
+    resolveError(schema("data" -> StringType, "partitionKey" -> LongType)) should include("'partitionKey'")
+    resolveError(schema("data" -> StringType, "partitionKey" -> StringType, "streamName" -> IntegerType)) should
+      include("'streamName'")
+    resolveError(schema("data" -> StringType, "Data" -> StringType, "partitionKey" -> StringType)) should
+      include("2 columns named 'data'")
+  }
+
+  test("without a streamName column, option kinesis.streamName is required") {
+    resolveError(schema("data" -> StringType, "partitionKey" -> StringType), None) should
+      (include("kinesis.streamName") and include("'streamName'"))
+  }
+
+  private val columns = SinkColumns.resolve(
+    schema("data" -> StringType, "partitionKey" -> StringType, "explicitHashKey" -> StringType,
+      "streamName" -> StringType), Some("default"))
+
+  private def row(values: Any*) = new GenericInternalRow(values.map {
+    case s: String => UTF8String.fromString(s)
+    case other => other
+  }.toArray[Any])
+
+  test("a row becomes a record; a null stream name falls back to kinesis.streamName") {
+    columns.extract(row("payload", "k", "12", null)) should matchPattern {
+      case OutgoingRecord("default", "k", Some("12"), data) if new String(data, "UTF-8") == "payload" =>
+    }
+    columns.extract(row("p", "k", null, "mine")).stream shouldBe "mine"
+  }
+
+  test("values Kinesis would refuse fail the row, naming the column and never echoing the payload") {
+    def rowError(values: Any*) = intercept[IllegalArgumentException](columns.extract(row(values: _*))).getMessage
+    rowError(null, "k", null, null) should include("column 'data' is null")
+    rowError("x" * (1024 * 1024 + 1), "k", null, null) should (include("1048577 bytes") and not include "xxx")
+    rowError("p", null, null, null) should include("'partitionKey' is null")
+    rowError("p", "", null, null) should include("'partitionKey' is 0 characters")
+    rowError("p", "k" * 257, null, null) should include("257 characters")
+    rowError("p", "k", "-1", null) should include("'explicitHashKey' is '-1'")
+    rowError("p", "k", (BigInt(1) << 128).toString, null) should include("2^128-1")
+    val noDefault = columns.copy(defaultStream = None)
+    intercept[IllegalArgumentException](noDefault.extract(row("p", "k", null, null))).getMessage should
+      include("'streamName' is null and option kinesis.streamName is not set")
+  }
+}
