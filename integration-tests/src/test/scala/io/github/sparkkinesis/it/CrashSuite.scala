@@ -1,12 +1,8 @@
 package io.github.sparkkinesis.it
 
 import java.io.File
-import java.lang.management.ManagementFactory
-import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, Paths}
 import java.util.concurrent.TimeUnit
 
-import scala.collection.JavaConverters._
 import scala.concurrent.duration._
 import scala.util.Random
 
@@ -24,20 +20,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   /** A child JVM starts Spark in 10-20 s on two busy cores; its first batch follows shortly after. */
   private val ChildProgressTimeout = 120.seconds
 
-  /** The JVM flags of this test JVM (Spark's --add-opens and friends), a smaller heap, the same classpath. */
-  private def childCommand(args: Seq[String]): Seq[String] = {
-    val inherited = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala.filterNot { a =>
-      a.startsWith("-Xmx") || a.startsWith("-Xms") || a.startsWith("-agentlib:") || a.startsWith("-javaagent:")
-    }
-    Seq(Paths.get(System.getProperty("java.home"), "bin", "java").toString, "-Xmx1g") ++ inherited ++
-      Seq("-cp", System.getProperty("java.class.path"), CrashDriver.getClass.getName.stripSuffix("$")) ++ args
-  }
-
-  private def startChild(log: File, args: String*): Process = {
-    val pb = new ProcessBuilder(childCommand(args).asJava).redirectErrorStream(true).redirectOutput(log)
-    pb.environment().put("KINESIS_MOCK_ENDPOINT", KinesisMock.endpoint)
-    pb.start()
-  }
+  private def startChild(log: File, args: String*): Process = ChildJvm.start(CrashDriver, log, args: _*)
 
   private def kill(child: Process): Unit = {
     child.destroyForcibly()
@@ -55,9 +38,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   private def parquetCount(dir: String): Long =
     if (!new File(dir, "_spark_metadata").exists()) 0L else spark.read.parquet(dir).count()
 
-  private def tail(log: File): String =
-    if (!log.exists()) "(no output)"
-    else Files.readAllLines(log.toPath, UTF_8).asScala.takeRight(30).mkString(s"last lines of $log:\n", "\n", "")
+  private def tail(log: File): String = ChildJvm.tail(log)
 
   /** Fails at once, with the child's output, if the child died on its own. */
   private def failIfDead(child: Process, log: File): Unit =
