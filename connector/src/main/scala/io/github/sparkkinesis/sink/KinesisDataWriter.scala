@@ -66,21 +66,29 @@ private[sink] final class KinesisDataWriter(
     }
   }
 
-  /** Waits until Kinesis has confirmed every record of this task, flushing every `flushWaitTimeMs`. */
+  /**
+   * Waits until Kinesis has confirmed every record of this task, flushing every `flushWaitTimeMs`. The producer is
+   * never called under `lock`: its callbacks take `lock` on the producer's own thread.
+   */
   override def commit(): WriterCommitMessage = {
     val deadline = System.nanoTime() + limits.confirmTimeoutMs * 1000000L
-    producer.flush()
-    lock.synchronized {
-      while (failure.isEmpty && pendingRecords > 0) {
-        val left = deadline - System.nanoTime()
-        if (left <= 0) {
-          throw new IllegalStateException(s"Kinesis confirmed only part of this task's rows within " +
-            s"${limits.confirmTimeoutMs} ms ($pendingRecords still unconfirmed); the task fails and Spark retries " +
-            "it. The Kinesis Producer Library's process may be stuck; see the executor's log.")
+    var settled = false
+    while (!settled) {
+      producer.flush()
+      settled = lock.synchronized {
+        if (failure.isEmpty && pendingRecords > 0) {
+          val left = deadline - System.nanoTime()
+          if (left <= 0) {
+            throw new IllegalStateException(s"Kinesis confirmed only part of this task's rows within " +
+              s"${limits.confirmTimeoutMs} ms ($pendingRecords still unconfirmed); the task fails and Spark " +
+              "retries it. The Kinesis Producer Library's process may be stuck; see the executor's log.")
+          }
+          lock.wait(math.max(1L, math.min(limits.flushWaitTimeMs, left / 1000000L)))
         }
-        lock.wait(math.max(1L, math.min(limits.flushWaitTimeMs, left / 1000000L)))
-        if (pendingRecords > 0) producer.flush()
+        failure.nonEmpty || pendingRecords == 0
       }
+    }
+    lock.synchronized {
       failIfFailed()
       KinesisWriterCommitMessage(writtenRecords, writtenBytes)
     }
