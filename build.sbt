@@ -65,7 +65,8 @@ lazy val connector = (project in file("connector"))
       "com.google.protobuf" % "protobuf-java" % "4.29.0",
       // The sink: the Kinesis Producer Library 1.x, whose JAR carries the native daemon for Linux and macOS.
       // The Glue Schema Registry integration is left out (it brings Kafka, Kotlin and Avro); only its serde
-      // classes stay, because the KPL's constructor needs them loadable even when no schema is used.
+      // classes stay, because the KPL's constructor needs them loadable even when no schema is used. Its
+      // CloudWatch client stays: the constructor builds one even with metrics off.
       ("software.amazon.kinesis" % "amazon-kinesis-producer" % kplVersion)
         .exclude("software.amazon.glue", "schema-registry-serde"),
       ("software.amazon.glue" % "schema-registry-serde" % "1.1.24").intransitive(),

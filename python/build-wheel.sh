@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the pyspark-kinesis wheel into python/dist/: both shaded connector JARs (Spark 3.5 / Scala 2.12 and
-# Spark 4.x / Scala 2.13), the options registry's JSON description turned into the typed option builder, and
+# Spark 4.x / Scala 2.13), the options registry's JSON description turned into the typed option builders, and
 # the version from the repository's VERSION file, then the wheel itself (hatchling, fetched from PyPI by pip).
 #   python/build-wheel.sh            prints the wheel's path as its last line
 set -euo pipefail
@@ -25,7 +25,7 @@ for scala in 2.12 2.13; do
 done
 cp integration-tests/scripts/bind-loopback.js "$package/resources/"
 printf '__version__ = "%s"\n' "$version" > "$package/_version.py"
-"$python" "$python_dir/tools/generate_options.py" "$python_dir/build/options.json" "$package/_source_options.py" >&2
+"$python" "$python_dir/tools/generate_options.py" "$python_dir/build/options.json" "$package" >&2
 
 # pip from a virtual environment of the build's own: a system Python need not have pip installed.
 build_venv="$python_dir/build/venv"
@@ -35,6 +35,12 @@ rm -rf "$python_dir/dist"
 "$build_venv/bin/pip" wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$python_dir/dist" "$python_dir" >&2
 wheel="$(ls "$python_dir"/dist/pyspark_kinesis-"$version"-*.whl)"
 size=$(stat -c %s "$wheel")
-[ "$size" -lt $((100 * 1024 * 1024)) ] || { echo "build-wheel.sh: $wheel is $size bytes, over 100 MB" >&2; exit 1; }
-echo "build-wheel.sh: built $wheel ($((size / 1024 / 1024)) MB)" >&2
+# Each JAR carries the Kinesis Producer Library's native daemons (Linux x86_64 and aarch64, macOS), so the wheel is
+# over PyPI's default limit of 100 MB per file: publishing it needs the project's limit raised. The hard limit
+# here catches a build that packed something twice.
+mb=$((1024 * 1024))
+[ "$size" -lt $((250 * mb)) ] || { echo "build-wheel.sh: $wheel is $size bytes, over 250 MB" >&2; exit 1; }
+[ "$size" -lt $((100 * mb)) ] ||
+  echo "build-wheel.sh: warning: $wheel is $((size / mb)) MB, over PyPI's default 100 MB per file" >&2
+echo "build-wheel.sh: built $wheel ($((size / mb)) MB)" >&2
 echo "$wheel"

@@ -4,7 +4,8 @@
 # dependencies, and runs pytest there. Exits non-zero when a suite fails or runs no test.
 #
 # Environment: PYSPARK_VERSIONS (default "3.5.9 4.3.0"), PYTHON (default python3), WHEEL (a built wheel to test
-# instead of building one), KINESIS_MOCK_ENDPOINT (an emulator to use; otherwise the tests start one).
+# instead of building one), KINESIS_MOCK_ENDPOINT (an emulator to use; otherwise the tests start one) with its
+# TLS endpoint for the sink in KINESIS_MOCK_TLS_ENDPOINT (default https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567).
 set -euo pipefail
 python_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$python_dir/.." && pwd)"

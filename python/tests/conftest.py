@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Tuple
 
 import pytest
 
@@ -39,14 +39,30 @@ def spark() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def endpoint() -> Iterator[str]:
-    """The emulator bin/test started (KINESIS_MOCK_ENDPOINT), or one started here through the package."""
+def emulator() -> Iterator[Tuple[str, str]]:
+    """The plain and TLS endpoints of the emulator bin/test started (KINESIS_MOCK_ENDPOINT, and
+    KINESIS_MOCK_TLS_ENDPOINT or else KINESIS_MOCK_TLS_PORT as kinesis-mock.sh uses it), or of one started here
+    through the package."""
     given = os.environ.get("KINESIS_MOCK_ENDPOINT")
     if given:
-        yield given
+        tls_port = os.environ.get("KINESIS_MOCK_TLS_PORT", "4567")
+        yield given, os.environ.get("KINESIS_MOCK_TLS_ENDPOINT", f"https://127.0.0.1:{tls_port}")
         return
-    with KinesisMock() as started:
-        yield started
+    started = KinesisMock()
+    with started:
+        yield started.endpoint, started.tls_endpoint
+
+
+@pytest.fixture(scope="session")
+def endpoint(emulator: Tuple[str, str]) -> str:
+    """The emulator's plain HTTP endpoint, for boto3 and the source."""
+    return emulator[0]
+
+
+@pytest.fixture(scope="session")
+def tls_endpoint(emulator: Tuple[str, str]) -> str:
+    """The emulator's HTTPS endpoint (self-signed certificate), for the sink's Kinesis Producer Library."""
+    return emulator[1]
 
 
 @pytest.fixture(scope="session")

@@ -88,6 +88,6 @@ def test_given_the_package_then_it_is_typed_and_exports_its_api() -> None:
     package = Path(pyspark_kinesis.__file__).parent
     assert (package / "py.typed").is_file()
     assert sorted(pyspark_kinesis.__all__) == sorted(
-        ["KinesisSourceOptions", "SUPPORTED_SPARK_LINES", "__version__", "configure_spark_with_kinesis",
-         "data_as_json", "data_as_text", "jar_path", "parse_json_payload"])
+        ["KinesisSinkOptions", "KinesisSourceOptions", "SUPPORTED_SPARK_LINES", "__version__",
+         "configure_spark_with_kinesis", "data_as_json", "data_as_text", "jar_path", "parse_json_payload"])
     assert "site-packages" in str(package), "the tests must run against the installed wheel"

@@ -7,6 +7,7 @@ import json
 from typing import Any, Dict, List, Optional
 
 from pyspark_kinesis import KinesisSourceOptions
+from pyspark_kinesis._registry import OPTIONS
 from pyspark_kinesis._source_options import SOURCE_OPTIONS
 
 # Values tried on every option: each type's good and bad forms, edges of the bounds, odd text.
@@ -116,9 +117,11 @@ def same(python: Optional[str], jvm: Optional[str]) -> bool:
 
 def test_the_python_registry_is_the_jars_registry(spark: Any) -> None:
     described = json.loads(spark._jvm.io.github.sparkkinesis.options.OptionsDocs.json())
-    jvm = [(o["name"], o["type"], o.get("default"), o["accepted"], o["secret"]) for o in described["options"]]
-    python = [(o.name, o.type, o.default, o.accepted, o.secret) for o in SOURCE_OPTIONS]
+    jvm = [(o["name"], o["usage"], o["type"], o.get("default"), o["accepted"], o["secret"])
+           for o in described["options"]]
+    python = [(o.name, o.usage, o.type, o.default, o.accepted, o.secret) for o in OPTIONS]
     assert python == jvm
+    assert [o.name for o in SOURCE_OPTIONS] == [o[0] for o in jvm if o[1] in ("source", "both")]
 
 
 def test_every_option_and_value_gets_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 import pyspark_kinesis
 from pyspark_kinesis import KinesisSourceOptions
+from pyspark_kinesis._registry import OPTIONS
 from pyspark_kinesis._source_options import SOURCE_OPTIONS
 
 BY_NAME = {o.name: o for o in SOURCE_OPTIONS}
@@ -42,6 +43,7 @@ CASES: Dict[str, Tuple[Any, str, str, str]] = {
     "kinesis.awsSecretKey": ("secret", "secret", "", "the value is empty"),
     "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
     "kinesis.deaggregation.dropMisroutedRecords": (True, "true", "1", "it is not a boolean"),
+    "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
 }
 
 
@@ -82,6 +84,27 @@ def test_given_a_bad_value_when_checked_then_the_message_is_the_connectors(name:
         with pytest.raises(ValueError) as raised:
             KinesisSourceOptions(**_with_companions(name, {option.argument: typed}))
         assert str(raised.value) == expected
+
+
+def test_the_source_takes_the_options_whose_usage_is_source_or_both() -> None:
+    assert [o.name for o in SOURCE_OPTIONS] == [o.name for o in OPTIONS if o.usage in ("source", "both")]
+    assert {o.usage for o in SOURCE_OPTIONS} == {"source", "both"}
+    assert not any(o.name.startswith("kinesis.sink.") for o in SOURCE_OPTIONS)
+
+
+def test_given_a_sink_option_then_the_source_refuses_it_and_names_the_sink_builder() -> None:
+    with pytest.raises(TypeError) as raised:
+        KinesisSourceOptions(stream_name="s", record_ttl=60000)  # type: ignore[call-arg]
+    assert str(raised.value) == (
+        "record_ttl (kinesis.sink.recordTtl) is read by the sink (df.write, df.writeStream) only; the source "
+        "(spark.readStream) does not read it. Give it to KinesisSinkOptions, or leave it out."
+    )
+    with pytest.raises(ValueError) as raised:
+        KinesisSourceOptions.from_options({"kinesis.streamName": "s", "Kinesis.Sink.AggregationEnabled": "false"})
+    assert str(raised.value) == (
+        "Option kinesis.sink.aggregationEnabled is read by the sink (df.write, df.writeStream) only; the source "
+        "(spark.readStream) does not read it. Give it to KinesisSinkOptions, or leave it out."
+    )
 
 
 def test_given_the_arguments_then_there_is_one_typed_keyword_per_option() -> None:

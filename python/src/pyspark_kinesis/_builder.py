@@ -7,7 +7,8 @@ import json
 from datetime import datetime, timedelta
 from typing import ClassVar, Dict, Mapping, Tuple, Type, TypeVar
 
-from ._checks import OptionMeta, check_source_options, closest
+from ._checks import OptionMeta, closest
+from ._parse import check_options, other_side_message
 
 #: The Python form an option's argument takes, by option; the generator writes the type hints from it.
 KIND_ANNOTATIONS = {
@@ -70,22 +71,34 @@ B = TypeVar("B", bound="OptionsBuilder")
 
 
 class OptionsBuilder:
-    """Base of the generated builders: holds the checked ``kinesis.*`` options under their registry names."""
+    """Base of the generated builders: holds the checked ``kinesis.*`` options under their registry names.
+
+    ``_REGISTRY`` is the whole registry, ``_SIDE`` the side ("source" or "sink") a builder is for and ``_OPTIONS``
+    the options that side reads, in registry order."""
 
     __slots__ = ("_options",)
     _REGISTRY: ClassVar[Tuple[OptionMeta, ...]] = ()
+    _SIDE: ClassVar[str] = ""
+    _OPTIONS: ClassVar[Tuple[OptionMeta, ...]] = ()
 
     def _set(self, arguments: Mapping[str, object], unknown: Mapping[str, object]) -> None:
         for name in unknown:
-            near = closest(self._REGISTRY, name, lambda o: o.argument)
-            raise TypeError(
-                f"Unknown option '{name}'. Did you mean {near.argument} ({near.name})? The accepted options are "
-                "listed in the README's options table."
-            )
+            raise self._unknown_keyword(name)
         texts = {
-            o.name: option_text(o, arguments[o.argument]) for o in self._REGISTRY if arguments[o.argument] is not None
+            o.name: option_text(o, arguments[o.argument]) for o in self._OPTIONS if arguments[o.argument] is not None
         }
-        self._options = check_source_options(self._REGISTRY, texts)
+        self._options = check_options(self._REGISTRY, self._SIDE, texts)
+
+    @classmethod
+    def _unknown_keyword(cls, name: str) -> TypeError:
+        other_side = next((o for o in cls._REGISTRY if o.argument == name), None)
+        if other_side is not None:
+            return TypeError(other_side_message(other_side, cls._SIDE, f"{name} ({other_side.name})"))
+        near = closest(cls._OPTIONS, name, lambda o: o.argument)
+        return TypeError(
+            f"Unknown option '{name}'. Did you mean {near.argument} ({near.name})? The accepted options are listed in "
+            "the README's options table."
+        )
 
     @classmethod
     def from_options(cls: Type[B], options: Mapping[str, str]) -> B:
@@ -93,23 +106,23 @@ class OptionsBuilder:
         connector does, and returns them as a builder.
 
         :raises ValueError: with the connector's message, for an unknown ``kinesis.*`` name, a bad value, or an
-            option that is not a ``kinesis.*`` one.
+            option that is not a ``kinesis.*`` one; and for an option only the other side (source or sink) reads.
 
         >>> KinesisSourceOptions.from_options({"kinesis.streamName": "orders"}).as_options()
         {'kinesis.streamName': 'orders'}
         """
         for key, value in options.items():
             if not key.lower().startswith("kinesis."):
-                raise ValueError(f"'{key}' is not a kinesis.* option; give it to Spark's reader separately.")
+                raise ValueError(f"'{key}' is not a kinesis.* option; give it to Spark's reader or writer separately.")
             if not isinstance(value, str):
                 raise TypeError(f"The value of {key} must be a str, not {type(value).__name__}.")
         builder = cls.__new__(cls)
-        builder._options = check_source_options(cls._REGISTRY, options)
+        builder._options = check_options(cls._REGISTRY, cls._SIDE, options)
         return builder
 
     def as_options(self) -> Dict[str, str]:
-        """The options for Spark's reader, by their exact ``kinesis.*`` names; only those that were given (the
-        connector applies the defaults)."""
+        """The options for Spark's reader or writer, by their exact ``kinesis.*`` names; only those that were
+        given (the connector applies the defaults)."""
         return dict(self._options)
 
     def __eq__(self, other: object) -> bool:
@@ -119,7 +132,7 @@ class OptionsBuilder:
         return hash(tuple(sorted(self._options.items())))
 
     def __repr__(self) -> str:
-        by_name = {o.name: o for o in self._REGISTRY}
+        by_name = {o.name: o for o in self._OPTIONS}
         shown = ", ".join(
             f"{by_name[name].argument}={'<redacted>' if by_name[name].secret else repr(text)}"
             for name, text in self._options.items()

@@ -2,10 +2,10 @@
 before Spark starts, with the message the JVM would give.
 
 The option list itself (names, types, defaults, accepted values) is never written here: it is generated from
-the registry's JSON description into ``_source_options.py``. What lives here is the behaviour of each option
-*type* (``OptionSpec.scala``'s ``Parsers``), the few options whose check is their own (stream name, region,
-consumer type, starting position) and the checks across options (``KinesisSourceOptions.parse``). The
-test suite runs the JVM parser on the same values and compares the messages.
+the registry's JSON description into ``_registry.py``. What lives here is the behaviour of each option *type*
+(``OptionSpec.scala``'s ``Parsers``) and the few options whose check is their own (stream name, region, consumer
+type, starting position); ``_parse.py`` puts them together as the connector's source and sink do. The test
+suite runs the JVM parser on the same values and compares the messages.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import calendar
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, Mapping, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, Optional, Tuple, Union
 
 from ._java_uri import java_uri_problem
 
@@ -24,7 +24,8 @@ Check = Callable[[str], Optional[str]]
 
 @dataclass(frozen=True)
 class OptionMeta:
-    """One option of the registry, as the build generated it from the connector's JSON description."""
+    """One option of the registry, as the build generated it from the connector's JSON description; ``usage``
+    says which side reads it: "source", "sink" or "both"."""
 
     name: str
     argument: str
@@ -35,6 +36,7 @@ class OptionMeta:
     minimum: Optional[str] = None
     maximum: Optional[str] = None
     values: Tuple[str, ...] = ()
+    usage: str = "both"
 
     @property
     def key(self) -> str:
@@ -52,7 +54,7 @@ def java_trim(text: str) -> str:
     return text.strip(_JAVA_TRIMMED)
 
 
-def _java_long(text: str) -> Optional[int]:
+def java_long(text: str) -> Optional[int]:
     """``java.lang.Long.parseLong``: an optional sign and decimal digits, within 64 bits; None otherwise."""
     if not re.fullmatch(r"[+-]?\d+", text):
         return None
@@ -73,7 +75,7 @@ def _boolean(text: str) -> Optional[str]:
 
 def _whole_number(minimum: int, maximum: int) -> Check:
     def check(text: str) -> Optional[str]:
-        value = _java_long(text)
+        value = java_long(text)
         if value is None:
             return "it is not a whole number"
         if value < minimum or value > maximum:
@@ -226,7 +228,7 @@ def _per_shard(text: str) -> Optional[str]:
             return f"shard {shard_id}: {kind} needs an iteratorPosition"
         if kind == "AT_TIMESTAMP":
             if all(c.isdecimal() for c in argument):
-                if _java_long(argument) is None:
+                if java_long(argument) is None:
                     return f'For input string: "{argument}"'
             elif not _is_instant(argument):
                 return f"shard {shard_id}: {_instant_problem(argument)}"
@@ -295,64 +297,3 @@ def _edit_distance(a: str, b: str) -> int:
 def closest(options: Iterable[OptionMeta], unknown: str, key: Callable[[OptionMeta], str]) -> OptionMeta:
     """The option whose ``key`` is nearest to ``unknown`` by edit distance (the first such in registry order)."""
     return min(options, key=lambda o: _edit_distance(key(o), unknown))
-
-
-def check_source_options(registry: Tuple[OptionMeta, ...], raw: Mapping[str, str]) -> Dict[str, str]:
-    """Checks options as ``KinesisSourceOptions.parse`` does and returns the ``kinesis.*`` ones under their
-    registry names; raises ValueError with the connector's message at the first problem.
-
-    With one problem the message is the JVM's; with several, the one reported first may differ."""
-    by_key = {o.key: o for o in registry}
-    lowered = {k.lower(): (k, v) for k, v in raw.items()}
-    for key in lowered:
-        if key.startswith("kinesis.") and key not in by_key:
-            suggestion = closest(registry, key, lambda o: o.key)
-            raise ValueError(
-                f"Unknown option '{key}'. Did you mean {suggestion.name}? The accepted options are listed in "
-                "the README's options table."
-            )
-    stream = next(o for o in registry if o.name == "kinesis.streamName")
-    if stream.key not in lowered:
-        raise ValueError(
-            f"Option {stream.name} is required: set it to the name of the Kinesis stream to read, for example "
-            f'.option("{stream.name}", "my-stream").'
-        )
-    checked: Dict[str, str] = {}
-    for option in registry:
-        if option.key in lowered:
-            value = lowered[option.key][1]
-            problem = check_for(option)(java_trim(value))
-            if problem is not None:
-                raise ValueError(invalid_value_message(option, value, problem))
-            checked[option.name] = value
-    _check_across(registry, checked)
-    return checked
-
-
-def _check_across(registry: Tuple[OptionMeta, ...], checked: Mapping[str, str]) -> None:
-    """The rules that tie options together (KinesisSourceOptions.parse)."""
-    by_name = {o.name: o for o in registry}
-
-    def number(name: str) -> int:
-        text = checked.get(name, by_name[name].default)
-        value = _java_long(java_trim(text or ""))
-        assert value is not None, f"{name} was checked, or its default is a number"
-        return value
-
-    base, most = "kinesis.clientRetryIntervalsMs", "kinesis.clientMaxRetryIntervalMs"
-    if number(most) < number(base):
-        raise ValueError(
-            f"Option {most} ({number(most)}) is smaller than {base} ({number(base)}): make the maximum at least "
-            "the base interval."
-        )
-    key_id, secret, token = "kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken"
-    if (key_id in checked) != (secret in checked):
-        raise ValueError(
-            f"Options {key_id} and {secret} go together: set both, or neither to use the default credentials "
-            "chain (environment, profile, instance or container role)."
-        )
-    if token in checked and key_id not in checked:
-        raise ValueError(
-            f"Option {token} is set without {key_id} and {secret}: give all three for temporary credentials, or "
-            "none to use the default credentials chain."
-        )

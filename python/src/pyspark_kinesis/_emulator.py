@@ -50,6 +50,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _accepts_connections(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
 def default_home() -> Path:
     """Where kinesis-local is installed: ``$PYSPARK_KINESIS_HOME`` or ``~/.cache/pyspark-kinesis``."""
     return Path(os.environ.get("PYSPARK_KINESIS_HOME", Path.home() / ".cache" / "pyspark-kinesis"))
@@ -57,6 +65,10 @@ def default_home() -> Path:
 
 class KinesisMock:
     """A kinesis-mock process on free loopback ports; a context manager that stops it on exit.
+
+    It serves the same streams on two ports: plain HTTP at :attr:`endpoint` (for boto3 and the source) and HTTPS
+    with a self-signed certificate at :attr:`tls_endpoint` (for the sink, whose Kinesis Producer Library speaks
+    HTTPS only; give it ``kinesis.verifyCertificate=false``).
 
     >>> with KinesisMock() as endpoint:  # doctest: +SKIP
     ...     boto3.client("kinesis", endpoint_url=endpoint, region_name=REGION, ...)
@@ -67,6 +79,7 @@ class KinesisMock:
         self.start_timeout = start_timeout
         self.process: Optional[subprocess.Popen[bytes]] = None
         self.endpoint = ""
+        self.tls_endpoint = ""
         self.log = self.home / "kinesis-mock.log"
 
     def install(self) -> Path:
@@ -94,7 +107,8 @@ class KinesisMock:
         return package / "main.js"
 
     def start(self) -> str:
-        """Starts the emulator and waits until it answers; returns its endpoint, ``http://127.0.0.1:<port>``."""
+        """Starts the emulator and waits until it answers on both ports; returns its plain endpoint,
+        ``http://127.0.0.1:<port>`` (the TLS one, ``https://127.0.0.1:<port>``, is then in :attr:`tls_endpoint`)."""
         main_js = self.install()
         plain, tls = _free_port(), _free_port()
         env: Dict[str, str] = dict(
@@ -112,9 +126,9 @@ class KinesisMock:
                 [_require("node", "Node.js runs the emulator"), "-r", str(_PRELOAD), str(main_js)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
             )
-        self.endpoint = f"http://127.0.0.1:{plain}"
+        self.endpoint, self.tls_endpoint = f"http://127.0.0.1:{plain}", f"https://127.0.0.1:{tls}"
         deadline = time.monotonic() + self.start_timeout
-        while not self.answers():
+        while not (self.answers() and _accepts_connections(tls)):
             if self.process.poll() is not None:
                 raise RuntimeError(f"kinesis-mock exited during start-up; see {self.log}:\n{self._log_tail()}")
             if time.monotonic() > deadline:

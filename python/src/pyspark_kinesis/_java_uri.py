@@ -38,6 +38,8 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.s = text
         self.host: Optional[str] = None
+        self.path: Optional[str] = None  # getRawPath: "" when a hierarchical URI has none, None when opaque
+        self.query: Optional[str] = None  # getRawQuery: None without a '?'
         self.ipv6_bytes = 0
 
     def at(self, p: int, end: int, c: str) -> bool:
@@ -105,11 +107,11 @@ class _Parser:
                 raise _Invalid("Expected authority")
         q = self.find(p, n, "?#")
         self.check(p, q, _PATH, "path")
-        p = q
+        self.path, p = self.s[p:q], q
         if self.at(p, n, "?"):
             q = self.find(p + 1, n, "#")
             self.check(p + 1, q, _URIC, "query")
-            p = q
+            self.query, p = self.s[p + 1 : q], q
         return p
 
     def authority(self, p: int, n: int) -> int:
@@ -274,3 +276,11 @@ def java_uri_problem(text: str) -> Optional[str]:
     if parser.host is None:
         return "it names no host"
     return None
+
+
+def java_uri_parts(text: str) -> Tuple[str, Optional[str], Optional[str]]:
+    """An accepted endpoint URL's scheme, ``getRawPath()`` and ``getRawQuery()``."""
+    parser = _Parser(text)
+    scheme = parser.parse()
+    assert scheme is not None, f"{text!r} was accepted as an endpoint URL, so it has a scheme"
+    return scheme, parser.path, parser.query

@@ -1,0 +1,207 @@
+"""KinesisSinkOptions in Python alone: its options, their defaults, good and bad values, the endpoint rules of
+the Kinesis Producer Library, and the options it refuses.
+
+test_sink_options_vs_jvm.py checks the same rules against the connector itself."""
+
+from __future__ import annotations
+
+import doctest
+import inspect
+import typing
+from typing import Any, Dict, Tuple
+
+import pytest
+
+import pyspark_kinesis
+from pyspark_kinesis import KinesisSinkOptions
+from pyspark_kinesis._registry import OPTIONS
+from pyspark_kinesis._sink_options import SINK_OPTIONS
+
+BY_NAME = {o.name: o for o in SINK_OPTIONS}
+CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "secret"}
+HTTPS_ONLY = (
+    "the sink writes through the Kinesis Producer Library, which speaks HTTPS only. Use the https:// endpoint (for "
+    "kinesis-mock or LocalStack, the TLS port, e.g. https://127.0.0.1:4567, with kinesis.verifyCertificate=false "
+    "for its self-signed certificate)."
+)
+HOST_AND_PORT = "the sink's producer takes a host and a port only; remove the path and query."
+
+# Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason).
+CASES: Dict[str, Tuple[Any, str, str, str]] = {
+    "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a valid stream name"),
+    "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
+    "kinesis.endpointUrl": ("https://127.0.0.1:4567", "https://127.0.0.1:4567", "localhost:4567",
+                            "it does not start with http:// or https://"),
+    "kinesis.clientNumRetries": (5, "5", "many", "it is not a whole number"),
+    "kinesis.clientRetryIntervalsMs": (100, "100", "0", "it is outside 1..600000"),
+    "kinesis.clientMaxRetryIntervalMs": (20000, "20000", "600001", "it is outside 1..600000"),
+    "kinesis.awsAccessKeyId": ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "", "the value is empty"),
+    "kinesis.awsSecretKey": ("secret", "secret", "", "the value is empty"),
+    "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
+    "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
+    "kinesis.sink.flushWaitTimeMs": (250, "250", "0", "it is outside 1..60000"),
+    "kinesis.sink.recordMaxBufferedTimeMs": (500, "500", "600001", "it is outside 1..600000"),
+    "kinesis.sink.maxConnections": (8, "8", "257", "it is outside 1..256"),
+    "kinesis.sink.aggregationEnabled": (False, "false", "yes", "it is not a boolean"),
+    "kinesis.sink.recordTtl": (60000, "60000", "99", "it is outside 100..9223372036854775807"),
+}
+
+
+def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """Options that need others (credentials come in pairs) get them."""
+    base: Dict[str, Any] = {}
+    if option in ("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken"):
+        base.update(CREDENTIALS)
+    return {**base, **arguments}
+
+
+def test_the_sink_takes_the_options_whose_usage_is_sink_or_both_and_the_cases_cover_them() -> None:
+    assert [o.name for o in SINK_OPTIONS] == [o.name for o in OPTIONS if o.usage in ("sink", "both")]
+    assert set(CASES) == set(BY_NAME)
+    assert {o.name for o in SINK_OPTIONS if o.usage == "sink"} == {
+        "kinesis.sink.flushWaitTimeMs", "kinesis.sink.recordMaxBufferedTimeMs", "kinesis.sink.maxConnections",
+        "kinesis.sink.aggregationEnabled", "kinesis.sink.recordTtl"}
+
+
+def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named_without_the_sink_prefix() -> None:
+    # Given the builder's signature and type hints
+    parameters = inspect.signature(KinesisSinkOptions).parameters
+    hints = typing.get_type_hints(KinesisSinkOptions.__init__)
+
+    # Then there is one keyword per option, in registry order, none of them required (rows may name the stream)
+    assert [p for p in parameters if p != "unknown"] == [
+        "stream_name", "region", "endpoint_url", "client_num_retries", "client_retry_intervals_ms",
+        "client_max_retry_interval_ms", "aws_access_key_id", "aws_secret_key", "session_token", "verify_certificate",
+        "flush_wait_time_ms", "record_max_buffered_time_ms", "max_connections", "aggregation_enabled", "record_ttl"]
+    assert all(p.default is None for name, p in parameters.items() if name != "unknown")
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")
+    assert hints["stream_name"] == typing.Optional[str]
+    assert hints["record_ttl"] == typing.Optional[int]
+    assert hints["aggregation_enabled"] == typing.Optional[bool]
+    assert hints["verify_certificate"] == typing.Optional[bool]
+    assert all(f":param {o.argument}:" in (KinesisSinkOptions.__doc__ or "") for o in SINK_OPTIONS)
+    assert "(``kinesis.sink.recordTtl``)" in (KinesisSinkOptions.__doc__ or "")
+
+
+def test_the_defaults_are_the_connectors_and_none_is_sent_unless_given() -> None:
+    defaults = {o.name: o.default for o in SINK_OPTIONS if o.default is not None}
+    assert defaults == {
+        "kinesis.clientNumRetries": "3", "kinesis.clientRetryIntervalsMs": "500",
+        "kinesis.clientMaxRetryIntervalMs": "10000", "kinesis.verifyCertificate": "true",
+        "kinesis.sink.flushWaitTimeMs": "100", "kinesis.sink.recordMaxBufferedTimeMs": "100",
+        "kinesis.sink.maxConnections": "24", "kinesis.sink.aggregationEnabled": "true",
+        "kinesis.sink.recordTtl": "30000"}
+    assert KinesisSinkOptions().as_options() == {}
+    assert "Default: ``30000``." in (KinesisSinkOptions.__doc__ or "")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_given_a_good_value_when_built_then_the_option_text_is_the_connectors(name: str) -> None:
+    good, text, _, _ = CASES[name]
+    options = KinesisSinkOptions(**_with_companions(name, {BY_NAME[name].argument: good})).as_options()
+    assert options[name] == text
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_given_a_bad_value_when_checked_then_the_message_is_the_connectors(name: str) -> None:
+    option = BY_NAME[name]
+    _, _, bad, reason = CASES[name]
+    shown = "<redacted>" if option.secret else f"'{bad}'"
+    expected = f"Invalid value {shown} for option {name}: {reason}. Accepted: {option.accepted}."
+    with pytest.raises(ValueError) as raised:
+        KinesisSinkOptions.from_options({"kinesis.awsAccessKeyId": "A", "kinesis.awsSecretKey": "S", name: bad})
+    assert str(raised.value) == expected
+    typed: Any = bad
+    if option.type in ("int", "long"):
+        typed = int(bad) if bad.lstrip("-").isdigit() else None
+    if option.type != "boolean" and typed is not None:
+        with pytest.raises(ValueError) as raised:
+            KinesisSinkOptions(**_with_companions(name, {option.argument: typed}))
+        assert str(raised.value) == expected
+
+
+@pytest.mark.parametrize(
+    "endpoint, problem",
+    [("http://127.0.0.1:4568", HTTPS_ONLY), ("HTTP://localhost:4568/", HTTPS_ONLY),
+     ("https://127.0.0.1:4567/kinesis", HOST_AND_PORT), ("https://127.0.0.1:4567?x=1", HOST_AND_PORT),
+     ("https://127.0.0.1:4567/?", HOST_AND_PORT), ("https://h//", HOST_AND_PORT)],
+)
+def test_given_an_endpoint_the_producer_cannot_use_then_it_is_refused(endpoint: str, problem: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        KinesisSinkOptions(endpoint_url=f" {endpoint} ")
+    assert str(raised.value) == f"Invalid value '{endpoint}' for option kinesis.endpointUrl: {problem}"
+
+
+@pytest.mark.parametrize("endpoint", ["https://127.0.0.1:4567", "https://127.0.0.1:4567/", "HTTPS://H:1#part",
+                                      "https://kinesis.us-east-1.amazonaws.com"])
+def test_given_an_https_host_and_port_then_the_endpoint_is_accepted(endpoint: str) -> None:
+    assert KinesisSinkOptions(endpoint_url=endpoint).as_options() == {"kinesis.endpointUrl": endpoint}
+
+
+def test_given_a_source_option_then_the_sink_refuses_it_and_names_the_source_builder() -> None:
+    with pytest.raises(TypeError) as raised:
+        KinesisSinkOptions(stream_name="s", starting_position="LATEST")  # type: ignore[call-arg]
+    assert str(raised.value) == (
+        "starting_position (kinesis.startingPosition) is read by the source (spark.readStream) only; the sink "
+        "(df.write, df.writeStream) does not read it. Give it to KinesisSourceOptions, or leave it out."
+    )
+    with pytest.raises(ValueError) as raised:
+        KinesisSinkOptions.from_options({"kinesis.streamName": "s", "KINESIS.FAILONDATALOSS": "false"})
+    assert str(raised.value) == (
+        "Option kinesis.failOnDataLoss is read by the source (spark.readStream) only; the sink (df.write, "
+        "df.writeStream) does not read it. Give it to KinesisSourceOptions, or leave it out."
+    )
+
+
+def test_given_misspelt_names_then_the_closest_option_is_named() -> None:
+    with pytest.raises(TypeError) as raised:
+        KinesisSinkOptions(record_tll=60000)  # type: ignore[call-arg]
+    assert str(raised.value) == (
+        "Unknown option 'record_tll'. Did you mean record_ttl (kinesis.sink.recordTtl)? The accepted options are "
+        "listed in the README's options table."
+    )
+    with pytest.raises(ValueError) as raised:
+        KinesisSinkOptions.from_options({"kinesis.sink.recordTl": "60000"})
+    assert str(raised.value) == (
+        "Unknown option 'kinesis.sink.recordtl'. Did you mean kinesis.sink.recordTtl? The accepted options are "
+        "listed in the README's options table."
+    )
+
+
+@pytest.mark.parametrize(
+    "argument, value",
+    [("stream_name", 5), ("aggregation_enabled", "false"), ("record_ttl", True), ("max_connections", "8"),
+     ("flush_wait_time_ms", 1.5), ("verify_certificate", 0)],
+)
+def test_given_a_value_of_the_wrong_python_type_then_type_error_names_the_option(argument: str, value: Any) -> None:
+    with pytest.raises(TypeError) as raised:
+        KinesisSinkOptions(**{argument: value})
+    assert str(raised.value).startswith(f"{argument} (kinesis.")
+    assert "Accepted:" in str(raised.value)
+
+
+def test_given_options_that_belong_together_then_they_are_checked_together() -> None:
+    with pytest.raises(ValueError, match="go together"):
+        KinesisSinkOptions(aws_secret_key="S")
+    with pytest.raises(ValueError, match="kinesis.sessionToken is set without"):
+        KinesisSinkOptions(session_token="t")
+    with pytest.raises(ValueError, match=r"kinesis.clientMaxRetryIntervalMs \(100\) is smaller than"):
+        KinesisSinkOptions(client_max_retry_interval_ms=100)
+
+
+def test_given_secrets_then_repr_never_shows_them_and_from_options_round_trips() -> None:
+    options = KinesisSinkOptions(stream_name="s", aws_access_key_id="AKIAX", aws_secret_key="very-secret",
+                                 aggregation_enabled=False)
+    assert repr(options) == (
+        "KinesisSinkOptions(stream_name='s', aws_access_key_id=<redacted>, aws_secret_key=<redacted>, "
+        "aggregation_enabled='false')"
+    )
+    assert KinesisSinkOptions.from_options(options.as_options()) == options
+    assert options != KinesisSinkOptions(stream_name="s")
+    with pytest.raises(ValueError, match="'checkpointLocation' is not a kinesis.\\* option"):
+        KinesisSinkOptions.from_options({"checkpointLocation": "/tmp/c"})
+
+
+def test_the_docstring_examples_hold() -> None:
+    result = doctest.testmod(pyspark_kinesis._sink_options, extraglobs={"KinesisSinkOptions": KinesisSinkOptions})
+    assert result.failed == 0 and result.attempted > 0
