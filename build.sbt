@@ -81,6 +81,19 @@ lazy val connector = (project in file("connector"))
       IO.write(out, s"version=${version.value}\n")
       Seq(out)
     }.taskValue,
+    // The KPL's native daemons, stripped (see project/KplNatives.scala); the assembly prefers them to the KPL JAR's.
+    Compile / resourceGenerators += Def.task {
+      val kplJar = (Compile / dependencyClasspath).value.map(_.data)
+        .find(_.getName == s"amazon-kinesis-producer-$kplVersion.jar")
+        .getOrElse(sys.error(s"amazon-kinesis-producer-$kplVersion.jar is not on the classpath"))
+      val out = (Compile / resourceManaged).value
+      val log = streams.value.log
+      val cached = FileFunction.cached(streams.value.cacheDirectory / "kpl-natives", FilesInfo.hash) { _ =>
+        IO.delete(out / KplNatives.Folder)
+        KplNatives.extract(kplJar, out, line => log.info(line)).toSet
+      }
+      cached(Set(kplJar)).toSeq
+    }.taskValue,
     assembly / test := {},
     // The published JAR is the shaded assembly, and the POM names only what the cluster provides (Spark), so a
     // Maven or sbt dependency brings the same relocated classes as --jars, never a second AWS SDK.
@@ -138,6 +151,7 @@ lazy val connector = (project in file("connector"))
         MergeStrategy.concat
       case PathList("META-INF", "io.netty.versions.properties")         => MergeStrategy.concat
       case PathList("google", "protobuf", _*)                           => MergeStrategy.discard
+      case PathList(KplNatives.Folder, _*)                              => MergeStrategy.preferProject
       case x if x.endsWith("module-info.class")                         => MergeStrategy.discard
       case x if x.endsWith(".proto") || x.endsWith(".java")             => MergeStrategy.discard
       case x                                                            => MergeStrategy.defaultMergeStrategy(x)

@@ -55,9 +55,17 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
       loadedByName(e) || kplFolders.exists(e.startsWith)) shouldBe empty
   }
 
-  test("the KPL's native daemon is inside for Linux (x86_64, aarch64) and macOS") {
+  test("the KPL's native daemon is inside for Linux (x86_64, aarch64) and macOS, the Linux ones stripped") {
     Seq("linux-x86_64/kinesis_producer", "linux-aarch64/kinesis_producer", "osx/kinesis_producer").foreach { binary =>
       entries should contain(s"amazon-kinesis-producer-native-binaries/$binary")
     }
+    val zip = new ZipFile(jarPath)
+    try {
+      Seq("linux-x86_64", "linux-aarch64").foreach { platform =>
+        // The KPL JAR's copies, with debug information, are about 90 MB each; stripped, under 20 MB.
+        zip.getEntry(s"amazon-kinesis-producer-native-binaries/$platform/kinesis_producer").getSize should be <
+          40L * 1000 * 1000
+      }
+    } finally zip.close()
   }
 }
