@@ -88,7 +88,8 @@ lazy val connector = (project in file("connector"))
         .getOrElse(sys.error(s"amazon-kinesis-producer-$kplVersion.jar is not on the classpath"))
       val out = (Compile / resourceManaged).value
       val log = streams.value.log
-      val cached = FileFunction.cached(streams.value.cacheDirectory / "kpl-natives", FilesInfo.hash) { _ =>
+      // Cached per Scala version (crossTarget): the streams cache directory is shared by both cross-builds.
+      val cached = FileFunction.cached(crossTarget.value / "kpl-natives-cache", FilesInfo.hash) { _ =>
         IO.delete(out / KplNatives.Folder)
         KplNatives.extract(kplJar, out, line => log.info(line)).toSet
       }
