@@ -14,23 +14,42 @@ import scala.io.Source
  */
 object KinesisMock {
 
+  private val runningEndpoint = sys.env.get("KINESIS_MOCK_ENDPOINT").map(_.stripSuffix("/"))
+
   /** The plain-HTTP endpoint, such as `http://127.0.0.1:41234`. */
-  lazy val endpoint: String = sys.env.get("KINESIS_MOCK_ENDPOINT").map(_.stripSuffix("/")).getOrElse(startOwn())
+  lazy val endpoint: String = runningEndpoint.getOrElse(own.endpoint)
+
+  /**
+   * The TLS endpoint, such as `https://127.0.0.1:41235`, for the sink (the KPL speaks HTTPS only; the emulator's
+   * certificate is self-signed): with `KINESIS_MOCK_ENDPOINT`, the port `KINESIS_MOCK_TLS_PORT` names.
+   */
+  lazy val tlsEndpoint: String = {
+    val port = runningEndpoint match {
+      case None => own.tlsPort
+      case Some(running) => sys.env.get("KINESIS_MOCK_TLS_PORT").getOrElse(throw new IllegalStateException(
+        s"KINESIS_MOCK_ENDPOINT names a running kinesis-mock ($running) but KINESIS_MOCK_TLS_PORT is not set: set it " +
+          "to that emulator's TLS port, which writes through the sink need"))
+    }
+    s"https://127.0.0.1:$port"
+  }
 
   /** Installing from npm on a cold machine can take a while; starting takes about a second. */
   private val StartTimeoutSeconds = 180L
   private val StopTimeoutSeconds = 30L
 
-  private def startOwn(): String = {
+  private final case class Own(endpoint: String, tlsPort: String)
+
+  private lazy val own: Own = {
+    val tlsPort = freeLoopbackPort().toString
     val env = Map(
       "KINESIS_MOCK_PORT" -> freeLoopbackPort().toString,
-      "KINESIS_MOCK_TLS_PORT" -> freeLoopbackPort().toString)
+      "KINESIS_MOCK_TLS_PORT" -> tlsPort)
     val started = runScript("start", env, StartTimeoutSeconds)
     // Registered only once the emulator is up, so a failed start does not also report a failed stop.
     Runtime.getRuntime.addShutdownHook(new Thread(new Runnable {
       override def run(): Unit = runScript("stop", env, StopTimeoutSeconds)
     }, "kinesis-mock-stop"))
-    started
+    Own(started, tlsPort)
   }
 
   private def script: File = {
