@@ -70,6 +70,9 @@ lazy val connector = (project in file("connector"))
       ("software.amazon.kinesis" % "amazon-kinesis-producer" % kplVersion)
         .exclude("software.amazon.glue", "schema-registry-serde"),
       ("software.amazon.glue" % "schema-registry-serde" % "1.1.24").intransitive(),
+      // The KPL's constructor always builds a CloudWatch client (KinesisProducer.initCloudWatchClient), even with
+      // metrics off: without this module every write fails with NoClassDefFoundError. Pinned to our SDK version.
+      "software.amazon.awssdk" % "cloudwatch" % awsSdkVersion,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test
     ),
     // Scala 2.12 / 2.13 differences live in src/main/scala-2.12 and scala-2.13 (sbt adds them by itself). The

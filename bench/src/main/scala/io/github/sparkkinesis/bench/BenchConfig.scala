@@ -2,7 +2,7 @@ package io.github.sparkkinesis.bench
 
 /**
  * What one benchmark run measures, from the command line: the backlog's shape for the drain part, the producer's
- * pace for the latency part, and connector options for each.
+ * pace for the latency part, the rows written by the sink part, and connector options for each.
  */
 final case class BenchConfig(
     shards: Int = 24,
@@ -16,6 +16,7 @@ final case class BenchConfig(
     latencySeconds: Int = 30,
     latencyIntervalMs: Int = 100,
     latencyOptions: Map[String, String] = Map.empty,
+    sink: SinkConfig = SinkConfig(),
     parts: Set[String] = BenchConfig.Parts) {
 
   def userRecords: Long = aggregates.toLong * userRecordsPerAggregate
@@ -23,7 +24,7 @@ final case class BenchConfig(
 
 object BenchConfig {
 
-  val Parts: Set[String] = Set("drain", "latency")
+  val Parts: Set[String] = Set("drain", "latency", "sink")
 
   /**
    * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query
@@ -48,7 +49,18 @@ object BenchConfig {
       |  --latency-seconds N        how long the producer runs [30]
       |  --latency-interval-ms N    one record every N ms [100]
       |  --latency-option K=V       connector option for the latency query (repeatable; default: none)
-      |  --only drain|latency       run one part only
+      |  --sink-shards N            shards of each stream the sink part writes to (a new one per write) [40]
+      |  --sink-rows N              rows written by the raw client and by the sink without aggregation [20000]
+      |  --sink-aggregated-rows N   rows written by the sink with aggregation [200000]
+      |  --sink-payload-bytes N     bytes of each row's data, at least 16 [100]
+      |  --sink-keys N              distinct partition keys [10000]
+      |  --sink-partitions N        partitions of the DataFrame written (local[2] runs 2 tasks at a time) [4]
+      |  --sink-raw-threads N       threads of the raw PutRecords writer, 500 records per call [4]
+      |  --sink-prime-rows N        rows each writer writes into its stream, untimed, before its timed write
+      |                             (starts the KPL's daemon, lets it load the stream's shard map); 0: none [2000]
+      |  --sink-option K=V          connector option for the sink's writes (repeatable; overrides the default
+      |                             kinesis.sink.recordTtl=300000)
+      |  --only PART[,PART]         run only these parts: drain, latency, sink
       |""".stripMargin
 
   /** Parses `--name value` pairs; fails with a message naming the bad argument. */
@@ -64,6 +76,7 @@ object BenchConfig {
     require(config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
       config.latencyShards > 0 && config.latencySeconds > 0 && config.latencyIntervalMs > 0,
       "counts, sizes and durations must be positive")
+    config.sink.check()
     config
   }
 
@@ -79,9 +92,31 @@ object BenchConfig {
     case "latency-seconds"     => c.copy(latencySeconds = int(name, value))
     case "latency-interval-ms" => c.copy(latencyIntervalMs = int(name, value))
     case "latency-option"      => c.copy(latencyOptions = c.latencyOptions + keyValue(name, value))
-    case "only" if Parts(value) => c.copy(parts = Set(value))
-    case "only"                => throw new IllegalArgumentException(s"--only takes drain or latency, not '$value'")
+    case "only"                => c.copy(parts = parts(value))
+    case n if n.startsWith("sink-") => c.copy(sink = setSink(c.sink, name, value))
     case _                     => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
+  }
+
+  private def setSink(c: SinkConfig, name: String, value: String): SinkConfig = name match {
+    case "sink-shards"          => c.copy(shards = int(name, value))
+    case "sink-rows"            => c.copy(rows = int(name, value))
+    case "sink-aggregated-rows" => c.copy(aggregatedRows = int(name, value))
+    case "sink-payload-bytes"   => c.copy(payloadBytes = int(name, value))
+    case "sink-keys"            => c.copy(keys = int(name, value))
+    case "sink-partitions"      => c.copy(partitions = int(name, value))
+    case "sink-raw-threads"     => c.copy(rawThreads = int(name, value))
+    case "sink-prime-rows"      => c.copy(primeRows = int(name, value))
+    case "sink-option"          => c.copy(options = c.options + keyValue(name, value))
+    case _                      => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
+  }
+
+  private def parts(value: String): Set[String] = {
+    val named = value.split(",").map(_.trim).toSet
+    if (named.isEmpty || !named.subsetOf(Parts)) {
+      throw new IllegalArgumentException(s"--only takes parts from ${Parts.toSeq.sorted.mkString(", ")} separated " +
+        s"by commas, not '$value'")
+    }
+    named
   }
 
   private def int(name: String, value: String): Int =

@@ -9,8 +9,9 @@ import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 
 /**
  * The benchmark (`bench/run`): against one emulator, first the backlog drain (a raw SDK client, then the
- * connector, reading the same stream), then put-to-sink latency with the drain query stopped. Prints figures;
- * asserts nothing beyond the readers having read every record.
+ * connector, reading the same stream), then put-to-sink latency with the drain query stopped, then the sink's
+ * write throughput against a raw PutRecords client. Prints figures; asserts nothing beyond the readers having
+ * read every record and every write having landed whole.
  */
 object BenchMain {
 
@@ -25,14 +26,21 @@ object BenchMain {
           System.err.println(s"bench: ${e.getMessage}")
           sys.exit(2)
       }
-    log(s"kinesis-mock at ${KinesisMock.endpoint}")
+    // The sink part's TLS endpoint is looked up first, so that a run missing it fails before measuring anything.
+    log(s"kinesis-mock at ${KinesisMock.endpoint}" +
+      (if (config.parts("sink")) s", TLS ${KinesisMock.tlsEndpoint}" else ""))
     val spark = BenchStreams.session()
     try {
-      log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
+      if (config.parts("drain") || config.parts("latency")) {
+        log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
+      }
       if (config.parts("drain")) println(drain(config, spark))
       if (config.parts("latency")) {
         log("latency: producer and query running")
         println(Report.latency(config, LatencyBench.run(spark, config)))
+      }
+      if (config.parts("sink")) {
+        println(Report.sink(config.sink, SinkBench.run(spark, config.sink, log)))
       }
     } finally spark.stop()
   }

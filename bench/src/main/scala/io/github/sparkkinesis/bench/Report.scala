@@ -2,7 +2,7 @@ package io.github.sparkkinesis.bench
 
 import java.util.Locale
 
-/** The printed figures: a drain table (raw client against connector) and a latency table. */
+/** The printed figures: a drain table (raw client against connector), a latency table and a sink table. */
 object Report {
 
   def drain(config: BenchConfig, backlog: Backlog, raw: DrainResult, connector: ConnectorDrainResult): String = {
@@ -50,6 +50,28 @@ object Report {
       s"   tasks: ${result.tasks}"
     ).mkString("\n")
   }
+
+  def sink(config: SinkConfig, result: SinkBenchResult): String = {
+    val raw = result.baseline
+    val header = f"${"writer"}%-38s ${"rows"}%9s ${"Kinesis rec"}%12s ${"seconds"}%9s ${"rows/s"}%9s ${"vs raw"}%7s"
+    def row(m: SinkMeasurement): String =
+      f"${m.writer}%-38s ${grouped(m.rows.toDouble)}%9s ${grouped(m.landed.kinesisRecords.toDouble)}%12s " +
+        f"${fmt(m.seconds, 2)}%9s ${grouped(m.rowsPerSecond)}%9s ${percent(m.rowsPerSecond / raw.rowsPerSecond)}%7s"
+    val all = result.measurements
+    Seq(
+      "",
+      s"== Sink: rows of ${config.payloadBytes} B under ${grouped(config.keys.toDouble)} partition keys, each writer " +
+        s"into a new stream of ${config.shards} shards; the sink writes a DataFrame of ${config.partitions} " +
+        s"partitions through the emulator's TLS port after an untimed write of ${config.primeRows} rows into the " +
+        "same stream; sink options: " + config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
+      header) ++ all.map(row) ++ all.map { m =>
+        val l = m.landed
+        s"   ${m.writer}: read back all ${grouped(l.distinct.toDouble)} rows written to its stream, " +
+          s"plus ${l.duplicates} extra copies (at least once); the timed write's ${grouped(l.kinesisRecords.toDouble)} Kinesis records " +
+          s"hold ${grouped(l.aggregates.toDouble)} KPL aggregates; " +
+          m.primeSeconds.fold("")(p => s"priming write ${fmt(p, 1)} s; ") + m.detail
+      }
+  }.mkString("\n")
 
   /** Nearest-rank percentile of sorted values. */
   def pct(sorted: Seq[Long], p: Int): String =

@@ -18,7 +18,7 @@ object ChildJvm {
       Seq("-cp", System.getProperty("java.class.path"), mainObject.getClass.getName.stripSuffix("$")) ++ args
     val pb = new ProcessBuilder(command.asJava).redirectErrorStream(true).redirectOutput(log)
     pb.environment().put("KINESIS_MOCK_ENDPOINT", KinesisMock.endpoint)
-    pb.environment().put("KINESIS_MOCK_TLS_ENDPOINT", KinesisMock.tlsEndpoint)
+    pb.environment().put("KINESIS_MOCK_TLS_PORT", java.net.URI.create(KinesisMock.tlsEndpoint).getPort.toString)
     pb.start()
   }
 

@@ -14,40 +14,42 @@ import scala.io.Source
  */
 object KinesisMock {
 
+  private val runningEndpoint = sys.env.get("KINESIS_MOCK_ENDPOINT").map(_.stripSuffix("/"))
+
   /** The plain-HTTP endpoint, such as `http://127.0.0.1:41234`. */
-  lazy val endpoint: String = sys.env.get("KINESIS_MOCK_ENDPOINT").map(_.stripSuffix("/")).getOrElse(startOwn())
+  lazy val endpoint: String = runningEndpoint.getOrElse(own.endpoint)
 
   /**
-   * The TLS endpoint (self-signed certificate), such as `https://127.0.0.1:41235`, for the sink's KPL, which speaks
-   * HTTPS only: `KINESIS_MOCK_TLS_ENDPOINT` when the emulator is external, else the port the own emulator got.
+   * The TLS endpoint, such as `https://127.0.0.1:41235`, for the sink (the KPL speaks HTTPS only; the emulator's
+   * certificate is self-signed): with `KINESIS_MOCK_ENDPOINT`, the port `KINESIS_MOCK_TLS_PORT` names.
    */
   lazy val tlsEndpoint: String = {
-    endpoint
-    sys.env.get("KINESIS_MOCK_ENDPOINT") match {
-      case Some(_) => sys.env.get("KINESIS_MOCK_TLS_ENDPOINT").map(_.stripSuffix("/")).getOrElse(throw
-        new IllegalStateException("KINESIS_MOCK_ENDPOINT is set but KINESIS_MOCK_TLS_ENDPOINT is not: set it to " +
-          "the same emulator's https:// endpoint (its TLS port)"))
-      case None => s"https://127.0.0.1:$ownTlsPort"
+    val port = runningEndpoint match {
+      case None => own.tlsPort
+      case Some(running) => sys.env.get("KINESIS_MOCK_TLS_PORT").getOrElse(throw new IllegalStateException(
+        s"KINESIS_MOCK_ENDPOINT names a running kinesis-mock ($running) but KINESIS_MOCK_TLS_PORT is not set: set it " +
+          "to that emulator's TLS port, which writes through the sink need"))
     }
+    s"https://127.0.0.1:$port"
   }
-
-  @volatile private var ownTlsPort = 0
 
   /** Installing from npm on a cold machine can take a while; starting takes about a second. */
   private val StartTimeoutSeconds = 180L
   private val StopTimeoutSeconds = 30L
 
-  private def startOwn(): String = {
-    ownTlsPort = freeLoopbackPort()
+  private final case class Own(endpoint: String, tlsPort: String)
+
+  private lazy val own: Own = {
+    val tlsPort = freeLoopbackPort().toString
     val env = Map(
       "KINESIS_MOCK_PORT" -> freeLoopbackPort().toString,
-      "KINESIS_MOCK_TLS_PORT" -> ownTlsPort.toString)
+      "KINESIS_MOCK_TLS_PORT" -> tlsPort)
     val started = runScript("start", env, StartTimeoutSeconds)
     // Registered only once the emulator is up, so a failed start does not also report a failed stop.
     Runtime.getRuntime.addShutdownHook(new Thread(new Runnable {
       override def run(): Unit = runScript("stop", env, StopTimeoutSeconds)
     }, "kinesis-mock-stop"))
-    started
+    Own(started, tlsPort)
   }
 
   private def script: File = {

@@ -34,6 +34,10 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     }
   }
 
+  test("the CloudWatch client the KPL's constructor always builds is inside, relocated") {
+    entries should contain("io/github/sparkkinesis/shaded/awssdk/services/cloudwatch/CloudWatchClient.class")
+  }
+
   test("Scala, Spark, Hadoop and SLF4J are not bundled") {
     entries.filter(e => Seq("scala/", "org/apache/spark/", "org/apache/hadoop/", "org/slf4j/").exists(e.startsWith)) shouldBe
       empty

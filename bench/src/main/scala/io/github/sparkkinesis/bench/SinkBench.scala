@@ -1,0 +1,126 @@
+package io.github.sparkkinesis.bench
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.spark.sql.SparkSession
+import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
+
+import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
+
+/**
+ * One measured write: who wrote how many rows in how long, how long the untimed priming write before it took, and
+ * what was read back from the stream.
+ */
+final case class SinkMeasurement(
+    writer: String,
+    rows: Int,
+    seconds: Double,
+    primeSeconds: Option[Double],
+    landed: Landed,
+    detail: String) {
+  def rowsPerSecond: Double = rows / seconds
+}
+
+/** The sink part's measurements, the baseline (the raw client over plain HTTP) first. */
+final case class SinkBenchResult(measurements: Seq[SinkMeasurement]) {
+  def baseline: SinkMeasurement = measurements.head
+}
+
+/**
+ * Write throughput: rows of [[SinkRows]] written by the raw PutRecords client ([[RawPut]]) over plain HTTP and over
+ * TLS, and by the connector's sink (`df.write.format("aws-kinesis")` in `local[2]`, TLS) without and with KPL
+ * aggregation, each into a new stream
+ * of `shards` shards (the emulator slows down as a shard fills), each verified by reading the stream back
+ * ([[Landed]]): a write that lost a row fails the benchmark instead of reporting a figure.
+ *
+ * Before each timed write, the same writer writes `primeRows` rows into the same stream, untimed: for the sink this
+ * starts the KPL's daemon, runs Spark's first write job and lets the KPL load the stream's shard map (until it has,
+ * the KPL sends every row on its own, unaggregated); for the raw client it warms up the JIT and the emulator. The
+ * timed write then writes the next `rows` row numbers.
+ */
+object SinkBench {
+
+  private val Modes = Seq(false, true)
+
+  def run(spark: SparkSession, config: SinkConfig, log: String => Unit): SinkBenchResult = {
+    val streams = ArrayBuffer.empty[String]
+    def newStream(): String = {
+      val stream = TestStreams.createStream("bench-sink", config.shards)
+      streams += stream
+      stream
+    }
+    // Deleted at the end, not after each write: the KPL keeps refreshing the shard maps of the streams it wrote
+    // to, and logs every failure at length.
+    try {
+      val raws = Seq("HTTP" -> TestStreams.client, "TLS" -> RawPut.tlsClient).map { case (protocol, client) =>
+        measure(s"raw PutRecords, ${config.rawThreads} threads, $protocol", newStream(), config.rows, config, log) {
+          stream =>
+            val prime = primed(config)(RawPut.run(client, stream, 0, config.primeRows, config))
+            val result = RawPut.run(client, stream, config.primeRows, config.primeRows + config.rows, config)
+            (result.seconds, prime, s"${result.calls} PutRecords calls, ${result.retriedEntries} entries sent again")
+        }
+      }
+      val sinks = Modes.map { aggregation =>
+        val rows = if (aggregation) config.aggregatedRows else config.rows
+        measure(s"sink local[2], TLS, ${label(aggregation)}", newStream(), rows, config, log) { stream =>
+          val prime = primed(config)(write(spark, stream, 0, config.primeRows, aggregation, config))
+          val taskTimes = TaskTimes.start(spark.sparkContext)
+          val seconds = timed(write(spark, stream, config.primeRows, config.primeRows + rows, aggregation, config))
+          (seconds, prime, taskTimes.stop())
+        }
+      }
+      SinkBenchResult(raws ++ sinks)
+    } finally streams.foreach { stream =>
+      TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(stream).build())
+    }
+  }
+
+  /** The connector options of a sink write into `stream`: the emulator's TLS port, then the configured options. */
+  def options(stream: String, aggregation: Boolean, config: SinkConfig): Map[String, String] = Map(
+    "kinesis.streamName" -> stream,
+    "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint,
+    "kinesis.verifyCertificate" -> "false",
+    "kinesis.region" -> TestStreams.Region,
+    "kinesis.awsAccessKeyId" -> TestStreams.AccessKeyId,
+    "kinesis.awsSecretKey" -> TestStreams.SecretKey,
+    "kinesis.sink.aggregationEnabled" -> aggregation.toString) ++ config.options
+
+  /** Runs the priming write, if there is one, and returns how long it took. */
+  private def primed(config: SinkConfig)(write: => Unit): Option[Double] =
+    if (config.primeRows == 0) None else Some(timed(write))
+
+  private def label(aggregation: Boolean): String = if (aggregation) "aggregation on" else "aggregation off"
+
+  /**
+   * Rows `from` until `end` in append mode. (Spark 3.5 and 4.x refuse the default mode, ErrorIfExists, for a
+   * DataSource V2 table that supports batch writes, before the connector is asked.)
+   */
+  private def write(spark: SparkSession, stream: String, from: Int, end: Int, aggregation: Boolean,
+      config: SinkConfig): Unit =
+    SinkRows.dataFrame(spark, from, end, config).write.format("aws-kinesis").mode("append")
+      .options(options(stream, aggregation, config))
+      .save()
+
+  /**
+   * Runs `writeRows` (which returns its time, its priming write's and a detail) against `stream`, then reads the
+   * stream back and fails unless all `primeRows + rows` rows are there.
+   */
+  private def measure(writer: String, stream: String, rows: Int, config: SinkConfig, log: String => Unit)(
+      writeRows: String => (Double, Option[Double], String)): SinkMeasurement = {
+    log(s"sink: $writer writing $rows rows")
+    val (seconds, prime, detail) = writeRows(stream)
+    log(f"sink: $writer wrote $rows rows in $seconds%.1f s (${rows / seconds}%.0f rows/s); reading them back")
+    val landed = Landed.count(stream, config.primeRows + rows, config)
+    if (!landed.isComplete(config.primeRows + rows)) {
+      throw new IllegalStateException(s"$writer wrote ${config.primeRows + rows} rows to $stream, but reading it " +
+        s"back found ${landed.distinct} distinct rows of the write and ${landed.strangers} records that are none: $landed")
+    }
+    SinkMeasurement(writer, rows, seconds, prime, landed, detail)
+  }
+
+  private def timed(f: => Unit): Double = {
+    val started = System.nanoTime()
+    f
+    (System.nanoTime() - started) / 1e9
+  }
+}
