@@ -43,6 +43,10 @@ final class KinesisSourceProvider extends TableProvider with DataSourceRegister 
   override def createRelation(
       context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
     mode match {
+      case _ if parameters.get(KinesisTable.BatchWriteMarker).contains("true") =>
+        // Spark chose this V1 entry point even for the table that offers V2 batch writes: it would loop forever.
+        throw new IllegalStateException("Spark sent an aws-kinesis write to the V1 write path: remove aws-kinesis " +
+          "from spark.sql.sources.useV1SourceList.")
       case SaveMode.Append | SaveMode.ErrorIfExists =>
         data.write.format(KinesisSourceProvider.ShortName).mode(SaveMode.Append).options(parameters)
           .option(KinesisTable.BatchWriteMarker, "true").save()
