@@ -24,15 +24,25 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   private def expected(prefix: String, n: Int): Seq[(String, String)] =
     (0 until n).map(i => (s"key-${i % 97}", s"$prefix-$i"))
 
-  test("a batch write of 5,000 rows arrives exactly once, packed into fewer Kinesis records by aggregation") {
+  test("a batch write of 5,000 rows arrives exactly once, and the producer packs rows into fewer Kinesis records") {
     // Given a stream with 4 shards
     val stream = TestStreams.createStream("sink-batch", 4)
     // When 5,000 rows are appended
     rows("batch", 5000).write.format("aws-kinesis").options(sinkOptions(Some(stream))).mode("append").save()
-    // Then each row is in the stream once, and the KPL aggregated them
-    val (landed, kinesisRecords) = readBack(stream)
-    RecordChecks.assertExactlyOnce(expected("batch", 5000), keyed(landed), s"rows in $stream")
-    kinesisRecords should be < 5000
+    // Then each row is in the stream once
+    RecordChecks.assertExactlyOnce(expected("batch", 5000), keyed(readBack(stream)._1), s"rows in $stream")
+    // And once the KPL has loaded the stream's shard map (until then it sends rows one per record), a write of
+    // 1,000 rows lands in fewer Kinesis records than rows
+    val writes = Iterator.from(1).map { attempt =>
+      val before = readBack(stream)._2
+      rows(s"packed-$attempt", 1000).write.format("aws-kinesis").options(sinkOptions(Some(stream))).mode("append")
+        .save()
+      (attempt, readBack(stream)._2 - before)
+    }
+    val (packedAt, records) = writes.find { case (attempt, records) => records < 1000 || attempt == 5 }.get
+    withClue(s"Kinesis records for 1,000 rows in write $packedAt: ") { records should be < 1000 }
+    RecordChecks.assertExactlyOnce(expected("batch", 5000) ++ (1 to packedAt).flatMap(a => expected(s"packed-$a", 1000)),
+      keyed(readBack(stream)._1), s"rows in $stream")
   }
 
   test("binary data without aggregation, in the default save mode, arrives one Kinesis record per row") {
