@@ -2,11 +2,9 @@ package io.github.sparkkinesis.bench
 
 import java.nio.charset.StandardCharsets.UTF_8
 
-import scala.collection.JavaConverters._
-
 import com.amazonaws.kinesis.agg.RecordAggregator
 import software.amazon.awssdk.core.SdkBytes
-import software.amazon.awssdk.services.kinesis.model.{PutRecordsRequest, PutRecordsRequestEntry}
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry
 
 import io.github.sparkkinesis.it.{AggregatorCalls, TestStreams}
 
@@ -28,7 +26,6 @@ object Backlog {
   /** Kinesis takes at most 500 entries and 5 MB per PutRecords call; stay well under the size limit. */
   private val EntriesPerCall = 500
   private val BytesPerCall = 4L * 1024 * 1024
-  private val MaxAttempts = 20
   private val PartitionKeysPerAggregate = 64
 
   def fill(config: BenchConfig): Backlog = {
@@ -78,20 +75,7 @@ object Backlog {
     Array.tabulate(config.payloadBytes)(k => if (k < id.length) id(k) else 'x'.toByte)
   }
 
-  /** One PutRecords call, then again for the entries the emulator refused (bounded). */
-  private def put(stream: String, entries: Vector[PutRecordsRequestEntry]): Unit = {
-    var remaining = entries
-    var attempt = 0
-    while (remaining.nonEmpty) {
-      attempt += 1
-      if (attempt > MaxAttempts) {
-        throw new IllegalStateException(s"${remaining.size} aggregates still refused by PutRecords on $stream " +
-          s"after $MaxAttempts attempts")
-      }
-      if (attempt > 1) Thread.sleep(100L * attempt) // throttled: let the shard's write budget refill
-      val response = TestStreams.client.putRecords(
-        PutRecordsRequest.builder().streamName(stream).records(remaining.asJava).build())
-      remaining = remaining.zip(response.records().asScala).collect { case (e, r) if r.errorCode() != null => e }
-    }
-  }
+  /** One PutRecords call, then again for the entries the emulator refused (bounded), as the raw writer does. */
+  private def put(stream: String, entries: Vector[PutRecordsRequestEntry]): Unit =
+    RawPut.put(TestStreams.client, stream, entries)
 }

@@ -66,8 +66,11 @@ object RawPut {
     }
   }
 
-  /** Puts the entries, again for those refused; returns the calls made and the entries sent again. */
-  private def put(client: KinesisClient, stream: String, entries: Vector[PutRecordsRequestEntry]): (Int, Int) = {
+  /**
+   * One PutRecords call, then again for the entries the emulator refused, after a growing pause (bounded);
+   * returns the calls made and the entries sent again.
+   */
+  private[bench] def put(client: KinesisClient, stream: String, entries: Vector[PutRecordsRequestEntry]): (Int, Int) = {
     var remaining = entries
     var attempts = 0
     var retried = 0
