@@ -150,4 +150,15 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       .mode("ignore").save())
     e.getMessage should include("append-only")
   }
+
+  test("a write forced onto Spark's V1 write path fails, naming the setting to change, instead of looping") {
+    val stream = TestStreams.createStream("sink-v1", 1)
+    val key = "spark.sql.sources.useV1SourceList"
+    val before = spark.conf.getOption(key)
+    spark.conf.set(key, "avro,csv,json,kafka,orc,parquet,text,aws-kinesis")
+    try {
+      val e = intercept[Exception](rows("v1", 1).write.format("aws-kinesis").options(sinkOptions(Some(stream))).save())
+      e.getMessage should include(key)
+    } finally before.fold(spark.conf.unset(key))(spark.conf.set(key, _))
+  }
 }
