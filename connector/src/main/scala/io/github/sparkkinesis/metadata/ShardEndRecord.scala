@@ -5,6 +5,12 @@ import io.github.sparkkinesis.offsets.{Json, ShardPosition}
 /**
  * Where micro-batch `batch` ended in one shard, as recorded by the first task attempt that read it to its
  * stopping point. `start` is kept so that a record left by another query (a reused metadata path) is caught.
+ *
+ * @param millisBehindLatest how far behind the shard's tip the attempt was when it stopped (None: written by 0.1.0)
+ * @param moreAvailable      whether the attempt stopped with records known to lie ahead (a limit, not the tip), so
+ *                           the driver plans the shard again without first checking it (None: written by 0.1.0)
+ * @param lastArrivalMs      when the last record read arrived in Kinesis, by the service's clock (None: no record
+ *                           read, or written by 0.1.0)
  */
 final case class ShardEndRecord(
     stream: String,
@@ -12,16 +18,24 @@ final case class ShardEndRecord(
     batch: Long,
     start: ShardPosition,
     end: ShardPosition,
-    recordCount: Long) {
+    recordCount: Long,
+    millisBehindLatest: Option[Long] = None,
+    moreAvailable: Option[Boolean] = None,
+    lastArrivalMs: Option[Long] = None) {
 
-  def toJson: String = Json.write(Json.obj(
-    "version" -> Json.number(ShardEndRecord.Version),
-    "stream" -> Json.text(stream),
-    "shardId" -> Json.text(shardId),
-    "batch" -> Json.number(batch),
-    "start" -> ShardPosition.toJson(start),
-    "end" -> ShardPosition.toJson(end),
-    "recordCount" -> Json.number(recordCount)))
+  def toJson: String = {
+    val later = millisBehindLatest.map(ms => "millisBehindLatest" -> Json.number(ms)).toSeq ++
+      moreAvailable.map(more => "moreAvailable" -> Json.bool(more)) ++
+      lastArrivalMs.map(ms => "lastArrivalMs" -> Json.number(ms))
+    Json.write(Json.obj(Seq(
+      "version" -> Json.number(if (later.isEmpty) 1 else ShardEndRecord.Version),
+      "stream" -> Json.text(stream),
+      "shardId" -> Json.text(shardId),
+      "batch" -> Json.number(batch),
+      "start" -> ShardPosition.toJson(start),
+      "end" -> ShardPosition.toJson(end),
+      "recordCount" -> Json.number(recordCount)) ++ later: _*))
+  }
 
   /** Whether two attempts read the same records: same range, whatever they counted. */
   def sameRange(other: ShardEndRecord): Boolean =
@@ -30,7 +44,8 @@ final case class ShardEndRecord(
 }
 
 object ShardEndRecord {
-  val Version = 1
+  /** Version 2 adds millisBehindLatest, moreAvailable and lastArrivalMs; a record without them is written as version 1. */
+  val Version = 2
 
   def fromJson(raw: String, where: String): ShardEndRecord = {
     val what = s"the shard end record $where"
@@ -42,6 +57,9 @@ object ShardEndRecord {
       batch = Json.field(node, "batch", what).asLong(),
       start = ShardPosition.fromJson(Json.field(node, "start", what), what),
       end = ShardPosition.fromJson(Json.field(node, "end", what), what),
-      recordCount = Json.field(node, "recordCount", what).asLong())
+      recordCount = Json.field(node, "recordCount", what).asLong(),
+      millisBehindLatest = Json.optionalLong(node, "millisBehindLatest"),
+      moreAvailable = Json.optionalBoolean(node, "moreAvailable"),
+      lastArrivalMs = Json.optionalLong(node, "lastArrivalMs"))
   }
 }

@@ -69,8 +69,7 @@ object KinesisOptionsRegistry {
   val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.describeShardInterval", "duration", Some("1s"),
     "How often the driver lists the stream's shards to discover resharding.",
-    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(raw =>
-    durationMs(raw).flatMap(ms => if (ms > 3600000L) Left("it is longer than 1h") else Right(ms)))
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
 
   val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.getRecords.numberOfRecordsPerFetch", "int", Some("10000"),
@@ -78,10 +77,31 @@ object KinesisOptionsRegistry {
     "a whole number from 1 to 10000 (the Kinesis maximum)", usage = Source)(int(1, 10000))
 
   val FetchIntervalMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.getRecords.fetchIntervalMs", "long", Some("200"),
-    "Least time between two GetRecords calls on one shard, for tasks and for the driver's checks for " +
-      "new records. Kinesis allows 5 calls per second per shard across all consumers.",
+    "kinesis.getRecords.fetchIntervalMs", "long", Some("500"),
+    "Least time between two GetRecords calls on one shard: between a task's calls while it drains a backlog, " +
+      "and between the end of the batch that read a shard and the next check or read of it. Kinesis allows 5 " +
+      "calls per second per shard across all consumers; the default leaves more than half of that to others.",
     "a whole number of milliseconds from 0 to 60000", usage = Source)(long(0L, 60000L))
+
+  val IdleShardCheckInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.idleShardCheckInterval", "duration", Some("1s"),
+    "How long the driver waits before checking again a shard whose last check found nothing new: an idle " +
+      "shard costs one GetRecords call per this interval. Shorter finds the first record after a quiet spell " +
+      "sooner and spends more of the shard's read quota.",
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
+
+  val MaxRecordsPerTrigger: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.maxRecordsPerTrigger", "long", None,
+    "Soft cap on the Kinesis records (KPL aggregates count once) one micro-batch reads, split evenly across the " +
+      "shards it reads (like the Kafka source's maxOffsetsPerTrigger). With Trigger.AvailableNow the run takes " +
+      "several batches; Trigger.Once ignores it, as Spark does for every source. Default: no cap.",
+    "a whole number from 1 to 9223372036854775807", usage = Source)(long(1L, Long.MaxValue))
+
+  val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.driverRetryTimeout", "duration", Some("2m"),
+    "How long the driver goes on retrying ListShards and its checks for new records when they fail for a " +
+      "passing reason (throttling, connection resets, server errors) before the query fails with the last error.",
+    "a duration such as 30s or 5m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
 
   val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.clientNumRetries", "int", Some("3"),
@@ -164,7 +184,7 @@ object KinesisOptionsRegistry {
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
     MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
-    FetchIntervalMs, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
+    FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkFlushWaitTimeMs, SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl)
 

@@ -14,6 +14,9 @@ final case class KinesisSourceOptions(
     describeShardIntervalMs: Long,
     recordsPerFetch: Int,
     fetchIntervalMs: Long,
+    idleShardCheckIntervalMs: Long,
+    maxRecordsPerTrigger: Option[Long],
+    driverRetryTimeoutMs: Long,
     metadataPath: Option[String],
     dropMisroutedRecords: Boolean) {
 
@@ -46,6 +49,9 @@ object KinesisSourceOptions {
       describeShardIntervalMs = getOrDefault(DescribeShardInterval),
       recordsPerFetch = getOrDefault(NumberOfRecordsPerFetch),
       fetchIntervalMs = getOrDefault(FetchIntervalMs),
+      idleShardCheckIntervalMs = getOrDefault(IdleShardCheckInterval),
+      maxRecordsPerTrigger = get(MaxRecordsPerTrigger),
+      driverRetryTimeoutMs = getOrDefault(DriverRetryTimeout),
       metadataPath = get(MetadataPath),
       dropMisroutedRecords = getOrDefault(DropMisroutedAggregates))
   }

@@ -76,6 +76,10 @@ private[options] object Parsers {
     case _ => Left("it is not a duration")
   }
 
+  /** A duration of at most an hour. */
+  def boundedDuration(raw: String): Either[String, Long] =
+    durationMs(raw).flatMap(ms => if (ms > 3600000L) Left("it is longer than 1h") else Right(ms))
+
   def oneOf(values: Seq[String])(raw: String): Either[String, String] =
     values.find(_.equalsIgnoreCase(raw)).toRight("it is not one of the accepted values")
 
