@@ -25,8 +25,9 @@ private[source] final class AvailableNowTarget(val arrivedBeforeMs: Long, closed
 }
 
 private[source] object AvailableNowTarget {
+  /** The target of a run that begins at `nowMs`: records that arrived up to and including that millisecond. */
   def fixedAt(nowMs: Long, listing: Seq[ShardDescription]): AvailableNowTarget =
-    new AvailableNowTarget(nowMs, listing.filter(_.isClosed).map(_.shardId).toSet)
+    new AvailableNowTarget(nowMs + 1, listing.filter(_.isClosed).map(_.shardId).toSet)
 }
 
 /** The record cap a Spark read limit sets, if any (the smallest of a composite's). */

@@ -129,10 +129,16 @@ final class KinesisMicroBatchStream(
   private def rangesOf(listed: Seq[io.github.sparkkinesis.client.ShardDescription]): Map[String, HashKeyRange] =
     listed.map(d => d.shardId -> d.hashKeyRange).toMap
 
-  /** How the next batch reads each shard with news: its share of the read limit, and the AvailableNow bound. */
+  /**
+   * How the next batch reads each shard with news: its share of the read limit (shares add up to the limit, and
+   * each is at least one record), and the AvailableNow bound.
+   */
   private def reads(news: Seq[String], limit: ReadLimit): Map[String, ShardRead] = {
-    val share = ReadLimits.maxRecords(limit).map(max => math.max(1L, (max + news.size - 1) / news.size))
-    news.map(id => id -> ShardRead(share, availableNow.flatMap(_.arrivedBefore(id)))).toMap
+    val max = ReadLimits.maxRecords(limit)
+    news.zipWithIndex.map { case (id, i) =>
+      val share = max.map(m => math.max(1L, m / news.size + (if (i < m % news.size) 1 else 0)))
+      id -> ShardRead(share, availableNow.flatMap(_.arrivedBefore(id)))
+    }.toMap
   }
 
   /**
