@@ -41,6 +41,8 @@ final class KinesisMicroBatchStream(
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
   private var trimHorizonChecked = false
+  /** The batches whose offsets this run handed to Spark. */
+  private val planned = scala.collection.mutable.Set.empty[Long]
   private var availableNow: Option[AvailableNowTarget] = None
 
   override def initialOffset(): Offset = initial
@@ -87,6 +89,7 @@ final class KinesisMicroBatchStream(
     val newlyFinished = checked.states.exists { case (id, state) => state.isFinished && !tracked(id).isFinished }
     if (news.nonEmpty || newlyFinished) {
       // A shard found read to its end is recorded even when nothing else is new, so it never later counts as lost.
+      planned += moved.offset.batch
       moved.offset.copy(streams = Map(stream -> checked.states), reads = Some(Map(stream -> reads(news, limit))))
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
@@ -173,9 +176,13 @@ final class KinesisMicroBatchStream(
         case (id, Some(r)) if r.end != ShardPosition.ShardEnd &&
           (r.moreAvailable.contains(true) || (availableNow.isEmpty && isStreaming(r))) => id
       }.toSet
-      val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
-      schedule.readOn(readOn)
-      schedule.idle(checkNext)
+      // Only for a batch this run planned: after a restart nobody knows when the last one ended, and Trigger.Once
+      // gets one look.
+      if (planned(start.batch)) {
+        val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
+        schedule.readOn(readOn)
+        schedule.idle(checkNext)
+      }
       val next = Moved(KinesisSourceOffset(start.batch + 1, Map(stream -> moved)), expectNews)
       basis = Some(start -> next)
       next
