@@ -40,8 +40,8 @@ final class ShardPartitionReader(
   }
   private val fetcher = new ShardFetcher(client, stream, shardId, start, settings.recordsPerFetch,
     settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
-  private val startedAtMs = clock()
-  private val deadlineMs = startedAtMs + settings.maxTimePerShardMs
+  /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
+  private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = partition.read.maxRecords.fold(settings.maxRecordsPerShard)(math.min(_, settings.maxRecordsPerShard))
   private var recordsRead = 0L
   /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
