@@ -41,6 +41,7 @@ final class KinesisMicroBatchStream(
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
   private var trimHorizonChecked = false
+  private val reportedLost = scala.collection.mutable.Set.empty[String]
   /** The batches whose offsets this run handed to Spark. */
   private val planned = scala.collection.mutable.Set.empty[Long]
   private var availableNow: Option[AvailableNowTarget] = None
@@ -75,16 +76,7 @@ final class KinesisMicroBatchStream(
     val reconciled = ShardTracker.reconcile(moved.offset.streams.getOrElse(stream, Map.empty), listing.current(force = false))
     val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost))
     schedule.retain(tracked.contains)
-    val readable = ShardState.readable(tracked)
-    availableNow.foreach(target => Thread.sleep(schedule.msUntilDue(readable.filterNot(target.reached))))
-    val due = readable.filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
-    val known = due.filter(moved.expectNews)
-    val checked = probe.check(tracked, id => due.contains(id) && !known.contains(id),
-      id => availableNow.flatMap(_.arrivedBefore(id)))
-    availableNow match {
-      case Some(target) => target.reach(checked.quiet)
-      case None         => schedule.idle(checked.quiet)
-    }
+    val (checked, known) = availableNow.fold(look(tracked, moved))(definiteLook(_, tracked, moved))
     val news = (known ++ checked.news).distinct.sorted
     val newlyFinished = checked.states.exists { case (id, state) => state.isFinished && !tracked(id).isFinished }
     if (news.nonEmpty || newlyFinished) {
@@ -94,6 +86,46 @@ final class KinesisMicroBatchStream(
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
     } else start
+  }
+
+  /**
+   * One look at the readable shards that are due: those expected to have news count as news without a check, the
+   * others are checked. Returns what the check found and the shards taken as news unchecked.
+   */
+  private def look(tracked: Map[String, ShardState], moved: Moved): (NewRecordsProbe.Checked, Seq[String]) = {
+    val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
+    val known = due.filter(moved.expectNews)
+    val checked = probe.check(tracked, id => due.contains(id) && !known.contains(id),
+      id => availableNow.flatMap(_.arrivedBefore(id)))
+    availableNow match {
+      case Some(target) => target.reach(checked.quiet)
+      case None         => schedule.idle(checked.quiet)
+    }
+    schedule.idle(checked.unanswered)
+    (checked, known)
+  }
+
+  /**
+   * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at
+   * every shard short of its target, and look again at shards whose check went unanswered (throttling, say), for
+   * at most `kinesis.driverRetryTimeout`.
+   */
+  private def definiteLook(target: AvailableNowTarget, tracked: Map[String, ShardState],
+      moved: Moved): (NewRecordsProbe.Checked, Seq[String]) = {
+    val since = clock()
+    var result: (NewRecordsProbe.Checked, Seq[String]) = null
+    def undecided = result._2.isEmpty && result._1.news.isEmpty && result._1.unanswered.nonEmpty &&
+      result._1.states == tracked
+    do {
+      Thread.sleep(schedule.msUntilDue(ShardState.readable(tracked).filterNot(target.reached)))
+      result = look(tracked, moved)
+    } while (undecided && clock() - since < options.driverRetryTimeoutMs)
+    if (undecided) {
+      throw new IllegalStateException(s"Trigger.AvailableNow on stream $stream: the checks of shard(s) " +
+        s"${result._1.unanswered.toSeq.sorted.mkString(", ")} went unanswered (throttled) for " +
+        s"${clock() - since} ms (option kinesis.driverRetryTimeout), so the run cannot tell whether it is complete.")
+    }
+    result
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
@@ -218,8 +250,10 @@ final class KinesisMicroBatchStream(
 
   /** Applies `kinesis.failOnDataLoss` to shards that expired before being read to their end. */
   private def handleLost(lost: Seq[String]): Seq[String] = {
-    if (lost.nonEmpty) {
-      dataLoss(s"Shard(s) ${lost.mkString(", ")} of stream $stream expired or were deleted before they were " +
+    val unreported = lost.filterNot(reportedLost)
+    reportedLost ++= unreported // until a batch moves past them, each call finds them again: say it once
+    if (unreported.nonEmpty) {
+      dataLoss(s"Shard(s) ${unreported.mkString(", ")} of stream $stream expired or were deleted before they were " +
         "read to their end: their unread records are lost (the query was stopped, or fell behind, for longer " +
         "than the stream's retention period).")
     }

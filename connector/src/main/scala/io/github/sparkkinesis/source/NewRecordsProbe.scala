@@ -19,7 +19,8 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
  * and checked in the same call. An empty page with MillisBehindLatest above 0 counts as news: records lie ahead.
  *
  * A check that fails for a passing reason (throttling, an expired iterator, a connection reset, a shard that just
- * expired) counts as "nothing new"; a shard whose checks keep failing for `failureTimeoutMs` fails the query with
+ * expired) says nothing either way (`unanswered`): the driver counts it as "nothing new for now" and looks again
+ * later, while an AvailableNow run does not count the shard as having reached its target; a shard whose checks keep failing for `failureTimeoutMs` fails the query with
  * the last error, and refused credentials fail it at once.
  */
 private[source] final class NewRecordsProbe(
@@ -48,17 +49,19 @@ private[source] final class NewRecordsProbe(
     var seen = Set.empty[String]
     var news = Set.empty[String]
     var quiet = Set.empty[String]
+    var unanswered = Set.empty[String]
     var toCheck = ShardState.readable(current).filter(shouldCheck)
     while (toCheck.nonEmpty) {
       val outcomes = toCheck.zip(inParallel(toCheck.map(id => () => checkShard(id, current(id).position, arrivedBefore(id)))))
       seen ++= toCheck
       news ++= outcomes.collect { case (id, HasRecords) => id }
       quiet ++= outcomes.collect { case (id, Idle) => id }
+      unanswered ++= outcomes.collect { case (id, Unanswered) => id }
       val finished = outcomes.collect { case (id, Finished) => id }
       current ++= finished.map(id => id -> current(id).copy(position = ShardPosition.ShardEnd))
       toCheck = if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(seen)
     }
-    Checked(current, news, quiet)
+    Checked(current, news, quiet, unanswered)
   }
 
   private def checkShard(shardId: String, position: ShardPosition, arrivedBefore: Option[Long]): Outcome =
@@ -85,13 +88,15 @@ private[source] final class NewRecordsProbe(
           outcome
         } catch {
           case e: AccessException => throw e
-          case _: ThrottledException | _: ExpiredIteratorException | _: TimestampInFutureException =>
+          case _: TimestampInFutureException =>
+            Idle // Kinesis' clock has not reached the position yet: nothing can be there
+          case _: ThrottledException | _: ExpiredIteratorException =>
             synchronized(idleIterators.remove(shardId))
-            Idle
+            Unanswered
           case e: KinesisClientException =>
             synchronized(idleIterators.remove(shardId))
             failed(shardId, e)
-            Idle
+            Unanswered
         }
     }
 
@@ -102,8 +107,7 @@ private[source] final class NewRecordsProbe(
         s"The driver's checks of shard $shardId of stream $stream have failed for ${clock() - since} ms (option " +
           s"kinesis.driverRetryTimeout): ${e.getMessage}", e)
     }
-    log.warn(s"Checking shard $shardId of stream $stream for new records failed; counting it as idle and trying " +
-      s"again: ${e.getMessage}")
+    log.warn(s"Checking shard $shardId of stream $stream for new records failed; trying again later: ${e.getMessage}")
   }
 
   private def inParallel[T](tasks: Seq[() => T]): Seq[T] =
@@ -140,10 +144,12 @@ private[source] object NewRecordsProbe {
   case object HasRecords extends Outcome
   case object Idle extends Outcome
   case object Finished extends Outcome
+  case object Unanswered extends Outcome
 
   /**
    * What a check found: the shard states with shards found read to their end marked finished, the shards with
-   * records to read, and the shards checked that had none (or are at their target).
+   * records to read, the shards checked that had none (or are at their target), and those whose check failed.
    */
-  final case class Checked(states: Map[String, ShardState], news: Set[String], quiet: Set[String])
+  final case class Checked(
+      states: Map[String, ShardState], news: Set[String], quiet: Set[String], unanswered: Set[String])
 }

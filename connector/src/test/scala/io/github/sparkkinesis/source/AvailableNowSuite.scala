@@ -72,6 +72,18 @@ class AvailableNowSuite extends AnyFunSuite with Matchers {
     rows.indexWhere(r => r.shardId == left || r.shardId == right) should be > lastParent
   }
 
+  test("given throttled checks during an AvailableNow run, then the run waits for answers and still reads everything") {
+    val (fake, clock) = fixture()
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    driver.plan() shouldBe None
+    val all = put(fake, clock, "r", 30)
+    driver.restart()
+    driver.stream.prepareForTriggerAvailableNow()
+    fake.throttleNextGetRecords(2) // both shards' first checks
+    val rows = Iterator.continually(driver.runBatch()).takeWhile(_.isDefined).flatMap(_.get).toVector
+    rows.map(_.data) should contain theSameElementsAs all
+  }
+
   test("given a read limit, then a default-trigger batch stays under it and replays are exact") {
     val (fake, clock) = fixture(shards = 4)
     val all = put(fake, clock, "r", 100)
