@@ -7,13 +7,13 @@ import io.github.sparkkinesis.offsets.Json
 /**
  * A rule across options, as data: [[OptionValues]] checks it after every value, and [[OptionsDocs]] writes it into
  * the JSON description so that other languages' option builders check it too. `violation` gets whether an option
- * was given and an option's whole-number value (given, else its default), and returns the message when the rule
- * is broken.
+ * is set and an option's whole-number value (set, else its default), and returns the message when the rule is
+ * broken.
  */
 sealed abstract class OptionRule(val kind: String, val usage: OptionUsage, val message: String) {
   def options: Seq[OptionSpec[_]]
 
-  def violation(given: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String]
+  def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String]
 
   final def json: JsonNode = Json.obj(
     "kind" -> Json.text(kind), "usage" -> Json.text(usage.name), "message" -> Json.text(message),
@@ -26,20 +26,20 @@ object OptionRule {
   final case class Required(option: OptionSpec[_], side: OptionUsage, why: String)
     extends OptionRule("required", side, why) {
     def options: Seq[OptionSpec[_]] = Seq(option)
-    def violation(given: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
-      Some(message).filterNot(_ => given(option))
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filterNot(_ => isSet(option))
   }
 
   /** The `options` are given all together or not at all. */
   final case class Together(options: Seq[OptionSpec[_]], why: String) extends OptionRule("together", OptionUsage.Both, why) {
-    def violation(given: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
-      Some(message).filter(_ => options.exists(given) && !options.forall(given))
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filter(_ => options.exists(isSet) && !options.forall(isSet))
   }
 
   /** When the first option is given, the others must be too. */
   final case class Needs(options: Seq[OptionSpec[_]], why: String) extends OptionRule("needs", OptionUsage.Both, why) {
-    def violation(given: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
-      Some(message).filter(_ => given(options.head) && !options.tail.forall(given))
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filter(_ => isSet(options.head) && !options.tail.forall(isSet))
   }
 
   /**
@@ -49,7 +49,7 @@ object OptionRule {
   final case class NotBelow(value: OptionSpec[Long], floor: OptionSpec[Long], template: String)
     extends OptionRule("notBelow", OptionUsage.Both, template) {
     def options: Seq[OptionSpec[_]] = Seq(value, floor)
-    def violation(given: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] = {
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] = {
       val (value, floor) = (number(this.value), number(this.floor))
       Some(template.replace("{value}", value.toString).replace("{floor}", floor.toString)).filter(_ => value < floor)
     }
