@@ -67,8 +67,7 @@ object KinesisOptionsRegistry {
   val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.describeShardInterval", "duration", Some("1s"),
     "How often the driver lists the stream's shards to discover resharding.",
-    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(
-    durationMs(max = "1h"))
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
 
   val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.getRecords.numberOfRecordsPerFetch", "int", Some("10000"),

@@ -92,6 +92,9 @@ private[options] object Parsers {
     case _                            => None
   }
 
+  /** A duration of at most an hour (after durationOf's regex, which it needs initialised). */
+  val boundedDuration: Parser[Long] = durationMs(max = "1h")
+
   def matches(regex: String, problem: String): Parser[String] =
     new Parser(Matches(regex, problem), raw => if (raw.matches(regex)) Right(raw) else Left(problem))
 
