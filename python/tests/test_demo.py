@@ -49,7 +49,7 @@ def test_given_a_duration_when_it_is_over_then_the_demo_printed_running_totals_a
     assert not noise, "\n".join(noise[:20])
 
 
-def test_given_a_running_emulator_when_the_demo_gets_its_endpoint_then_it_streams_from_it_and_leaves_it_running() -> None:
+def test_given_a_running_emulator_when_the_demo_gets_its_endpoint_then_it_streams_from_it_and_leaves_it_up() -> None:
     # Given kinesis-mock already running, as LocalStack's Kinesis runs under docker compose
     with KinesisMock() as endpoint:
         # When the demo runs with --endpoint

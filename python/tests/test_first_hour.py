@@ -29,7 +29,7 @@ def readme_section(title: str) -> str:
     return README[start:end]
 
 
-def test_given_the_compose_file_then_localstack_serves_kinesis_on_4566_from_a_pinned_image_with_a_health_check() -> None:
+def test_given_the_compose_file_then_localstack_serves_kinesis_on_4566_from_a_pinned_image_with_health_check() -> None:
     localstack = compose()["services"]["localstack"]
     image, _, version = localstack["image"].partition(":")
     assert image == "localstack/localstack" and re.fullmatch(r"\d+\.\d+\.\d+", version), localstack["image"]

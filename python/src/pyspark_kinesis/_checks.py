@@ -73,7 +73,8 @@ def value_problem(check: Mapping[str, Any], raw: str) -> Optional[str]:
         match = re.fullmatch(check["syntax"], text.lower())
         if not match:
             return check["notDuration"]
-        return check["longer"] if int(match.group(1)) * check["unitsMs"][match.group(2) or "ms"] > check["maxMs"] else None
+        ms = int(match.group(1)) * check["unitsMs"][match.group(2) or "ms"]
+        return check["longer"] if ms > check["maxMs"] else None
     if kind == "matches":
         return None if re.fullmatch(check["regex"], text) else check["problem"]
     if kind == "url":

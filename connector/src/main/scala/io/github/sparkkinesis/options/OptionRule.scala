@@ -31,7 +31,8 @@ object OptionRule {
   }
 
   /** The `options` are given all together or not at all. */
-  final case class Together(options: Seq[OptionSpec[_]], why: String) extends OptionRule("together", OptionUsage.Both, why) {
+  final case class Together(options: Seq[OptionSpec[_]], why: String)
+    extends OptionRule("together", OptionUsage.Both, why) {
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
       Some(message).filter(_ => options.exists(isSet) && !options.forall(isSet))
   }

@@ -51,7 +51,7 @@ final class Parser[T](val check: OptionCheck, run: String => Either[String, T]) 
   def map[U](f: T => U): Parser[U] = new Parser(check, raw => run(raw).map(f))
 }
 
-/** Parsers shared by the options registry, each following its [[OptionCheck]]; a Left is the reason a value is refused. */
+/** Parsers shared by the options registry, each following its [[OptionCheck]]; a Left is why a value is refused. */
 private[options] object Parsers {
   import OptionCheck._
 
@@ -86,9 +86,10 @@ private[options] object Parsers {
   }
 
   private val DurationSyntax = Duration.Syntax.r
+  private val unitMs = Duration.UnitsMs.toMap
 
   private def durationOf(raw: String): Option[BigInt] = raw.toLowerCase(Locale.ROOT) match {
-    case DurationSyntax(amount, unit) => Some(BigInt(amount) * Duration.UnitsMs.toMap.apply(Option(unit).getOrElse("ms")))
+    case DurationSyntax(amount, unit) => Some(BigInt(amount) * unitMs(Option(unit).getOrElse("ms")))
     case _                            => None
   }
 

@@ -29,7 +29,8 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     all.foreach(spec => get(spec))
     val number: OptionSpec[Long] => Long = getOrDefault(_)
     rules.filter(r => r.usage == side || r.usage == OptionUsage.Both)
-      .foreach(_.violation(spec => options.contains(spec.key), number).foreach(m => throw new IllegalArgumentException(m)))
+      .flatMap(_.violation(spec => options.contains(spec.key), number))
+      .foreach(message => throw new IllegalArgumentException(message))
   }
 
   /** Where and as whom to reach Kinesis: the options the source and the sink share; call after [[checkAll]]. */

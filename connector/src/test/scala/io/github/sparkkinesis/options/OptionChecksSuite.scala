@@ -11,8 +11,10 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
   private def source(options: (String, String)*): String = intercept[IllegalArgumentException](
     KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s") ++ options)).getMessage
 
-  test("given the registry, when each option's check is described, then only the starting position is the connector's alone") {
-    KinesisOptionsRegistry.all.filter(_.check == OptionCheck.ConnectorOnly).map(_.name) shouldBe Seq(StartingPositionOption.name)
+  private val registry = KinesisOptionsRegistry.all
+
+  test("given the registry, when each option's check is described, then only the starting position is left out") {
+    registry.filter(_.check == OptionCheck.ConnectorOnly).map(_.name) shouldBe Seq(StartingPositionOption.name)
   }
 
   test("given a parser built from Parsers, when it refuses a value, then the reason is the one its check describes") {
@@ -60,7 +62,7 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     val json = Json.read(OptionsDocs.json, "options")
     json.get("version").asInt shouldBe 2
     val options = json.get("options")
-    (0 until options.size).map(i => options.get(i).get("check").get("kind").asText) shouldBe KinesisOptionsRegistry.all.map(_.check.kind)
+    (0 until options.size).map(i => options.get(i).get("check").get("kind").asText) shouldBe registry.map(_.check.kind)
     val whole = (0 until options.size).map(options.get).find(_.get("name").asText == NumberOfRecordsPerFetch.name).get
     (whole.get("check").get("min").asLong, whole.get("check").get("max").asLong) shouldBe ((1L, 10000L))
     val jsonRules = json.get("rules")
