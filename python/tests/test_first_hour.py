@@ -110,6 +110,17 @@ def test_given_root_when_set_up_then_apt_get_runs_without_sudo(tmp_path: Path) -
         "apt-get update -q", "apt-get install -y -q binutils-aarch64-linux-gnu"]
 
 
+def test_given_a_python_without_venv_when_set_up_then_python3_venv_is_installed(tmp_path: Path) -> None:
+    env = fake_machine(tmp_path, ALL_TOOLS, root=True)
+    # A Python whose standard library lacks venv and ensurepip, as Debian's python3 without python3-venv
+    no_venv = Path(env["PATH"]) / "python-without-venv"
+    no_venv.write_text(f"#!{shutil.which('bash')}\nexit 1\n")
+    no_venv.chmod(no_venv.stat().st_mode | stat.S_IEXEC)
+    done = run_prerequisites({**env, "PYTHON": str(no_venv)})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "calls.log").read_text().splitlines()[-1] == "apt-get install -y -q python3-venv"
+
+
 def test_given_a_system_without_apt_get_when_set_up_then_it_prints_the_command_and_fails(tmp_path: Path) -> None:
     env = fake_machine(tmp_path, ["java", "mvn"], root=False)
     os.remove(Path(env["PATH"]) / "apt-get")
