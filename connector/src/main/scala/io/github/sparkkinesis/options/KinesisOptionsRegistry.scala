@@ -15,8 +15,8 @@ object KinesisOptionsRegistry {
     "kinesis.streamName", "string", None,
     "Name of the Kinesis data stream to read (required), or to write to: rows whose streamName column is " +
       "not null go to that stream instead, so a sink needs this option only when some row names no stream.",
-    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(raw =>
-    if (raw.matches("[a-zA-Z0-9_.-]{1,128}")) Right(raw) else Left("it is not a valid stream name"))
+    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(
+    matches("[a-zA-Z0-9_.-]{1,128}", "it is not a valid stream name"))
 
   val EndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
     "kinesis.endpointUrl", "url", None,
@@ -33,10 +33,8 @@ object KinesisOptionsRegistry {
     "kinesis.consumerType", "enum", Some("GetRecords"),
     "How records are fetched. GetRecords polls each shard (shared throughput). SubscribeToShard " +
       "(enhanced fan-out) is not supported yet.",
-    "GetRecords", usage = Source)(raw =>
-    if (raw.equalsIgnoreCase("SubscribeToShard"))
-      Left("enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")
-    else oneOf(Seq("GetRecords"))(raw))
+    "GetRecords", usage = Source)(oneOf(Seq("GetRecords"), refused = Seq(
+    "SubscribeToShard" -> "enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")))
 
   val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
     "kinesis.startingPosition", "string", Some("LATEST"),
@@ -92,9 +90,9 @@ object KinesisOptionsRegistry {
 
   val MaxRecordsPerTrigger: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.maxRecordsPerTrigger", "long", None,
-    "Soft cap on the Kinesis records (KPL aggregates count once) one micro-batch reads, split evenly across the " +
-      "shards it reads (like the Kafka source's maxOffsetsPerTrigger). With Trigger.AvailableNow the run takes " +
-      "several batches; Trigger.Once ignores it, as Spark does for every source. Default: no cap.",
+    "Most Kinesis records (KPL aggregates count once) one micro-batch reads, split evenly across the shards it " +
+      "reads, each at least one (like the Kafka source's maxOffsetsPerTrigger). With Trigger.AvailableNow the run " +
+      "takes several batches; Trigger.Once ignores it, as Spark does for every source. Default: no cap.",
     "a whole number from 1 to 9223372036854775807", usage = Source)(long(1L, Long.MaxValue))
 
   val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
@@ -187,6 +185,24 @@ object KinesisOptionsRegistry {
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkFlushWaitTimeMs, SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl)
+
+  /**
+   * The rules across options, checked in this order after every value: the source needs a stream, credentials
+   * come as a pair (a session token with them), the retry maximum is not below the base interval.
+   */
+  val rules: Seq[OptionRule] = Seq(
+    OptionRule.Required(StreamName, Source,
+      s"Option ${StreamName.name} is required: set it to the name of the Kinesis stream to read, for example " +
+        ".option(\"" + StreamName.name + "\", \"my-stream\")."),
+    OptionRule.Together(Seq(AwsAccessKeyId, AwsSecretKey),
+      s"Options ${AwsAccessKeyId.name} and ${AwsSecretKey.name} go together: set both, or neither to use the " +
+        "default credentials chain (environment, profile, instance or container role)."),
+    OptionRule.Needs(Seq(SessionToken, AwsAccessKeyId, AwsSecretKey),
+      s"Option ${SessionToken.name} is set without ${AwsAccessKeyId.name} and ${AwsSecretKey.name}: give all " +
+        "three for temporary credentials, or none to use the default credentials chain."),
+    OptionRule.NotBelow(ClientMaxRetryIntervalMs, ClientRetryIntervalsMs,
+      s"Option ${ClientMaxRetryIntervalMs.name} ({value}) is smaller than ${ClientRetryIntervalsMs.name} " +
+        "({floor}): make the maximum at least the base interval."))
 
   private val byKey: Map[String, OptionSpec[_]] = all.map(o => o.key -> o).toMap
 

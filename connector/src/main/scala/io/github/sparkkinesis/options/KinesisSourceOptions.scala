@@ -33,14 +33,10 @@ object KinesisSourceOptions {
     val options = new OptionValues(raw)
     import options.{get, getOrDefault}
 
-    val streamName = get(StreamName).getOrElse(throw new IllegalArgumentException(
-      s"Option ${StreamName.name} is required: set it to the name of the Kinesis stream to read, " +
-        "for example .option(\"" + StreamName.name + "\", \"my-stream\")."))
-    getOrDefault(ConsumerType)
-    options.checkAll()
+    options.checkAll(OptionUsage.Source)
 
     KinesisSourceOptions(
-      streamName = streamName,
+      streamName = get(StreamName).get, // checkAll's rules require it for the source
       client = options.clientSettings,
       startingPosition = getOrDefault(StartingPositionOption),
       failOnDataLoss = getOrDefault(FailOnDataLoss),

@@ -67,9 +67,9 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
         "the maximum at least the base interval."
   }
 
-  test("given a duration with more digits than a long holds, when parsed, then it is too large") {
+  test("given a duration with more digits than a long holds, when parsed, then it is longer than the maximum") {
     failure(minimal + ("kinesis.describeShardInterval" -> "99999999999999999999")) should startWith(
-      "Invalid value '99999999999999999999' for option kinesis.describeShardInterval: it is too large.")
+      "Invalid value '99999999999999999999' for option kinesis.describeShardInterval: it is longer than 1h.")
   }
 
   test("given a misspelt kinesis option, when parsed, then the closest real option is suggested") {
