@@ -1,16 +1,51 @@
 package io.github.sparkkinesis.metadata
 
+import com.fasterxml.jackson.databind.JsonNode
+
 import io.github.sparkkinesis.offsets.{Json, ShardPosition}
+
+/**
+ * What the first attempt that read a shard in a micro-batch saw, for the driver's planning and the query's metrics.
+ *
+ * @param millisBehindLatest how far behind the shard's tip the attempt was when it stopped
+ * @param moreAvailable      whether it stopped with records known to lie ahead (a limit, not the tip), so the driver
+ *                           plans the shard again without first checking it
+ * @param lastArrivalMs      when the last record read arrived in Kinesis, by the service's clock (None: none read)
+ * @param bytes              bytes of the Kinesis records read (KPL aggregates as stored)
+ * @param getRecordsCalls    GetRecords calls made, throttled ones included
+ * @param throttledCalls     GetRecords calls that Kinesis throttled
+ */
+final case class ReadStats(
+    millisBehindLatest: Long,
+    moreAvailable: Boolean,
+    lastArrivalMs: Option[Long],
+    bytes: Long,
+    getRecordsCalls: Long,
+    throttledCalls: Long) {
+
+  def toJson: JsonNode = Json.obj(Seq(
+    "millisBehindLatest" -> Json.number(millisBehindLatest),
+    "moreAvailable" -> Json.bool(moreAvailable),
+    "bytes" -> Json.number(bytes),
+    "getRecordsCalls" -> Json.number(getRecordsCalls),
+    "throttledCalls" -> Json.number(throttledCalls)) ++
+    lastArrivalMs.map(ms => "lastArrivalMs" -> Json.number(ms)): _*)
+}
+
+object ReadStats {
+  def fromJson(node: JsonNode, what: String): ReadStats = ReadStats(
+    millisBehindLatest = Json.field(node, "millisBehindLatest", what).asLong(),
+    moreAvailable = Json.field(node, "moreAvailable", what).asBoolean(),
+    lastArrivalMs = Json.optionalLong(node, "lastArrivalMs"),
+    bytes = Json.field(node, "bytes", what).asLong(),
+    getRecordsCalls = Json.field(node, "getRecordsCalls", what).asLong(),
+    throttledCalls = Json.field(node, "throttledCalls", what).asLong())
+}
 
 /**
  * Where micro-batch `batch` ended in one shard, as recorded by the first task attempt that read it to its
  * stopping point. `start` is kept so that a record left by another query (a reused metadata path) is caught.
- *
- * @param millisBehindLatest how far behind the shard's tip the attempt was when it stopped (None: written by 0.1.0)
- * @param moreAvailable      whether the attempt stopped with records known to lie ahead (a limit, not the tip), so
- *                           the driver plans the shard again without first checking it (None: written by 0.1.0)
- * @param lastArrivalMs      when the last record read arrived in Kinesis, by the service's clock (None: no record
- *                           read, or written by 0.1.0)
+ * `stats` is what that attempt saw (None in records written by 0.1.0).
  */
 final case class ShardEndRecord(
     stream: String,
@@ -19,23 +54,16 @@ final case class ShardEndRecord(
     start: ShardPosition,
     end: ShardPosition,
     recordCount: Long,
-    millisBehindLatest: Option[Long] = None,
-    moreAvailable: Option[Boolean] = None,
-    lastArrivalMs: Option[Long] = None) {
+    stats: Option[ReadStats] = None) {
 
-  def toJson: String = {
-    val later = millisBehindLatest.map(ms => "millisBehindLatest" -> Json.number(ms)).toSeq ++
-      moreAvailable.map(more => "moreAvailable" -> Json.bool(more)) ++
-      lastArrivalMs.map(ms => "lastArrivalMs" -> Json.number(ms))
-    Json.write(Json.obj(Seq(
-      "version" -> Json.number(if (later.isEmpty) 1 else ShardEndRecord.Version),
-      "stream" -> Json.text(stream),
-      "shardId" -> Json.text(shardId),
-      "batch" -> Json.number(batch),
-      "start" -> ShardPosition.toJson(start),
-      "end" -> ShardPosition.toJson(end),
-      "recordCount" -> Json.number(recordCount)) ++ later: _*))
-  }
+  def toJson: String = Json.write(Json.obj(Seq(
+    "version" -> Json.number(if (stats.isEmpty) 1 else ShardEndRecord.Version),
+    "stream" -> Json.text(stream),
+    "shardId" -> Json.text(shardId),
+    "batch" -> Json.number(batch),
+    "start" -> ShardPosition.toJson(start),
+    "end" -> ShardPosition.toJson(end),
+    "recordCount" -> Json.number(recordCount)) ++ stats.map(s => "stats" -> s.toJson): _*))
 
   /** Whether two attempts read the same records: same range, whatever they counted. */
   def sameRange(other: ShardEndRecord): Boolean =
@@ -44,7 +72,7 @@ final case class ShardEndRecord(
 }
 
 object ShardEndRecord {
-  /** Version 2 adds millisBehindLatest, moreAvailable and lastArrivalMs; a record without them is written as version 1. */
+  /** Version 2 adds `stats`; a record without them is written as version 1, which 0.1.0 reads. */
   val Version = 2
 
   def fromJson(raw: String, where: String): ShardEndRecord = {
@@ -58,8 +86,6 @@ object ShardEndRecord {
       start = ShardPosition.fromJson(Json.field(node, "start", what), what),
       end = ShardPosition.fromJson(Json.field(node, "end", what), what),
       recordCount = Json.field(node, "recordCount", what).asLong(),
-      millisBehindLatest = Json.optionalLong(node, "millisBehindLatest"),
-      moreAvailable = Json.optionalBoolean(node, "moreAvailable"),
-      lastArrivalMs = Json.optionalLong(node, "lastArrivalMs"))
+      stats = Option(node.get("stats")).filterNot(_.isNull).map(ReadStats.fromJson(_, what)))
   }
 }

@@ -51,9 +51,6 @@ private[sparkkinesis] object Json {
   def optionalLong(node: JsonNode, name: String): Option[Long] =
     Option(node.get(name)).filterNot(_.isNull).map(_.asLong())
 
-  def optionalBoolean(node: JsonNode, name: String): Option[Boolean] =
-    Option(node.get(name)).filterNot(_.isNull).map(_.asBoolean())
-
   def fields(node: JsonNode): Seq[(String, JsonNode)] = {
     val it = node.fields()
     val out = Seq.newBuilder[(String, JsonNode)]

@@ -3,11 +3,13 @@ package io.github.sparkkinesis.source
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsTriggerAvailableNow}
+import org.apache.spark.sql.connector.read.streaming.{
+  MicroBatchStream, Offset, ReadLimit, ReportsSourceMetrics, SupportsTriggerAvailableNow
+}
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{ClientSettings, HashKeyRange, KinesisClient}
-import io.github.sparkkinesis.metadata.{AtomicFiles, HadoopShardEndStore, ShardEndStore}
+import io.github.sparkkinesis.metadata.{AtomicFiles, HadoopShardEndStore, ShardEndRecord, ShardEndStore}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardRead, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
@@ -25,7 +27,7 @@ final class KinesisMicroBatchStream(
     hadoopConf: Configuration,
     clients: ClientSettings => KinesisClient,
     clock: () => Long = () => System.currentTimeMillis())
-  extends MicroBatchStream with SupportsTriggerAvailableNow {
+  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
   import KinesisMicroBatchStream.Moved
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -41,6 +43,7 @@ final class KinesisMicroBatchStream(
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
   private var trimHorizonChecked = false
+  private var lastEnds: Option[(Long, Seq[(String, Option[ShardEndRecord])])] = None
   private val reportedLost = scala.collection.mutable.Set.empty[String]
   /** The batches whose offsets this run handed to Spark. */
   private val planned = scala.collection.mutable.Set.empty[Long]
@@ -128,6 +131,30 @@ final class KinesisMicroBatchStream(
     result
   }
 
+  /**
+   * The shard-end records of the batch ending at `offset`, per shard it read. The last batch's are kept once all
+   * are there (metrics and the next batch's planning both need them); a missing one is looked for again next time.
+   */
+  private def endsOf(offset: KinesisSourceOffset): Seq[(String, Option[ShardEndRecord])] = lastEnds match {
+    case Some((batch, ends)) if batch == offset.batch => ends
+    case _ =>
+      val ends = if (offset.batch < 0) Nil
+        else offset.shardsRead(stream).map { case (id, _) => id -> store.get(stream, offset.batch, id) }
+      if (ends.forall(_._2.isDefined)) lastEnds = Some(offset.batch -> ends)
+      ends
+  }
+
+  /** The metrics of the latest batch, for its `StreamingQueryProgress` ([[SourceMetrics.ofBatch]]). */
+  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
+    val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String] else {
+      val offset = latestConsumedOffset.get.asInstanceOf[KinesisSourceOffset]
+      SourceMetrics.ofBatch(endsOf(offset).flatMap(_._2), offset.streams.getOrElse(stream, Map.empty))
+    }
+    val out = new java.util.HashMap[String, String]()
+    metrics.foreach { case (k, v) => out.put(k, v) }
+    out
+  }
+
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val offset = end.asInstanceOf[KinesisSourceOffset]
     val states = offset.streams.getOrElse(stream, Map.empty)
@@ -186,7 +213,7 @@ final class KinesisMicroBatchStream(
     case _ =>
       val shards = start.streams.getOrElse(stream, Map.empty)
       val read = if (start.batch < 0) Nil else start.shardsRead(stream).map(_._1)
-      val records = read.map(id => id -> store.get(stream, start.batch, id))
+      val records = endsOf(start)
       val moved = shards ++ records.map { case (id, record) =>
         val state = shards(id)
         id -> (record match {
@@ -206,7 +233,7 @@ final class KinesisMicroBatchStream(
       // every shard is looked at again as soon as pacing allows, since the run must finish.
       val expectNews = records.collect {
         case (id, Some(r)) if r.end != ShardPosition.ShardEnd &&
-          (r.moreAvailable.contains(true) || (availableNow.isEmpty && isStreaming(r))) => id
+          (r.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(r))) => id
       }.toSet
       // Only for a batch this run planned: after a restart nobody knows when the last one ended, and Trigger.Once
       // gets one look.
@@ -225,9 +252,9 @@ final class KinesisMicroBatchStream(
    * younger than the idle interval. The driver's clock meets the service's here, which only decides whether a shard
    * is read again without a check first (cost, and rarely an empty batch), never which records a batch holds.
    */
-  private def isStreaming(r: io.github.sparkkinesis.metadata.ShardEndRecord): Boolean =
+  private def isStreaming(r: ShardEndRecord): Boolean =
     r.recordCount >= KinesisMicroBatchStream.StreamingRecords &&
-      r.lastArrivalMs.exists(clock() - _ < options.idleShardCheckIntervalMs)
+      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs)
 
   /**
    * Once per query run: positions behind the trim horizon go through `kinesis.failOnDataLoss`; with false, such a

@@ -25,6 +25,14 @@ private[sparkkinesis] final class ShardFetcher(
   private var lastSequenceNumber: Option[String] = None
   private var lastCallAtMs = Long.MinValue / 2
   private var ended = start == ShardPosition.ShardEnd
+  private var calls = 0L
+  private var throttled = 0L
+
+  /** GetRecords calls made so far, throttled ones included. */
+  def getRecordsCalls: Long = calls
+
+  /** GetRecords calls that Kinesis throttled so far. */
+  def throttledCalls: Long = throttled
 
   /** Where reading would go on: just after the last record returned so far, or `start`. */
   def position: ShardPosition =
@@ -50,6 +58,7 @@ private[sparkkinesis] final class ShardFetcher(
           case Some(it) => it
           case None     => return Some(RecordBatch(Nil, None, 0L)) // not yet: see TimestampInFutureException
         }
+        calls += 1
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         backoff.reset()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
@@ -62,6 +71,7 @@ private[sparkkinesis] final class ShardFetcher(
           expiredInARow += 1
           if (expiredInARow > 3) throw e
         case _: ThrottledException =>
+          throttled += 1
           val delay = backoff.nextDelayMs()
           if (clock() + delay >= deadlineMs) return None
           Thread.sleep(delay)

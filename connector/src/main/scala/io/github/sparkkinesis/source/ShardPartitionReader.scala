@@ -1,12 +1,13 @@
 package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
 import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
-import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore}
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord, ShardEndStore}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
 
@@ -44,6 +45,7 @@ final class ShardPartitionReader(
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = partition.read.maxRecords.fold(settings.maxRecordsPerShard)(math.min(_, settings.maxRecordsPerShard))
   private var recordsRead = 0L
+  private var bytesRead = 0L
   /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
   private var tipAtFirstPageMs: Option[Long] = None
   private var millisBehind = 0L
@@ -69,6 +71,10 @@ final class ShardPartitionReader(
   override def get(): InternalRow = current
 
   override def close(): Unit = ()
+
+  /** This attempt's reading so far, for the Spark UI's task metrics ([[SourceMetrics]]). */
+  override def currentMetricsValues(): Array[CustomTaskMetric] =
+    SourceMetrics.taskValues(recordsRead, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)
 
   private def fetchMore(): Unit = recordedEnd match {
     case Some(end) => replayTowards(end)
@@ -135,6 +141,7 @@ final class ShardPartitionReader(
 
   private def emit(records: Seq[KinesisRecord]): Unit = {
     recordsRead += records.size
+    records.foreach(r => bytesRead += r.data.length)
     buffered = records.iterator.flatMap { record =>
       val users = KplDeaggregator.subRecords(record.data) match {
         case Some(subRecords) =>
@@ -152,8 +159,8 @@ final class ShardPartitionReader(
 
   /** Records where this attempt ended, or checks it against the end an earlier attempt recorded. */
   private def finish(): Unit = if (recordedEnd.isEmpty) {
-    val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead,
-      millisBehindLatest = Some(millisBehind), moreAvailable = Some(stoppedWithMore), lastArrivalMs = lastArrivalMs)
+    val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead, Some(ReadStats(
+      millisBehind, stoppedWithMore, lastArrivalMs, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)))
     val holding = store.recordIfAbsent(ours)
     if (!holding.sameRange(ours)) {
       throw new IllegalStateException(

@@ -5,7 +5,7 @@ import scala.io.Source
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.metadata.ShardEndRecord
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition._
 
 /** Persisted formats stay readable: stored samples of every version are read back exactly. */
@@ -58,9 +58,10 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
       "shardId-000000000003" -> ShardRead.Unbounded)
   }
 
-  test("given a stored version-2 shard end record, when read, then the lag and 'more available' come back") {
+  test("given a stored version-2 shard end record, when read, then what its reader saw comes back") {
     val record = ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), AfterSequenceNumber(seq),
-      0L, millisBehindLatest = Some(1500L), moreAvailable = Some(true), lastArrivalMs = Some(1714564800000L))
+      0L, Some(ReadStats(1500L, moreAvailable = true, Some(1714564800000L), bytes = 0L, getRecordsCalls = 3L,
+        throttledCalls = 1L)))
     ShardEndRecord.fromJson(sample("shard-end-v2.json"), "sample") shouldBe record
     record.toJson shouldBe sample("shard-end-v2.json")
   }

@@ -84,7 +84,7 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
     val fake = withRecords(new ManualClock(), (1 to 20).map(i => s"r$i"))
     val store = newStore()
     read(fake, store, bounds = ShardRead(Some(7L), None), s = settings(perFetch = 5)) shouldBe (1 to 7).map(i => s"r$i")
-    store.get("s", 0L, shard).get.moreAvailable shouldBe Some(true)
+    store.get("s", 0L, shard).get.stats.map(_.moreAvailable) shouldBe Some(true)
     // Then a replay reads the same seven, whatever the bounds say now.
     read(fake, store) shouldBe (1 to 7).map(i => s"r$i")
   }
@@ -99,7 +99,7 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
     read(fake, store, bounds = ShardRead(None, Some(bound))) shouldBe Seq("before-1", "before-2", "before-3")
     val end = store.get("s", 0L, shard).get
     end.recordCount shouldBe 3
-    end.moreAvailable shouldBe Some(false)
+    end.stats.map(_.moreAvailable) shouldBe Some(false)
     read(fake, store) shouldBe Seq("before-1", "before-2", "before-3")
   }
 

@@ -119,7 +119,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     readAll(fake, s = settings(maxRecords = 10, perFetch = 4), store = store).map(_._1) shouldBe expected.take(10)
     val end = store.get("s", 0L, shard).get
     end.recordCount shouldBe 10
-    end.moreAvailable shouldBe Some(true)
+    end.stats.map(_.moreAvailable) shouldBe Some(true)
   }
 
   test("given records still arriving, when read, then the task stops past the records that were there at its start") {
