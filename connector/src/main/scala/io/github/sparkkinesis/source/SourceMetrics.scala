@@ -15,6 +15,8 @@ object SourceMetrics {
   val BytesRead = "bytesRead"
   val GetRecordsCalls = "getRecordsCalls"
   val ThrottledCalls = "throttledCalls"
+  /** The driver's checks for new records since the previous progress report (one GetRecords call each). */
+  val DriverGetRecordsCalls = "driverGetRecordsCalls"
 
   /** The task metrics a scan supports; Spark re-creates them by class name in the UI. */
   def supported: Array[CustomMetric] =
