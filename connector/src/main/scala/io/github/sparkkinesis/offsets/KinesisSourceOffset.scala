@@ -78,6 +78,15 @@ object KinesisSourceOffset {
   /** Version 2 adds `reads`; an offset without it is still written as version 1, which 0.1.0 reads. */
   val Version = 2
 
+  /**
+   * `offset` as this source's offset. Spark hands back offsets it read from the checkpoint's log as its own
+   * `SerializedOffset` in some places (the progress metrics after a restart), so those are parsed from their JSON.
+   */
+  def of(offset: Offset): KinesisSourceOffset = offset match {
+    case ours: KinesisSourceOffset => ours
+    case other                     => fromJson(other.json())
+  }
+
   def fromJson(raw: String): KinesisSourceOffset = {
     val what = "the Kinesis source offset in the checkpoint"
     val node = Json.read(raw, what)

@@ -78,7 +78,7 @@ final class KinesisMicroBatchStream(
     "the Kinesis source implements SupportsAdmissionControl; Spark calls latestOffset(start, limit)")
 
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
-    val start = startOffset.asInstanceOf[KinesisSourceOffset]
+    val start = KinesisSourceOffset.of(startOffset)
     val moved = positionsAfter(start)
     val listed = listing.current(force = false)
     val reconciled = ShardTracker.reconcile(moved.offset.streams.getOrElse(stream, Map.empty), listed)
@@ -158,7 +158,7 @@ final class KinesisMicroBatchStream(
   /** The metrics of the latest batch, for its `StreamingQueryProgress` ([[SourceMetrics.ofBatch]]). */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String] else {
-      val offset = latestConsumedOffset.get.asInstanceOf[KinesisSourceOffset]
+      val offset = KinesisSourceOffset.of(latestConsumedOffset.get)
       val checks = probe.getRecordsCalls
       val sinceLastReport = checks - checksReported
       checksReported = checks
@@ -171,7 +171,7 @@ final class KinesisMicroBatchStream(
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
-    val offset = end.asInstanceOf[KinesisSourceOffset]
+    val offset = KinesisSourceOffset.of(end)
     val states = offset.streams.getOrElse(stream, Map.empty)
     val read = offset.shardsRead(stream)
     val ranges = if (options.dropMisroutedRecords) rangesOf(read.map(_._1)) else Map.empty[String, HashKeyRange]
@@ -189,7 +189,7 @@ final class KinesisMicroBatchStream(
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 
   override def commit(end: Offset): Unit =
-    store.purgeBefore(stream, end.asInstanceOf[KinesisSourceOffset].batch - KinesisMicroBatchStream.RetainedBatches)
+    store.purgeBefore(stream, KinesisSourceOffset.of(end).batch - KinesisMicroBatchStream.RetainedBatches)
 
   override def stop(): Unit = probe.close()
 

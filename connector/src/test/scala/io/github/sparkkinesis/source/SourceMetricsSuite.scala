@@ -5,6 +5,7 @@ import java.util.Optional
 
 import scala.collection.JavaConverters._
 
+import org.apache.spark.sql.connector.read.streaming.Offset
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -34,6 +35,19 @@ class SourceMetricsSuite extends AnyFunSuite with Matchers {
     metrics("getRecordsCalls") shouldBe "3"
     metrics("driverGetRecordsCalls") shouldBe "3" // the driver checked each of the three shards once
     Seq("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest").foreach(metrics(_) shouldBe "0")
+  }
+
+  test("given the offset as Spark's SerializedOffset (read back from the checkpoint after a restart), then the " +
+    "metrics are those of its batch") {
+    val fake = new FakeKinesisClient()
+    fake.createStream("s", 1)
+    fake.putRecord("s", "k", "v".getBytes(UTF_8))
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"))
+    driver.runBatch()
+    driver.restart()
+    val json = driver.committed.json()
+    val serialized = new Offset { override def json(): String = json } // what Spark's SerializedOffset carries
+    driver.stream.metrics(Optional.of(serialized)).asScala("recordsRead") shouldBe "1"
   }
 
   test("given no batch yet, then the metrics are empty") {
