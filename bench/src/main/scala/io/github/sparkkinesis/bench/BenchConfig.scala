@@ -60,7 +60,7 @@ object BenchConfig {
       |                             (starts the KPL's daemon, lets it load the stream's shard map); 0: none [2000]
       |  --sink-option K=V          connector option for the sink's writes (repeatable; overrides the default
       |                             kinesis.sink.recordTtl=300000)
-      |  --sink-latency-shards N    shards of each stream the streaming-write latency part writes to [4]
+      |  --sink-latency-shards N    shards of each stream the streaming-write latency part writes to [40]
       |  --sink-latency-rows-per-second N  pace of its writers (the sink's rate source, the raw client) [1000]
       |  --sink-latency-seconds N   how long its rows are measured [30]
       |  --sink-latency-warm-up-seconds N  how long it writes before measuring [10]

@@ -20,7 +20,7 @@ final case class SinkConfig(
     rawThreads: Int = 4,
     primeRows: Int = 2000,
     options: Map[String, String] = SinkConfig.DefaultOptions,
-    latencyShards: Int = 4,
+    latencyShards: Int = 40,
     latencyRowsPerSecond: Int = 1000,
     latencySeconds: Int = 30,
     latencyWarmUpSeconds: Int = 10) {
