@@ -42,9 +42,6 @@ private[sink] final class ProducerPool(create: ProducerSettings => StoppableProd
     current.clear()
   }
 
-  /** Producers not discarded, for tests. */
-  private[sink] def size: Int = synchronized(current.size)
-
   final class Lease private[ProducerPool] (settings: ProducerSettings, shared: Shared) {
     private var released = false // guarded by the pool
 
