@@ -11,6 +11,9 @@ import threading
 
 from conftest import eventually
 
+from pyspark_kinesis._emulator import KinesisMock
+from pyspark_kinesis.demo import lag_line
+
 
 def run_demo(*args: str, env: "dict[str, str] | None" = None, timeout: float = 300) -> "subprocess.CompletedProcess[str]":
     return subprocess.run([sys.executable, "-m", "pyspark_kinesis.demo", *args], capture_output=True, text=True,
@@ -40,6 +43,41 @@ def test_given_a_duration_when_it_is_over_then_the_demo_printed_running_totals_a
     assert event_counts(out) and max(event_counts(out)) > 0, out[-3000:]
     assert re.search(r"Stopped after \d+ micro-batches, \d+ events produced\.", out)
     assert_stopped_cleanly(out)
+    # And it said where the Spark UI is, and nothing more: no warnings, no stack traces
+    assert re.search(r"the Spark UI is at http://127\.0\.0\.1:\d+", out), out[-3000:]
+    noise = [line for line in (out + done.stderr).splitlines() if re.search(r"\bWARN\b|Traceback|Exception", line)]
+    assert not noise, "\n".join(noise[:20])
+
+
+def test_given_a_running_emulator_when_the_demo_gets_its_endpoint_then_it_streams_from_it_and_leaves_it_up() -> None:
+    # Given kinesis-mock already running, as LocalStack's Kinesis runs under docker compose
+    with KinesisMock() as endpoint:
+        # When the demo runs with --endpoint
+        done = run_demo("--endpoint", endpoint, "--seconds", "20", "--trigger-seconds", "1")
+        out = done.stdout
+        assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{out[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+
+        # Then it used that emulator (started none), printed running totals, and left the emulator running
+        assert f"Using the Kinesis emulator at {endpoint}" in out and "kinesis-mock is running" not in out
+        assert "Created stream demo-events with 2 shards" in out
+        assert event_counts(out) and max(event_counts(out)) > 0, out[-3000:]
+        assert "kinesis-mock stopped." not in out
+
+        # And a second run reuses the stream an emulator that keeps state (LocalStack) still has
+        again = run_demo("--endpoint", endpoint, "--seconds", "5", "--trigger-seconds", "1")
+        assert again.returncode == 0 and "Reusing stream demo-events" in again.stdout, again.stdout[-3000:]
+
+
+def test_given_a_progress_with_lag_metrics_then_the_demo_reports_them_and_nothing_without() -> None:
+    # Given progress reports as Spark's StreamingQuery.lastProgress returns them
+    with_lag = {"batchId": 3, "sources": [{"description": "KinesisV2[demo-events]",
+                                           "metrics": {"maxMsBehindLatest": "900", "avgMsBehindLatest": "250",
+                                                       "numShards": "2"}}]}
+    without = {"batchId": 3, "sources": [{"description": "KinesisV2[demo-events]", "metrics": {}}]}
+
+    # Then the lag metrics are reported, in a stable order, and nothing when the source reports none
+    assert lag_line(with_lag) == "Behind the stream's tip: avgMsBehindLatest 250, maxMsBehindLatest 900"
+    assert lag_line(without) is None and lag_line({"batchId": 0, "sources": [{}]}) is None and lag_line(None) is None
 
 
 def test_given_ctrl_c_while_streaming_then_the_demo_stops_cleanly_with_its_emulator() -> None:

@@ -1,5 +1,7 @@
-"""The Python option checks against the connector itself: the JAR's own registry, and the verdict of its parser
-on the same values, option by option (through the provider ``load()`` calls) and together (through ``load()``)."""
+"""The Python option checks against the connector itself: the JAR's own registry and rules, and the verdict of its
+parser on the same values, option by option (through the provider ``load()`` calls) and together (through
+``load()``). Where Python refuses a value, the connector refuses it with the same message; where Python accepts it,
+so does the connector, unless the registry's description leaves (part of) that option's check to the connector."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 from typing import Any, Dict, List, Optional
 
 from pyspark_kinesis import KinesisSourceOptions
-from pyspark_kinesis._registry import OPTIONS
+from pyspark_kinesis._registry import OPTIONS, RULES
 from pyspark_kinesis._source_options import SOURCE_OPTIONS
 
 # Values tried on every option: each type's good and bad forms, edges of the bounds, odd text.
@@ -105,37 +107,65 @@ def python_verdict(options: Dict[str, str]) -> Optional[str]:
         return str(e)
 
 
-def same(python: Optional[str], jvm: Optional[str]) -> bool:
-    if python is None or jvm is None:
-        return python == jvm
-    # Jackson and Python word a JSON syntax error differently; the connector's part before it must match.
-    marker = "it is not valid JSON ("
-    if marker in python and marker in jvm:
-        return python.split(marker)[0] == jvm.split(marker)[0]
+#: Checks the description covers only in part (a URL past its scheme) or not at all (connectorOnly).
+PARTIAL = ("url", "connectorOnly")
+BY_KEY = {o.key: o for o in OPTIONS}
+
+
+def partly_the_connectors(options: Dict[str, str]) -> bool:
+    """Whether some option given has a check the description leaves (in part) to the connector."""
+    return any(BY_KEY[k.lower()].check["kind"] in PARTIAL for k in options if k.lower() in BY_KEY)
+
+
+def agree(options: Dict[str, str], python: Optional[str], jvm: Optional[str]) -> bool:
+    """Python's verdict on ``options`` agrees with the connector's: the same message when Python refuses, and
+    acceptance when it accepts, unless the connector checks more of some option than the description says."""
+    if python is None:
+        return jvm is None or partly_the_connectors(options)
     return python == jvm
 
 
 def test_the_python_registry_is_the_jars_registry(spark: Any) -> None:
     described = json.loads(spark._jvm.io.github.sparkkinesis.options.OptionsDocs.json())
-    jvm = [(o["name"], o["usage"], o["type"], o.get("default"), o["accepted"], o["secret"])
+    jvm = [(o["name"], o["usage"], o["type"], o.get("default"), o["accepted"], o["secret"], o["check"])
            for o in described["options"]]
-    python = [(o.name, o.usage, o.type, o.default, o.accepted, o.secret) for o in OPTIONS]
+    python = [(o.name, o.usage, o.type, o.default, o.accepted, o.secret, o.check) for o in OPTIONS]
     assert python == jvm
+    assert list(RULES) == described["rules"]
     assert [o.name for o in SOURCE_OPTIONS] == [o[0] for o in jvm if o[1] in ("source", "both")]
 
 
 def test_every_option_and_value_gets_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
     mismatches = []
-    checked = 0
+    checked = refused = 0
     for option in SOURCE_OPTIONS:
         for value in CORPUS:
             options = {"kinesis.streamName": "s", option.name: value}
             python, jvm = python_verdict(options), provider_verdict(spark, options)
             checked += 1
-            if not same(python, jvm):
+            refused += python is not None
+            if not agree(options, python, jvm):
                 mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
     assert checked == len(SOURCE_OPTIONS) * len(CORPUS)
+    assert refused > checked // 2, "Python refused few values: the corpus no longer tests its checks"
     assert not mismatches, f"{len(mismatches)} of {checked} differ:\n" + "\n".join(mismatches)
+
+
+def test_given_values_the_description_leaves_to_the_connector_when_loaded_then_the_connector_refuses_them(
+        spark: Any) -> None:
+    # Given values whose check the registry's description leaves (in part) to the connector
+    cases = {
+        ("kinesis.startingPosition", "OLDEST"): "it is not a known starting position",
+        ("kinesis.startingPosition", "AT_TIMESTAMP noon"): "'noon' is not an ISO-8601 instant",
+        ("kinesis.startingPosition", '{"s1": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "x"}}'):
+            "shard s1: 'x' is not a sequence number",
+        ("kinesis.endpointUrl", "http://my_host:4566"): "it names no host",
+    }
+    for (name, value), reason in cases.items():
+        options = {"kinesis.streamName": "s", name: value}
+        # When the Python builder takes them, then the connector's load() refuses them with its reason
+        assert python_verdict(options) is None
+        assert reason in (jvm_verdict(spark, options) or ""), (name, value)
 
 
 def test_options_together_get_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
@@ -143,6 +173,6 @@ def test_options_together_get_the_same_verdict_in_python_and_in_the_connector(sp
     samples = [{"kinesis.streamName": "s", o.name: v} for o in SOURCE_OPTIONS for v in ("abc", "-1", "1h", "")]
     for options in COMBINATIONS + samples:
         python, jvm = python_verdict(options), jvm_verdict(spark, options)
-        if not same(python, jvm) or jvm != provider_verdict(spark, options):
+        if not agree(options, python, jvm) or jvm != provider_verdict(spark, options):
             mismatches.append(f"{options}\n  python: {python}\n  jvm:    {jvm}")
     assert not mismatches, "\n".join(mismatches)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
-from test_options_vs_jvm import CORPUS, jvm_message, provider_verdict, same
+from test_options_vs_jvm import CORPUS, agree, jvm_message, provider_verdict
 
 from pyspark_kinesis import KinesisSinkOptions, KinesisSourceOptions
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -89,7 +89,7 @@ def test_every_sink_option_and_value_gets_the_same_verdict_in_python_and_in_the_
             options = {option.name: value}
             python, jvm = python_verdict(options), parser_verdict(spark, options)
             checked += 1
-            if not same(python, jvm):
+            if not agree(options, python, jvm):
                 mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
     assert checked == len(SINK_OPTIONS) * (len(CORPUS) + len(SINK_CORPUS))
     assert not mismatches, f"{len(mismatches)} of {checked} differ:\n" + "\n".join(mismatches)
@@ -99,7 +99,7 @@ def test_sink_options_together_get_the_same_verdict_in_python_and_in_the_connect
     mismatches = []
     for options in COMBINATIONS:
         python, jvm = python_verdict(options), parser_verdict(spark, options)
-        if not same(python, jvm):
+        if not agree(options, python, jvm):
             mismatches.append(f"{options}\n  python: {python}\n  jvm:    {jvm}")
     assert not mismatches, "\n".join(mismatches)
 
@@ -125,12 +125,29 @@ def test_a_users_write_gets_the_parsers_verdict(spark: Any, reachable: Dict[str,
         tried += 1
         jvm = write_verdict(spark, options)
         # Then the write fails, or succeeds, as the connector's parser and the Python builder say
-        if not same(python, jvm) or jvm != parser_verdict(spark, options):
+        if not agree(options, python, jvm) or jvm != parser_verdict(spark, options):
             mismatches.append(f"{change}\n  python: {python}\n  jvm:    {jvm}")
         if (change in good) != (jvm is None):
             mismatches.append(f"{change}: the write was expected to {'succeed' if change in good else 'fail'}: {jvm}")
     assert tried >= 2 * len(SINK_OPTIONS), "most bad values were skipped: the corpus no longer tests the parser"
     assert not mismatches, "\n".join(mismatches)
+
+
+@pytest.mark.parametrize(
+    "endpoint, problem",
+    [("http://127.0.0.1:4568", "which speaks HTTPS only. Use the https:// endpoint (for kinesis-mock or LocalStack, "
+                               "the TLS port, e.g. https://127.0.0.1:4567, with kinesis.verifyCertificate=false"),
+     ("HTTP://localhost:4568/", "which speaks HTTPS only"),
+     ("https://127.0.0.1:4567/kinesis", "the sink's producer takes a host and a port only; remove the path and query."),
+     ("https://127.0.0.1:4567?x=1", "remove the path and query")],
+)
+def test_given_an_endpoint_the_producer_cannot_use_then_the_connector_refuses_it_naming_the_option(
+        spark: Any, endpoint: str, problem: str) -> None:
+    # Given an endpoint the builder takes (the producer's rules are the connector's alone)
+    assert KinesisSinkOptions(endpoint_url=endpoint).as_options() == {"kinesis.endpointUrl": endpoint}
+    # When the sink's parser reads it, then it refuses it, naming the option
+    message = parser_verdict(spark, {"kinesis.endpointUrl": endpoint}) or ""
+    assert message.startswith(f"Invalid value '{endpoint}' for option kinesis.endpointUrl: ") and problem in message
 
 
 def test_the_connector_ignores_the_other_sides_options_where_the_python_builders_refuse_them(spark: Any) -> None:

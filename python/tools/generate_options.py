@@ -3,12 +3,12 @@
 
 Usage: generate_options.py OPTIONS_JSON PACKAGE_DIR
 
-OPTIONS_JSON is what ``OptionsDocs --json`` writes (name, usage, type, default, description, accepted, secret of
-every option). Into PACKAGE_DIR go ``_registry.py`` (every option's check metadata), ``_source_options.py``
-(``KinesisSourceOptions``: the options whose usage is source or both) and ``_sink_options.py``
-(``KinesisSinkOptions``: sink or both). The builders' keyword arguments, type hints and docstrings all come from
-the JSON; the bounds of numbers and durations, and the values of enums, are read from the ``accepted`` text, and
-the build fails here when that text, a type or a usage is not one the Python checks know.
+OPTIONS_JSON is what ``OptionsDocs --json`` writes (name, usage, type, default, description, accepted, secret and
+check of every option, and the rules across options). Into PACKAGE_DIR go ``_registry.py`` (every option and rule,
+as ``_checks.py`` interprets them), ``_source_options.py`` (``KinesisSourceOptions``: the options whose usage is
+source or both) and ``_sink_options.py`` (``KinesisSinkOptions``: sink or both). The builders' keyword arguments,
+type hints and docstrings all come from the JSON; the build fails here when a check, a rule or a usage is of a
+kind ``_checks.py`` does not know.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _package = types.ModuleType("pyspark_kinesis")
 _package.__path__ = [str(PACKAGE)]
 sys.modules["pyspark_kinesis"] = _package
 from pyspark_kinesis._builder import KIND_ANNOTATIONS, python_kind  # noqa: E402
-from pyspark_kinesis._checks import KNOWN_TYPES, OptionMeta  # noqa: E402
+from pyspark_kinesis._checks import CHECK_KINDS, RULE_KINDS, OptionMeta  # noqa: E402
 
 USAGES = ("source", "sink", "both")
 STREAM = "kinesis.streamName"  # the source refuses options without it; the sink can take it from each row
@@ -49,29 +49,14 @@ def argument_name(option_name: str) -> str:
     return "_".join(re.sub(r"(?<!^)(?=[A-Z])", "_", p).lower() for p in parts)
 
 
-def bounds(entry: Dict[str, Any]) -> Tuple[Optional[str], Optional[str]]:
-    if entry["type"] not in ("long", "int", "duration"):
-        return None, None
-    pattern = r"from (-?\d+) to (-?\d+)" if entry["type"] != "duration" else r"from (\d+) to (\d+[a-z]*)"
-    match = re.search(pattern, entry["accepted"])
-    if not match:
-        fail(f"cannot read the bounds of {entry['name']} from its accepted text {entry['accepted']!r}")
-    return match.group(1), match.group(2)
-
-
 def meta(entry: Dict[str, Any]) -> OptionMeta:
-    if entry["type"] not in KNOWN_TYPES:
-        fail(f"option {entry['name']} has type {entry['type']!r}, which the Python checks do not know")
+    if entry["check"]["kind"] not in CHECK_KINDS:
+        fail(f"option {entry['name']} has a check of kind {entry['check']['kind']!r}, which _checks.py does not know")
     if entry.get("usage") not in USAGES:
         fail(f"option {entry['name']} has usage {entry.get('usage')!r}; expected one of {', '.join(USAGES)}")
-    minimum, maximum = bounds(entry)
-    values: Tuple[str, ...] = ()
-    if entry["type"] == "enum":
-        values = tuple(v for v in re.split(r",\s*|\s+or\s+", entry["accepted"]) if v)
     return OptionMeta(
-        name=entry["name"], argument=argument_name(entry["name"]), type=entry["type"],
-        default=entry.get("default"), accepted=entry["accepted"], secret=bool(entry["secret"]),
-        minimum=minimum, maximum=maximum, values=values, usage=entry["usage"],
+        name=entry["name"], argument=argument_name(entry["name"]), type=entry["type"], default=entry.get("default"),
+        accepted=entry["accepted"], secret=bool(entry["secret"]), usage=entry["usage"], check=entry["check"],
     )
 
 
@@ -95,9 +80,9 @@ def header(version: str, what: str) -> List[str]:
     ]
 
 
-def render_registry(options: List[OptionMeta], version: str) -> str:
-    out = header(version, "Every option of the connector, source and sink, as the Python checks need it.") + [
-        "from typing import Tuple",
+def render_registry(options: List[OptionMeta], rules: List[Dict[str, Any]], version: str) -> str:
+    out = header(version, "Every option and rule of the connector, source and sink, as _checks.py reads them.") + [
+        "from typing import Any, Mapping, Tuple",
         "",
         "from ._checks import OptionMeta",
         "",
@@ -105,7 +90,10 @@ def render_registry(options: List[OptionMeta], version: str) -> str:
         "OPTIONS: Tuple[OptionMeta, ...] = (",
     ]
     out += [f"    {o!r}," for o in options]
-    out += [")", "", '__all__ = ["OPTIONS"]', ""]
+    out += [")", "", "#: The rules across options, in the order the connector checks them.",
+            "RULES: Tuple[Mapping[str, Any], ...] = ("]
+    out += [f"    {r!r}," for r in rules]
+    out += [")", "", '__all__ = ["OPTIONS", "RULES"]', ""]
     return "\n".join(out)
 
 
@@ -118,10 +106,11 @@ SIDES: Dict[str, Dict[str, Any]] = {
         "constant": "SOURCE_OPTIONS",
         "what": "The typed builder of the ``aws-kinesis`` source's options.",
         "doc": [
-            "Options of the ``aws-kinesis`` streaming source, checked in Python as the connector checks them.",
+            "Options of the ``aws-kinesis`` streaming source, checked in Python by the connector's own description.",
             "",
             "Each keyword argument is one ``kinesis.*`` option the source reads; leave one out for its default. A",
-            "bad value fails here, before Spark starts, with the message the connector would give.",
+            "bad value fails here, before Spark starts, with the connector's message; what the description leaves",
+            "to the connector (a starting position's form, a URL past its scheme) fails at ``load()``.",
             "",
             "Example::",
             "",
@@ -144,11 +133,12 @@ SIDES: Dict[str, Dict[str, Any]] = {
         "constant": "SINK_OPTIONS",
         "what": "The typed builder of the ``aws-kinesis`` sink's options.",
         "doc": [
-            "Options of the ``aws-kinesis`` sink (batch and streaming writes), checked in Python as the connector",
-            "checks them.",
+            "Options of the ``aws-kinesis`` sink (batch and streaming writes), checked in Python by the connector's",
+            "own description.",
             "",
             "Each keyword argument is one ``kinesis.*`` option the sink reads; leave one out for its default. A bad",
-            "value fails here, before Spark starts, with the message the connector would give. The DataFrame",
+            "value fails here, before Spark starts, with the connector's message; what the description leaves to the",
+            "connector (a URL past its scheme, the producer's HTTPS-only endpoint) fails at ``save()``. The DataFrame",
             "written needs the columns ``data`` (string or binary) and ``partitionKey`` (string); ``explicitHashKey``",
             "(string) is optional, and so is ``streamName`` (string): a row's own stream, so that ``stream_name`` is",
             "needed only for rows without one. Writes go through the Kinesis Producer Library, which speaks HTTPS",
@@ -163,12 +153,11 @@ SIDES: Dict[str, Dict[str, Any]] = {
             '>>> KinesisSinkOptions(stream_name="orders", record_ttl=60000, aggregation_enabled=False).as_options()',
             "{'kinesis.streamName': 'orders', 'kinesis.sink.aggregationEnabled': 'false', "
             "'kinesis.sink.recordTtl': '60000'}",
-            '>>> KinesisSinkOptions(stream_name="orders", endpoint_url="http://127.0.0.1:4566")'
-            "  # doctest: +ELLIPSIS",
+            '>>> KinesisSinkOptions(stream_name="orders", max_connections=0)',
             "Traceback (most recent call last):",
             "...",
-            "ValueError: Invalid value 'http://127.0.0.1:4566' for option kinesis.endpointUrl: the sink writes "
-            "through the Kinesis Producer Library, which speaks HTTPS only. ...",
+            "ValueError: Invalid value '0' for option kinesis.sink.maxConnections: it is outside 1..256. Accepted: "
+            "a whole number from 1 to 256.",
         ],
     },
 }
@@ -187,7 +176,7 @@ def render_builder(side: str, options: List[OptionMeta], descriptions: Dict[str,
         "",
         "from ._builder import OptionsBuilder",
         "from ._checks import OptionMeta",
-        "from ._registry import OPTIONS",
+        "from ._registry import OPTIONS, RULES",
         "",
         f"#: Every option the {side} reads (usage {side} or both), in the registry's order.",
         f"{spec['constant']}: Tuple[OptionMeta, ...] = tuple(o for o in OPTIONS if o.usage in (\"{side}\", \"both\"))",
@@ -210,6 +199,7 @@ def render_builder(side: str, options: List[OptionMeta], descriptions: Dict[str,
         "",
         "    __slots__ = ()",
         "    _REGISTRY = OPTIONS",
+        "    _RULES = RULES",
         f'    _SIDE = "{side}"',
         f"    _OPTIONS = {spec['constant']}",
         "",
@@ -248,7 +238,11 @@ def render(document: Dict[str, Any]) -> Dict[str, str]:
         fail(f"several options would have the Python argument {', '.join(clashes)}")
     version = document.get("connectorVersion", "unknown")
     descriptions = {e["name"]: e["description"] for e in entries}
-    files = {"_registry.py": render_registry(options, version)}
+    rules = document["rules"]
+    unknown = sorted({r["kind"] for r in rules} - RULE_KINDS)
+    if unknown:
+        fail(f"the registry has rules of kind {', '.join(unknown)}, which _checks.py does not know")
+    files = {"_registry.py": render_registry(options, rules, version)}
     for side, spec in SIDES.items():
         files[spec["module"]] = render_builder(side, options, descriptions, version)
     return files
@@ -258,8 +252,8 @@ def main(argv: List[str]) -> None:
     if len(argv) != 3:
         fail("usage: generate_options.py OPTIONS_JSON PACKAGE_DIR")
     document = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
-    if document.get("version") != 1:
-        fail(f"{argv[1]} has format version {document.get('version')}; this generator reads version 1")
+    if document.get("version") != 2:
+        fail(f"{argv[1]} has format version {document.get('version')}; this generator reads version 2")
     for name, text in render(document).items():
         (Path(argv[2]) / name).write_text(text, encoding="utf-8")
     usages = [o["usage"] for o in document["options"]]

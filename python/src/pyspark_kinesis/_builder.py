@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import ClassVar, Dict, Mapping, Tuple, Type, TypeVar
+from typing import Any, ClassVar, Dict, Mapping, Tuple, Type, TypeVar
 
-from ._checks import OptionMeta, closest
-from ._parse import check_options, other_side_message
+from ._checks import OptionMeta, check_options, closest, other_side_message
 
 #: The Python form an option's argument takes, by option; the generator writes the type hints from it.
 KIND_ANNOTATIONS = {
@@ -73,11 +72,12 @@ B = TypeVar("B", bound="OptionsBuilder")
 class OptionsBuilder:
     """Base of the generated builders: holds the checked ``kinesis.*`` options under their registry names.
 
-    ``_REGISTRY`` is the whole registry, ``_SIDE`` the side ("source" or "sink") a builder is for and ``_OPTIONS``
-    the options that side reads, in registry order."""
+    ``_REGISTRY`` is the whole registry, ``_RULES`` its rules across options, ``_SIDE`` the side ("source" or
+    "sink") a builder is for and ``_OPTIONS`` the options that side reads, in registry order."""
 
     __slots__ = ("_options",)
     _REGISTRY: ClassVar[Tuple[OptionMeta, ...]] = ()
+    _RULES: ClassVar[Tuple[Mapping[str, Any], ...]] = ()
     _SIDE: ClassVar[str] = ""
     _OPTIONS: ClassVar[Tuple[OptionMeta, ...]] = ()
 
@@ -87,7 +87,7 @@ class OptionsBuilder:
         texts = {
             o.name: option_text(o, arguments[o.argument]) for o in self._OPTIONS if arguments[o.argument] is not None
         }
-        self._options = check_options(self._REGISTRY, self._SIDE, texts)
+        self._options = check_options(self._REGISTRY, self._RULES, self._SIDE, texts)
 
     @classmethod
     def _unknown_keyword(cls, name: str) -> TypeError:
@@ -117,7 +117,7 @@ class OptionsBuilder:
             if not isinstance(value, str):
                 raise TypeError(f"The value of {key} must be a str, not {type(value).__name__}.")
         builder = cls.__new__(cls)
-        builder._options = check_options(cls._REGISTRY, cls._SIDE, options)
+        builder._options = check_options(cls._REGISTRY, cls._RULES, cls._SIDE, options)
         return builder
 
     def as_options(self) -> Dict[str, str]:

@@ -2,8 +2,12 @@
 
 ``python -m pyspark_kinesis.demo`` starts kinesis-mock (the Kinesis emulator) on 127.0.0.1, creates a stream,
 produces JSON events into it continuously, and runs a PySpark Structured Streaming query that reads them
-through the connector and prints a running count and amount per event type. It stops after ``--seconds``
-or on Ctrl-C, emulator included.
+through the connector and prints a running count and amount per event type, how far behind the stream's tip
+the query is (once the source reports it) and where the Spark UI is. It stops after ``--seconds`` or on
+Ctrl-C, emulator included.
+
+``--endpoint URL`` runs the same pipeline against a Kinesis emulator that is already running, such as the
+repository's docker-compose LocalStack (``http://localhost:4566``), instead of starting kinesis-mock.
 
 ``--stream NAME --region REGION`` reads that AWS stream instead (credentials from the AWS default chain)
 and prints running counts per shard; nothing is produced into it.
@@ -22,11 +26,13 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 from types import FrameType
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, KinesisMock, PrerequisiteMissing
 
+_LOG_CONFIG = Path(__file__).resolve().parent / "demo_log4j2.properties"
 EVENT_SCHEMA = "eventType STRING, userId STRING, amount DOUBLE"
 EVENT_TYPES = ("click", "view", "purchase", "signup")
 
@@ -115,9 +121,40 @@ class Producer(threading.Thread):
             self.error = e
 
 
-def _create_stream(client: Any, name: str, shards: int) -> None:
-    client.create_stream(StreamName=name, ShardCount=shards)
+def _demo_stream(client: Any, shards: int) -> str:
+    """Creates the stream demo-events, or reuses it when an emulator that keeps its state (LocalStack) has it."""
+    name = "demo-events"
+    try:
+        client.create_stream(StreamName=name, ShardCount=shards)
+        what = f"Created stream {name} with {shards} shards"
+    except client.exceptions.ResourceInUseException:
+        what = f"Reusing stream {name}"
     client.get_waiter("stream_exists").wait(StreamName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 150})
+    _say(f"{what}; producing 100 JSON events a second into it")
+    return name
+
+
+def lag_line(progress: Optional[Dict[str, Any]]) -> Optional[str]:
+    """How far behind the stream's tip a query progress says the source is (its ``*BehindLatest`` metrics, such as
+    ``avgMsBehindLatest``), or None while the source reports none."""
+    metrics = {
+        key: value
+        for source in (progress or {}).get("sources", [])
+        for key, value in sorted((source.get("metrics") or {}).items())
+        if "BehindLatest" in key
+    }
+    if not metrics:
+        return None
+    return "Behind the stream's tip: " + ", ".join(f"{key} {value}" for key, value in metrics.items())
+
+
+def _report_lag(progress: Optional[Dict[str, Any]], reported: int) -> int:
+    """Prints the lag of a micro-batch not reported yet; returns the last batch id reported."""
+    batch = (progress or {}).get("batchId", -1)
+    line = lag_line(progress) if batch > reported else None
+    if line is not None:
+        _say(f"Batch {batch}: {line}")
+    return max(batch, reported)
 
 
 def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -125,13 +162,18 @@ def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         prog="python -m pyspark_kinesis.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=int, default=60, help="how long to run (default 60; Ctrl-C stops earlier)")
+    parser.add_argument("--endpoint", help="a running Kinesis emulator to use, such as LocalStack's "
+                        "http://localhost:4566, instead of starting kinesis-mock")
     parser.add_argument("--stream", help="read this AWS stream instead of a local emulator")
-    parser.add_argument("--region", help="the AWS region of --stream (default: the AWS default region chain)")
+    parser.add_argument("--region", help=f"the AWS region of --stream (default: the AWS default region chain) or of "
+                        f"--endpoint (default {REGION})")
     parser.add_argument("--shards", type=int, default=2, help="shards of the local stream (default 2)")
     parser.add_argument("--trigger-seconds", type=int, default=2, help="seconds between micro-batches (default 2)")
     args = parser.parse_args(argv)
-    if args.region and not args.stream:
-        parser.error("--region goes with --stream")
+    if args.region and not (args.stream or args.endpoint):
+        parser.error("--region goes with --stream or --endpoint")
+    if args.stream and args.endpoint:
+        parser.error("--stream reads AWS; --endpoint an emulator: give one of them")
     if args.seconds <= 0 or args.shards <= 0 or args.trigger_seconds <= 0:
         parser.error("--seconds, --shards and --trigger-seconds must be positive")
     return args
@@ -153,23 +195,26 @@ def run(args: argparse.Namespace) -> int:
         if local:
             import boto3  # type: ignore[import-untyped,unused-ignore]
 
-            emulator = KinesisMock()
-            _say("Starting kinesis-mock (the Kinesis emulator) on 127.0.0.1 ...")
-            endpoint = emulator.start()
-            stop.check()
-            _say(f"kinesis-mock is running at {endpoint} (pid {emulator.process.pid if emulator.process else '?'})")
+            endpoint, region = args.endpoint, args.region or REGION
+            if endpoint is None:
+                emulator = KinesisMock()
+                _say("Starting kinesis-mock (the Kinesis emulator) on 127.0.0.1 ...")
+                endpoint = emulator.start()
+                stop.check()
+                _say(f"kinesis-mock is running at {endpoint} (pid {emulator.process.pid if emulator.process else '?'})")
+            else:
+                _say(f"Using the Kinesis emulator at {endpoint}")
             client = boto3.client(
-                "kinesis", endpoint_url=endpoint, region_name=REGION,
+                "kinesis", endpoint_url=endpoint, region_name=region,
                 aws_access_key_id=ACCESS_KEY_ID, aws_secret_access_key=SECRET_KEY,
             )
-            stream = "demo-events"
-            _create_stream(client, stream, args.shards)
+            stream = _demo_stream(client, args.shards)
             stop.check()
-            _say(f"Created stream {stream} with {args.shards} shards; producing 100 JSON events a second into it")
             producer = Producer(client, stream)
             producer.start()
+            # A new checkpoint each run and TRIM_HORIZON: a reused stream's earlier events are counted again.
             options = KinesisSourceOptions(
-                stream_name=stream, region=REGION, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
+                stream_name=stream, region=region, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
                 aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON",
             )
         else:
@@ -180,15 +225,19 @@ def run(args: argparse.Namespace) -> int:
         stop.install()  # again: SparkContext installs a SIGINT handler of its own that interrupts py4j calls
         stop.check()
         query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
-        _say(f"Streaming for {args.seconds} s (Ctrl-C stops earlier) ...")
+        _say(f"Streaming for {args.seconds} s (Ctrl-C stops earlier); the Spark UI is at {spark.sparkContext.uiWebUrl}")
         deadline = time.monotonic() + args.seconds
+        reported = -1
         while query.isActive and time.monotonic() < deadline and not stop.requested.is_set():
             query.awaitTermination(max(0.1, min(1.0, deadline - time.monotonic())))
+            reported = _report_lag(query.lastProgress, reported)
             if producer is not None and producer.error is not None:
                 raise RuntimeError(f"the producer failed: {producer.error}") from producer.error
         if not query.isActive and query.exception() is not None:
             raise RuntimeError(f"the query failed: {query.exception()}")
         batches = (query.lastProgress or {}).get("batchId", -1) + 1
+        # Stopping interrupts the running micro-batch, which Spark logs as an aborted write: nothing is wrong.
+        spark.sparkContext.setLogLevel("OFF")
         query.stop()
         produced = f", {producer.sent} events produced" if producer is not None else ""
         _say(f"Stopped after {batches} micro-batches{produced}.")
@@ -205,9 +254,10 @@ def run(args: argparse.Namespace) -> int:
             producer.stopping.set()
             producer.join(10)
         if spark is not None:
-            # Stopping Spark makes its state-store maintenance thread warn with a stack trace; nothing is wrong.
+            # Stopping Spark interrupts its state-store maintenance and running tasks, which log errors; nothing
+            # is wrong.
             with contextlib.suppress(Exception):
-                spark.sparkContext.setLogLevel("ERROR")
+                spark.sparkContext.setLogLevel("OFF")
             spark.stop()
         if emulator is not None:
             emulator.stop()
@@ -223,13 +273,12 @@ def _start_spark() -> Any:
     _say("Starting Spark (local[2]) with the connector JAR attached ...")
     builder = (
         SparkSession.builder.master("local[2]").appName("pyspark-kinesis demo")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
     )
-    spark = configure_spark_with_kinesis(builder).getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
+    return configure_spark_with_kinesis(builder).getOrCreate()
 
 
 def _start_query(spark: Any, options: Any, local: bool, checkpoint: str, trigger_seconds: int) -> Any:

@@ -12,9 +12,9 @@ final case class BenchConfig(
     rawThreads: Int = 2,
     drainTimeoutSec: Int = 600,
     drainOptions: Map[String, String] = BenchConfig.DefaultDrainOptions,
-    latencyShards: Int = 4,
+    latencyShards: Int = 2,
     latencySeconds: Int = 30,
-    latencyIntervalMs: Int = 100,
+    latencyIntervalMs: Int = 5,
     latencyOptions: Map[String, String] = Map.empty,
     sink: SinkConfig = SinkConfig(),
     parts: Set[String] = BenchConfig.Parts) {
@@ -45,9 +45,9 @@ object BenchConfig {
       |  --drain-timeout-sec N      give up on the connector's drain after N seconds [600]
       |  --drain-option K=V         connector option for the drain query (repeatable; overrides the defaults
       |                             kinesis.getRecords.fetchIntervalMs=50, kinesis.maxFetchTimePerShardSec=60)
-      |  --latency-shards N         shards of the latency stream [4]
+      |  --latency-shards N         shards of the latency stream [2]
       |  --latency-seconds N        how long the producer runs [30]
-      |  --latency-interval-ms N    one record every N ms [100]
+      |  --latency-interval-ms N    one record every N ms (200 records/s) [5]
       |  --latency-option K=V       connector option for the latency query (repeatable; default: none)
       |  --sink-shards N            shards of each stream the sink part writes to (a new one per write) [40]
       |  --sink-rows N              rows written by the raw client and by the sink without aggregation [20000]

@@ -18,3 +18,10 @@ final class ResourceMissingException(message: String, cause: Throwable = null)
 /** The credentials were rejected or lack a permission; retrying will not help. */
 final class AccessException(message: String, cause: Throwable = null)
   extends KinesisClientException(message, cause)
+
+/**
+ * Kinesis refused an AT_TIMESTAMP iterator because the timestamp lies in its future (the clock that chose the
+ * timestamp runs ahead of the service's): no record can have arrived at or after it yet.
+ */
+final class TimestampInFutureException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)

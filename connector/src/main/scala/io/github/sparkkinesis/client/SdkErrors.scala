@@ -6,7 +6,7 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.services.kinesis.model.{
   ExpiredIteratorException => SdkExpiredIteratorException,
-  KmsAccessDeniedException, KmsThrottlingException, LimitExceededException,
+  InvalidArgumentException, KmsAccessDeniedException, KmsThrottlingException, LimitExceededException,
   ProvisionedThroughputExceededException, ResourceNotFoundException
 }
 
@@ -33,6 +33,9 @@ private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq
         new ThrottledException(
           s"Kinesis cannot serve $operation on $where right now (${code(ex)}, HTTP ${ex.statusCode}): back off and " +
             s"retry; if this persists, the stream needs more shards or fewer readers. ${details(ex)}", ex)
+      case ex: InvalidArgumentException if operation == "GetShardIterator" && mentionsFuture(ex) =>
+        new TimestampInFutureException(
+          s"$operation on $where: the AT_TIMESTAMP position lies in the future for Kinesis. ${details(ex)}", ex)
       case ex: ResourceNotFoundException =>
         new ResourceMissingException(
           s"$operation: Kinesis reports that $where${shardId.fold("")(_ => ", or the position asked for in it,")} " +
@@ -116,6 +119,10 @@ private[client] object SdkErrors {
         case 502 | 503 | 504 => true
         case status          => status >= 500 && errorCode(ex).isDefined
       })
+
+  /** How Kinesis (and kinesis-mock) word the refusal of an AT_TIMESTAMP iterator whose timestamp is ahead of it. */
+  private def mentionsFuture(ex: AwsServiceException): Boolean =
+    message(ex).toLowerCase(Locale.ROOT).contains("future")
 
   private def mentionsCredentials(ex: SdkClientException): Boolean =
     String.valueOf(ex.getMessage).toLowerCase(Locale.ROOT).contains("credentials")

@@ -47,6 +47,10 @@ private[sparkkinesis] object Json {
     value
   }
 
+  /** A number field that may be absent (fields added by a later format version). */
+  def optionalLong(node: JsonNode, name: String): Option[Long] =
+    Option(node.get(name)).filterNot(_.isNull).map(_.asLong())
+
   def fields(node: JsonNode): Seq[(String, JsonNode)] = {
     val it = node.fields()
     val out = Seq.newBuilder[(String, JsonNode)]

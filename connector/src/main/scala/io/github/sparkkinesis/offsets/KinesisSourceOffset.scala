@@ -3,8 +3,8 @@ package io.github.sparkkinesis.offsets
 import org.apache.spark.sql.connector.read.streaming.Offset
 
 /**
- * What the source tracks of one shard: where the next read starts, and the parent shards (among those
- * tracked) that must be read to their end before this shard may be read, so per-key order survives resharding.
+ * What the source tracks of one shard: where the next read starts, and the parent shards that must be read to
+ * their end before this shard may be read, so per-key order survives resharding.
  */
 final case class ShardState(position: ShardPosition, waitsFor: Seq[String]) {
   def isFinished: Boolean = position == ShardPosition.ShardEnd
@@ -12,7 +12,7 @@ final case class ShardState(position: ShardPosition, waitsFor: Seq[String]) {
 
 object ShardState {
 
-  /** The shards a micro-batch reads: unfinished, and every parent they wait for finished or forgotten. */
+  /** The shards that may be read: unfinished, and every parent they wait for finished or forgotten. */
   def readable(shards: Map[String, ShardState]): Seq[String] =
     shards.collect {
       case (id, state) if !state.isFinished && state.waitsFor.forall(p => shards.get(p).forall(_.isFinished)) => id
@@ -20,11 +20,29 @@ object ShardState {
 }
 
 /**
+ * How a micro-batch's first attempt reads one shard: at most `maxRecords` Kinesis records (a read limit's share),
+ * and only records that arrived before `arrivedBeforeMs` (the end of a Trigger.AvailableNow run). Later attempts
+ * read exactly to the end the first one recorded, whatever these say.
+ */
+final case class ShardRead(maxRecords: Option[Long], arrivedBeforeMs: Option[Long])
+
+object ShardRead {
+  val Unbounded: ShardRead = ShardRead(None, None)
+}
+
+/**
  * The source's offset: the connector's own count of planned micro-batches, and, per stream and shard, where
  * that micro-batch starts reading. Where it ends is decided by the tasks that read it and recorded in the
  * [[io.github.sparkkinesis.metadata.ShardEndStore]] under the same batch number.
+ *
+ * @param reads the shards the micro-batch reads and how, per stream; None (offsets of version 1) reads every
+ *              readable shard without bounds
  */
-final case class KinesisSourceOffset(batch: Long, streams: Map[String, Map[String, ShardState]]) extends Offset {
+final case class KinesisSourceOffset(
+    batch: Long,
+    streams: Map[String, Map[String, ShardState]],
+    reads: Option[Map[String, Map[String, ShardRead]]] = None)
+  extends Offset {
 
   override def json(): String = {
     val streamsNode = Json.obj(streams.toSeq.map { case (stream, shards) =>
@@ -34,18 +52,31 @@ final case class KinesisSourceOffset(batch: Long, streams: Map[String, Map[Strin
         shardId -> Json.obj(fields: _*)
       }: _*)
     }: _*)
-    Json.write(Json.obj(
-      "version" -> Json.number(KinesisSourceOffset.Version),
+    val readsField = reads.toSeq.map { byStream =>
+      "reads" -> Json.obj(byStream.toSeq.map { case (stream, shards) =>
+        stream -> Json.obj(shards.toSeq.map { case (shardId, read) =>
+          shardId -> Json.obj(read.maxRecords.map(n => "maxRecords" -> Json.number(n)).toSeq ++
+            read.arrivedBeforeMs.map(ms => "arrivedBeforeMs" -> Json.number(ms)): _*)
+        }: _*)
+      }: _*)
+    }
+    val version = if (reads.isEmpty) 1 else KinesisSourceOffset.Version
+    Json.write(Json.obj(Seq(
+      "version" -> Json.number(version),
       "batch" -> Json.number(batch),
-      "streams" -> streamsNode))
+      "streams" -> streamsNode) ++ readsField: _*))
   }
 
-  /** The shards of `stream` that the micro-batch ending at this offset reads. */
-  def readableShards(stream: String): Seq[String] = ShardState.readable(streams.getOrElse(stream, Map.empty))
+  /** The shards of `stream` that the micro-batch ending at this offset reads, with how it reads each. */
+  def shardsRead(stream: String): Seq[(String, ShardRead)] = reads match {
+    case Some(byStream) => byStream.getOrElse(stream, Map.empty).toSeq.sortBy(_._1)
+    case None           => ShardState.readable(streams.getOrElse(stream, Map.empty)).map(_ -> ShardRead.Unbounded)
+  }
 }
 
 object KinesisSourceOffset {
-  val Version = 1
+  /** Version 2 adds `reads`; an offset without it is still written as version 1, which 0.1.0 reads. */
+  val Version = 2
 
   def fromJson(raw: String): KinesisSourceOffset = {
     val what = "the Kinesis source offset in the checkpoint"
@@ -58,6 +89,13 @@ object KinesisSourceOffset {
         shardId -> ShardState(position, waitsFor)
       }.toMap
     }.toMap
-    KinesisSourceOffset(Json.field(node, "batch", what).asLong(), streams)
+    val reads = Option(node.get("reads")).map { byStream =>
+      Json.fields(byStream).map { case (stream, shards) =>
+        stream -> Json.fields(shards).map { case (shardId, read) =>
+          shardId -> ShardRead(Json.optionalLong(read, "maxRecords"), Json.optionalLong(read, "arrivedBeforeMs"))
+        }.toMap
+      }.toMap
+    }
+    KinesisSourceOffset(Json.field(node, "batch", what).asLong(), streams, reads)
   }
 }

@@ -16,8 +16,8 @@ object KinesisOptionsRegistry {
     "Name of the Kinesis data stream to read (required), or to write to. On a write it overrides the " +
       "streamName column (as the Kafka sink's topic option overrides its topic column): only without this " +
       "option does each row's streamName column name its stream.",
-    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(raw =>
-    if (raw.matches("[a-zA-Z0-9_.-]{1,128}")) Right(raw) else Left("it is not a valid stream name"))
+    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(
+    matches("[a-zA-Z0-9_.-]{1,128}", "it is not a valid stream name"))
 
   val EndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
     "kinesis.endpointUrl", "url", None,
@@ -34,10 +34,8 @@ object KinesisOptionsRegistry {
     "kinesis.consumerType", "enum", Some("GetRecords"),
     "How records are fetched. GetRecords polls each shard (shared throughput). SubscribeToShard " +
       "(enhanced fan-out) is not supported yet.",
-    "GetRecords", usage = Source)(raw =>
-    if (raw.equalsIgnoreCase("SubscribeToShard"))
-      Left("enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")
-    else oneOf(Seq("GetRecords"))(raw))
+    "GetRecords", usage = Source)(oneOf(Seq("GetRecords"), refused = Seq(
+    "SubscribeToShard" -> "enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")))
 
   val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
     "kinesis.startingPosition", "string", Some("LATEST"),
@@ -70,8 +68,7 @@ object KinesisOptionsRegistry {
   val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.describeShardInterval", "duration", Some("1s"),
     "How often the driver lists the stream's shards to discover resharding.",
-    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(raw =>
-    durationMs(raw).flatMap(ms => if (ms > 3600000L) Left("it is longer than 1h") else Right(ms)))
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
 
   val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.getRecords.numberOfRecordsPerFetch", "int", Some("10000"),
@@ -79,10 +76,31 @@ object KinesisOptionsRegistry {
     "a whole number from 1 to 10000 (the Kinesis maximum)", usage = Source)(int(1, 10000))
 
   val FetchIntervalMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.getRecords.fetchIntervalMs", "long", Some("200"),
-    "Least time between two GetRecords calls on one shard, for tasks and for the driver's checks for " +
-      "new records. Kinesis allows 5 calls per second per shard across all consumers.",
+    "kinesis.getRecords.fetchIntervalMs", "long", Some("500"),
+    "Least time between two GetRecords calls on one shard: between a task's calls while it drains a backlog, " +
+      "and between the end of the batch that read a shard and the next check or read of it. Kinesis allows 5 " +
+      "calls per second per shard across all consumers; the default leaves more than half of that to others.",
     "a whole number of milliseconds from 0 to 60000", usage = Source)(long(0L, 60000L))
+
+  val IdleShardCheckInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.idleShardCheckInterval", "duration", Some("1s"),
+    "How long the driver waits before checking again a shard whose last check found nothing new: an idle " +
+      "shard costs one GetRecords call per this interval. Shorter finds the first record after a quiet spell " +
+      "sooner and spends more of the shard's read quota.",
+    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
+
+  val MaxRecordsPerTrigger: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.maxRecordsPerTrigger", "long", None,
+    "Most Kinesis records (KPL aggregates count once) one micro-batch reads, split evenly across the shards it " +
+      "reads, each at least one (like the Kafka source's maxOffsetsPerTrigger). With Trigger.AvailableNow the run " +
+      "takes several batches; Trigger.Once ignores it, as Spark does for every source. Default: no cap.",
+    "a whole number from 1 to 9223372036854775807", usage = Source)(long(1L, Long.MaxValue))
+
+  val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.driverRetryTimeout", "duration", Some("2m"),
+    "How long the driver goes on retrying ListShards and its checks for new records when they fail for a " +
+      "passing reason (throttling, connection resets, server errors) before the query fails with the last error.",
+    "a duration such as 30s or 5m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
 
   val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.clientNumRetries", "int", Some("3"),
@@ -177,10 +195,28 @@ object KinesisOptionsRegistry {
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
     MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
-    FetchIntervalMs, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
+    FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
     SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor)
+
+  /**
+   * The rules across options, checked in this order after every value: the source needs a stream, credentials
+   * come as a pair (a session token with them), the retry maximum is not below the base interval.
+   */
+  val rules: Seq[OptionRule] = Seq(
+    OptionRule.Required(StreamName, Source,
+      s"Option ${StreamName.name} is required: set it to the name of the Kinesis stream to read, for example " +
+        ".option(\"" + StreamName.name + "\", \"my-stream\")."),
+    OptionRule.Together(Seq(AwsAccessKeyId, AwsSecretKey),
+      s"Options ${AwsAccessKeyId.name} and ${AwsSecretKey.name} go together: set both, or neither to use the " +
+        "default credentials chain (environment, profile, instance or container role)."),
+    OptionRule.Needs(Seq(SessionToken, AwsAccessKeyId, AwsSecretKey),
+      s"Option ${SessionToken.name} is set without ${AwsAccessKeyId.name} and ${AwsSecretKey.name}: give all " +
+        "three for temporary credentials, or none to use the default credentials chain."),
+    OptionRule.NotBelow(ClientMaxRetryIntervalMs, ClientRetryIntervalsMs,
+      s"Option ${ClientMaxRetryIntervalMs.name} ({value}) is smaller than ${ClientRetryIntervalsMs.name} " +
+        "({floor}): make the maximum at least the base interval."))
 
   private val byKey: Map[String, OptionSpec[_]] = all.map(o => o.key -> o).toMap
 

@@ -35,7 +35,7 @@ object KinesisSinkOptions {
   def parse(raw: Map[String, String]): KinesisSinkOptions = {
     val options = new OptionValues(raw)
     import options.{get, getOrDefault}
-    options.checkAll()
+    options.checkAll(OptionUsage.Sink)
     val client = options.clientSettings
     client.endpointUrl.foreach(checkProducerEndpoint)
     KinesisSinkOptions(

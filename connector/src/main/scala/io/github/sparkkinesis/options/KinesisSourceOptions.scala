@@ -14,6 +14,9 @@ final case class KinesisSourceOptions(
     describeShardIntervalMs: Long,
     recordsPerFetch: Int,
     fetchIntervalMs: Long,
+    idleShardCheckIntervalMs: Long,
+    maxRecordsPerTrigger: Option[Long],
+    driverRetryTimeoutMs: Long,
     metadataPath: Option[String],
     dropMisroutedRecords: Boolean) {
 
@@ -30,14 +33,10 @@ object KinesisSourceOptions {
     val options = new OptionValues(raw)
     import options.{get, getOrDefault}
 
-    val streamName = get(StreamName).getOrElse(throw new IllegalArgumentException(
-      s"Option ${StreamName.name} is required: set it to the name of the Kinesis stream to read, " +
-        "for example .option(\"" + StreamName.name + "\", \"my-stream\")."))
-    getOrDefault(ConsumerType)
-    options.checkAll()
+    options.checkAll(OptionUsage.Source)
 
     KinesisSourceOptions(
-      streamName = streamName,
+      streamName = get(StreamName).get, // checkAll's rules require it for the source
       client = options.clientSettings,
       startingPosition = getOrDefault(StartingPositionOption),
       failOnDataLoss = getOrDefault(FailOnDataLoss),
@@ -46,6 +45,9 @@ object KinesisSourceOptions {
       describeShardIntervalMs = getOrDefault(DescribeShardInterval),
       recordsPerFetch = getOrDefault(NumberOfRecordsPerFetch),
       fetchIntervalMs = getOrDefault(FetchIntervalMs),
+      idleShardCheckIntervalMs = getOrDefault(IdleShardCheckInterval),
+      maxRecordsPerTrigger = get(MaxRecordsPerTrigger),
+      driverRetryTimeoutMs = getOrDefault(DriverRetryTimeout),
       metadataPath = get(MetadataPath),
       dropMisroutedRecords = getOrDefault(DropMisroutedAggregates))
   }

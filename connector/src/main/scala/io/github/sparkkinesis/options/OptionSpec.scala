@@ -14,7 +14,7 @@ object OptionUsage {
 /**
  * One option of the connector: its name, type, default, description, check and whether the source, the sink
  * or both read it, in one place. `parse` turns the user's text into a value or into the sentence that says what
- * is accepted.
+ * is accepted; built from [[Parsers]], it also describes its check as data ([[check]]) for other languages.
  */
 final case class OptionSpec[T](
     name: String,
@@ -28,6 +28,12 @@ final case class OptionSpec[T](
   /** The case-insensitive key Spark hands us options under. */
   def key: String = name.toLowerCase(Locale.ROOT)
 
+  /** What `parse` accepts, as data; a parser not built from [[Parsers]] is the connector's alone to check. */
+  def check: OptionCheck = parse match {
+    case described: Parser[_] => described.check
+    case _                    => OptionCheck.ConnectorOnly
+  }
+
   /** Parses `raw`, failing with a message that names the option, echoes the value and says what is accepted. */
   def parseOrFail(raw: String): T = parse(raw.trim) match {
     case Right(value) => value
@@ -38,62 +44,73 @@ final case class OptionSpec[T](
   }
 }
 
-/** Parsers shared by the options registry; each returns the reason a value is not accepted. */
+/** A parser that carries the description of its check, so that what it accepts can be told to other languages. */
+final class Parser[T](val check: OptionCheck, run: String => Either[String, T]) extends (String => Either[String, T]) {
+  def apply(raw: String): Either[String, T] = run(raw)
+
+  def map[U](f: T => U): Parser[U] = new Parser(check, raw => run(raw).map(f))
+}
+
+/** Parsers shared by the options registry, each following its [[OptionCheck]]; a Left is why a value is refused. */
 private[options] object Parsers {
+  import OptionCheck._
 
-  def string(raw: String): Either[String, String] =
-    if (raw.isEmpty) Left("the value is empty") else Right(raw)
+  val string: Parser[String] = new Parser(NonEmpty, raw => if (raw.isEmpty) Left(NonEmpty.empty) else Right(raw))
 
-  def boolean(raw: String): Either[String, Boolean] = raw.toLowerCase(Locale.ROOT) match {
-    case "true"  => Right(true)
-    case "false" => Right(false)
-    case _       => Left("it is not a boolean")
+  def oneOf(values: Seq[String], refused: Seq[(String, String)] = Nil): Parser[String] = {
+    val check = OneOf(values, refused)
+    new Parser(check, raw => refused.find(_._1.equalsIgnoreCase(raw)) match {
+      case Some((_, why)) => Left(why)
+      case None           => values.find(_.equalsIgnoreCase(raw)).toRight(check.notOne)
+    })
   }
 
-  def long(min: Long, max: Long)(raw: String): Either[String, Long] =
-    try {
-      val v = raw.toLong
-      if (v < min || v > max) Left(s"it is outside $min..$max") else Right(v)
-    } catch {
-      case _: NumberFormatException => Left("it is not a whole number")
-    }
+  val boolean: Parser[Boolean] =
+    new Parser(Bool, raw => Bool.values.find(_.equalsIgnoreCase(raw)).map(_.toBoolean).toRight(Bool.notOne))
 
-  def int(min: Int, max: Int)(raw: String): Either[String, Int] = long(min.toLong, max.toLong)(raw).map(_.toInt)
-
-  private val DurationPattern = """(\d+)\s*(ms|s|m|min|h)?""".r
-
-  /** A duration such as `500ms`, `1s`, `2m` or `1h`; a bare number is milliseconds. */
-  def durationMs(raw: String): Either[String, Long] = raw.toLowerCase(Locale.ROOT) match {
-    case DurationPattern(amount, unit) =>
-      val factor = Option(unit).getOrElse("ms") match {
-        case "ms"        => 1L
-        case "s"         => 1000L
-        case "m" | "min" => 60000L
-        case "h"         => 3600000L
-      }
-      try Right(Math.multiplyExact(amount.toLong, factor))
-      catch { case _: ArithmeticException | _: NumberFormatException => Left("it is too large") }
-    case _ => Left("it is not a duration")
+  def long(min: Long, max: Long): Parser[Long] = {
+    val check = Whole(min, max)
+    new Parser(check, raw =>
+      if (!raw.matches(check.syntax)) Left(check.notWhole)
+      else Some(BigInt(raw)).filter(v => v >= min && v <= max).map(_.toLong).toRight(check.outside))
   }
 
-  def oneOf(values: Seq[String])(raw: String): Either[String, String] =
-    values.find(_.equalsIgnoreCase(raw)).toRight("it is not one of the accepted values")
+  def int(min: Int, max: Int): Parser[Int] = long(min.toLong, max.toLong).map(_.toInt)
 
-  def url(raw: String): Either[String, java.net.URI] =
-    try {
-      val uri = new java.net.URI(raw)
-      val scheme = Option(uri.getScheme).map(_.toLowerCase(Locale.ROOT))
-      if (!scheme.exists(s => s == "http" || s == "https")) Left("it does not start with http:// or https://")
-      else if (uri.getHost == null) Left("it names no host")
-      else Right(uri)
-    } catch {
-      case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})")
-    }
-
-  private val RegionPattern = """[a-z]{2}(-[a-z]+)+-\d+""".r
-
-  def region(raw: String): Either[String, String] = raw match {
-    case RegionPattern(_*) => Right(raw)
-    case _                 => Left("it is not an AWS region name")
+  /** A duration in milliseconds, such as `500ms`, `1s`, `2m` or `1h` (a bare number is milliseconds), up to `max`. */
+  def durationMs(max: String): Parser[Long] = {
+    val maxMs = durationOf(max).getOrElse(throw new IllegalArgumentException(s"$max is not a duration"))
+    val check = Duration(maxMs.toLong, max)
+    new Parser(check, raw => durationOf(raw).toRight(check.notDuration).flatMap(ms =>
+      if (ms > maxMs) Left(check.longer) else Right(ms.toLong)))
   }
+
+  private val DurationSyntax = Duration.Syntax.r
+  private val unitMs = Duration.UnitsMs.toMap
+
+  private def durationOf(raw: String): Option[BigInt] = raw.toLowerCase(Locale.ROOT) match {
+    case DurationSyntax(amount, unit) => Some(BigInt(amount) * unitMs(Option(unit).getOrElse("ms")))
+    case _                            => None
+  }
+
+  /** A duration of at most an hour (after durationOf's regex, which it needs initialised). */
+  val boundedDuration: Parser[Long] = durationMs(max = "1h")
+
+  def matches(regex: String, problem: String): Parser[String] =
+    new Parser(Matches(regex, problem), raw => if (raw.matches(regex)) Right(raw) else Left(problem))
+
+  val url: Parser[java.net.URI] = {
+    val check = Url(Seq("http://", "https://"))
+    new Parser(check, raw =>
+      if (!check.prefixes.exists(p => raw.regionMatches(true, 0, p, 0, p.length))) Left(check.noPrefix)
+      else
+        try {
+          val uri = new java.net.URI(raw)
+          if (uri.getHost == null) Left("it names no host") else Right(uri)
+        } catch {
+          case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})")
+        })
+  }
+
+  val region: Parser[String] = matches("[a-z]{2}(-[a-z]+)+-[0-9]+", "it is not an AWS region name")
 }

@@ -21,36 +21,30 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     get(spec).getOrElse(spec.parseOrFail(spec.default.getOrElse(
       throw new IllegalStateException(s"option ${spec.name} has no default"))))
 
-  /** Checks every option present, so a bad value fails now even if this DataFrame does not use it. */
-  def checkAll(): Unit = all.foreach(spec => get(spec))
+  /**
+   * Checks every option present, so a bad value fails now even if this DataFrame does not use it, then the
+   * registry's rules across options that apply to `side`, in order.
+   */
+  def checkAll(side: OptionUsage): Unit = {
+    all.foreach(spec => get(spec))
+    val number: OptionSpec[Long] => Long = getOrDefault(_)
+    rules.filter(r => r.usage == side || r.usage == OptionUsage.Both)
+      .flatMap(_.violation(spec => options.contains(spec.key), number))
+      .foreach(message => throw new IllegalArgumentException(message))
+  }
 
-  /** Where and as whom to reach Kinesis: the options the source and the sink share. */
+  /** Where and as whom to reach Kinesis: the options the source and the sink share; call after [[checkAll]]. */
   def clientSettings: ClientSettings = {
     val endpoint = get(EndpointUrl)
     val region = get(Region).orElse(endpoint.flatMap(OptionValues.regionOfAwsEndpoint))
-    val (numRetries, baseDelayMs, maxDelayMs) =
-      (getOrDefault(ClientNumRetries), getOrDefault(ClientRetryIntervalsMs), getOrDefault(ClientMaxRetryIntervalMs))
-    // Checked before RetrySettings is built: its own check would fail first, in words that name no option.
-    if (maxDelayMs < baseDelayMs) {
-      throw new IllegalArgumentException(
-        s"Option ${ClientMaxRetryIntervalMs.name} ($maxDelayMs) is smaller than " +
-          s"${ClientRetryIntervalsMs.name} ($baseDelayMs): make the maximum at least the base interval.")
-    }
-    ClientSettings(region, endpoint, credentials, RetrySettings(numRetries, baseDelayMs, maxDelayMs),
-      verifyCertificate = getOrDefault(VerifyCertificate))
+    // The retry rule (maximum not below the base) was checked by checkAll, in words that name the options.
+    val retry = RetrySettings(
+      getOrDefault(ClientNumRetries), getOrDefault(ClientRetryIntervalsMs), getOrDefault(ClientMaxRetryIntervalMs))
+    // The credential rules (a pair, a token only with them) were checked by checkAll too.
+    val credentials = for (id <- get(AwsAccessKeyId); secret <- get(AwsSecretKey))
+      yield AwsCredentials(id, secret, get(SessionToken))
+    ClientSettings(region, endpoint, credentials, retry, verifyCertificate = getOrDefault(VerifyCertificate))
   }
-
-  private def credentials: Option[AwsCredentials] =
-    (get(AwsAccessKeyId), get(AwsSecretKey), get(SessionToken)) match {
-      case (Some(id), Some(secret), token) => Some(AwsCredentials(id, secret, token))
-      case (None, None, None) => None
-      case (None, None, Some(_)) => throw new IllegalArgumentException(
-        s"Option ${SessionToken.name} is set without ${AwsAccessKeyId.name} and ${AwsSecretKey.name}: " +
-          "give all three for temporary credentials, or none to use the default credentials chain.")
-      case _ => throw new IllegalArgumentException(
-        s"Options ${AwsAccessKeyId.name} and ${AwsSecretKey.name} go together: set both, or neither to use " +
-          "the default credentials chain (environment, profile, instance or container role).")
-    }
 }
 
 private[options] object OptionValues {

@@ -32,17 +32,22 @@ object OptionsDocs {
     readme.substring(0, begin + Begin.length) + "\n" + markdownTable + readme.substring(end)
   }
 
-  /** Every option as JSON: name, usage, type, default (absent when none), description, accepted values, secret. */
+  /**
+   * Every option as JSON (name, usage, type, default when there is one, description, accepted values, secret and
+   * its [[OptionCheck]]), and the registry's [[OptionRule]]s across options.
+   */
   def json: String = {
     val options = KinesisOptionsRegistry.all.map { o =>
       Json.obj(Seq(
         "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
-        "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret), "usage" -> Json.text(o.usage.name)) ++
+        "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret), "usage" -> Json.text(o.usage.name),
+        "check" -> o.check.json) ++
         o.default.map(d => "default" -> Json.text(d)).toSeq: _*)
     }
     val array = Json.arrayOf(options)
     Json.write(Json.obj(
-      "version" -> Json.number(1), "connectorVersion" -> Json.text(ConnectorVersion.value), "options" -> array))
+      "version" -> Json.number(2), "connectorVersion" -> Json.text(ConnectorVersion.value), "options" -> array,
+      "rules" -> Json.arrayOf(KinesisOptionsRegistry.rules.map(_.json))))
   }
 
   def main(args: Array[String]): Unit = args.toList match {

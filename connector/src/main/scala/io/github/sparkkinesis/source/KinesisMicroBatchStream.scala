@@ -3,18 +3,23 @@ package io.github.sparkkinesis.source
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
-import org.apache.spark.sql.connector.read.streaming.{MicroBatchStream, Offset, ReadLimit, SupportsAdmissionControl}
+import org.apache.spark.sql.connector.read.streaming.{
+  MicroBatchStream, Offset, ReadLimit, ReportsSourceMetrics, SupportsTriggerAvailableNow
+}
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{ClientSettings, HashKeyRange, KinesisClient, ShardDescription}
-import io.github.sparkkinesis.metadata.{AtomicFiles, HadoopShardEndStore, ShardEndStore}
-import io.github.sparkkinesis.offsets.KinesisSourceOffset
+import io.github.sparkkinesis.client.{ClientSettings, HashKeyRange, KinesisClient}
+import io.github.sparkkinesis.metadata.{AtomicFiles, HadoopShardEndStore, ShardEndRecord, ShardEndStore}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardRead, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /**
- * The micro-batch source of one stream. The driver plans each batch from where the previous one ended (as
- * its tasks recorded in the [[ShardEndStore]]), discovers resharding by listing shards every
- * `kinesis.describeShardInterval`, and starts a batch only when some shard has new records.
+ * The micro-batch source of one stream. The driver plans each batch from where the previous one ended (as its
+ * tasks recorded in the [[ShardEndStore]]), discovers resharding by listing shards every
+ * `kinesis.describeShardInterval`, and starts a batch only when some shard has new records; a batch reads only the
+ * shards that have. How often each shard is looked at follows the [[PollSchedule]], which keeps the query inside
+ * its GetRecords budget. With Trigger.AvailableNow, the run's target is fixed when it starts ([[AvailableNowTarget]])
+ * and the run ends once every shard has reached it.
  */
 final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
@@ -22,19 +27,27 @@ final class KinesisMicroBatchStream(
     hadoopConf: Configuration,
     clients: ClientSettings => KinesisClient,
     clock: () => Long = () => System.currentTimeMillis())
-  extends MicroBatchStream with SupportsAdmissionControl {
+  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
+  import KinesisMicroBatchStream.Moved
 
   private val log = LoggerFactory.getLogger(getClass)
   private val stream = options.streamName
   private lazy val client = clients(options.client)
   private val store: ShardEndStore = new HadoopShardEndStore(
     options.metadataPath.getOrElse(new Path(checkpointLocation, "shard-ends").toString), hadoopConf)
-  private lazy val probe = new NewRecordsProbe(client, stream, options.fetchIntervalMs, clock)
+  private lazy val probe = new NewRecordsProbe(client, stream, options.driverRetryTimeoutMs, clock)
+  private val listing = new ShardListing(() => client, stream, options.describeShardIntervalMs,
+    options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
+  private val schedule = new PollSchedule(options.fetchIntervalMs, options.idleShardCheckIntervalMs, clock)
 
-  private var listing: Seq[ShardDescription] = Nil
-  private var listedAtMs = Long.MinValue / 2
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
-  private var basis: Option[(KinesisSourceOffset, KinesisSourceOffset)] = None
+  private var basis: Option[(KinesisSourceOffset, Moved)] = None
+  private var trimHorizonChecked = false
+  private var lastEnds: Option[(Long, Seq[(String, Option[ShardEndRecord])])] = None
+  private val reportedLost = scala.collection.mutable.Set.empty[String]
+  /** The batches whose offsets this run handed to Spark. */
+  private val planned = scala.collection.mutable.Set.empty[Long]
+  private var availableNow: Option[AvailableNowTarget] = None
 
   override def initialOffset(): Offset = initial
 
@@ -42,7 +55,7 @@ final class KinesisMicroBatchStream(
   private lazy val initial: KinesisSourceOffset = {
     val path = new Path(checkpointLocation, "initial-offset.json")
     def fresh = KinesisSourceOffset(-1L,
-      Map(stream -> ShardTracker.initial(stream, options.startingPosition, shards(force = true), clock())))
+      Map(stream -> ShardTracker.initial(stream, options.startingPosition, listing.current(force = true), clock())))
     val json = AtomicFiles.read(path, hadoopConf).getOrElse {
       AtomicFiles.publishIfAbsent(path, fresh.json(), hadoopConf)
       AtomicFiles.read(path, hadoopConf).get
@@ -50,32 +63,111 @@ final class KinesisMicroBatchStream(
     KinesisSourceOffset.fromJson(json)
   }
 
+  override def prepareForTriggerAvailableNow(): Unit = {
+    val target = AvailableNowTarget.fixedAt(clock(), listing.current(force = true))
+    log.info(s"Trigger.AvailableNow on stream $stream: this run reads the records that arrived before " +
+      s"${java.time.Instant.ofEpochMilli(target.arrivedBeforeMs)}, and closed shards to their end.")
+    availableNow = Some(target)
+  }
+
   override def latestOffset(): Offset = throw new UnsupportedOperationException(
     "the Kinesis source implements SupportsAdmissionControl; Spark calls latestOffset(start, limit)")
 
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
     val start = startOffset.asInstanceOf[KinesisSourceOffset]
-    val next = positionsAfter(start)
-    val reconciled = ShardTracker.reconcile(next.streams.getOrElse(stream, Map.empty), shards(force = false))
-    val tracked = reconciled.shards -- handleLost(reconciled.lost)
-    val (checked, hasNewRecords) = probe.check(tracked)
-    if (hasNewRecords) next.copy(streams = Map(stream -> checked))
-    // Nothing new. Before the first batch Spark treats any offset as new data (nothing is committed yet), so
-    // answer "no offset" then; afterwards the unchanged start offset says the same.
-    else if (start.batch < 0) null
-    else start
+    val moved = positionsAfter(start)
+    val reconciled = ShardTracker.reconcile(moved.offset.streams.getOrElse(stream, Map.empty), listing.current(force = false))
+    val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost))
+    schedule.retain(tracked.contains)
+    val (checked, known) = availableNow.fold(look(tracked, moved))(definiteLook(_, tracked, moved))
+    val news = (known ++ checked.news).distinct.sorted
+    val newlyFinished = checked.states.exists { case (id, state) => state.isFinished && !tracked(id).isFinished }
+    if (news.nonEmpty || newlyFinished) {
+      // A shard found read to its end is recorded even when nothing else is new, so it never later counts as lost.
+      planned += moved.offset.batch
+      moved.offset.copy(streams = Map(stream -> checked.states), reads = Some(Map(stream -> reads(news, limit))))
+    } else if (start.batch < 0) {
+      null // before the first batch Spark treats any offset as new data (nothing is committed yet)
+    } else start
+  }
+
+  /**
+   * One look at the readable shards that are due: those expected to have news count as news without a check, the
+   * others are checked. Returns what the check found and the shards taken as news unchecked.
+   */
+  private def look(tracked: Map[String, ShardState], moved: Moved): (NewRecordsProbe.Checked, Seq[String]) = {
+    val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
+    val known = due.filter(moved.expectNews)
+    val checked = probe.check(tracked, id => due.contains(id) && !known.contains(id),
+      id => availableNow.flatMap(_.arrivedBefore(id)))
+    availableNow match {
+      case Some(target) => target.reach(checked.quiet)
+      case None         => schedule.idle(checked.quiet)
+    }
+    schedule.idle(checked.unanswered)
+    (checked, known)
+  }
+
+  /**
+   * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at
+   * every shard short of its target, and look again at shards whose check went unanswered (throttling, say), for
+   * at most `kinesis.driverRetryTimeout`.
+   */
+  private def definiteLook(target: AvailableNowTarget, tracked: Map[String, ShardState],
+      moved: Moved): (NewRecordsProbe.Checked, Seq[String]) = {
+    val since = clock()
+    var result: (NewRecordsProbe.Checked, Seq[String]) = null
+    def undecided = result._2.isEmpty && result._1.news.isEmpty && result._1.unanswered.nonEmpty &&
+      result._1.states == tracked
+    do {
+      Thread.sleep(schedule.msUntilDue(ShardState.readable(tracked).filterNot(target.reached)))
+      result = look(tracked, moved)
+    } while (undecided && clock() - since < options.driverRetryTimeoutMs)
+    if (undecided) {
+      throw new IllegalStateException(s"Trigger.AvailableNow on stream $stream: the checks of shard(s) " +
+        s"${result._1.unanswered.toSeq.sorted.mkString(", ")} went unanswered (throttled) for " +
+        s"${clock() - since} ms (option kinesis.driverRetryTimeout), so the run cannot tell whether it is complete.")
+    }
+    result
+  }
+
+  /**
+   * The shard-end records of the batch ending at `offset`, per shard it read. The last batch's are kept once all
+   * are there (metrics and the next batch's planning both need them); a missing one is looked for again next time.
+   */
+  private def endsOf(offset: KinesisSourceOffset): Seq[(String, Option[ShardEndRecord])] = lastEnds match {
+    case Some((batch, ends)) if batch == offset.batch => ends
+    case _ =>
+      val ends = if (offset.batch < 0) Nil
+        else offset.shardsRead(stream).map { case (id, _) => id -> store.get(stream, offset.batch, id) }
+      if (ends.forall(_._2.isDefined)) lastEnds = Some(offset.batch -> ends)
+      ends
+  }
+
+  /** The metrics of the latest batch, for its `StreamingQueryProgress` ([[SourceMetrics.ofBatch]]). */
+  override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
+    val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String] else {
+      val offset = latestConsumedOffset.get.asInstanceOf[KinesisSourceOffset]
+      SourceMetrics.ofBatch(endsOf(offset).flatMap(_._2), offset.streams.getOrElse(stream, Map.empty))
+    }
+    val out = new java.util.HashMap[String, String]()
+    metrics.foreach { case (k, v) => out.put(k, v) }
+    out
   }
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val offset = end.asInstanceOf[KinesisSourceOffset]
     val states = offset.streams.getOrElse(stream, Map.empty)
-    val readable = offset.readableShards(stream)
+    val read = offset.shardsRead(stream)
     val ranges = if (options.dropMisroutedRecords) {
-      val stale = !readable.forall(id => listing.exists(_.shardId == id))
-      shards(force = stale).map(d => d.shardId -> d.hashKeyRange).toMap
+      listing.current(force = false) match {
+        case listed if read.forall { case (id, _) => listed.exists(_.shardId == id) } => rangesOf(listed)
+        case _ => rangesOf(listing.current(force = true))
+      }
     } else Map.empty[String, HashKeyRange]
-    readable.map(id => ShardPartition(stream, id, offset.batch, states(id).position, ranges.get(id)): InputPartition)
-      .toArray
+    read.map { case (id, bounds) =>
+      ShardPartition(stream, id, offset.batch, states(id).position, ranges.get(id), bounds): InputPartition
+    }.toArray
   }
 
   override def createReaderFactory(): PartitionReaderFactory = new ShardReaderFactory(
@@ -91,26 +183,44 @@ final class KinesisMicroBatchStream(
 
   override def stop(): Unit = probe.close()
 
-  override def getDefaultReadLimit: ReadLimit = ReadLimit.allAvailable()
+  override def getDefaultReadLimit: ReadLimit =
+    options.maxRecordsPerTrigger.map(ReadLimit.maxRows).getOrElse(ReadLimit.allAvailable())
 
   override def toString: String = s"KinesisMicroBatchStream[$stream]"
+
+  private def rangesOf(listed: Seq[io.github.sparkkinesis.client.ShardDescription]): Map[String, HashKeyRange] =
+    listed.map(d => d.shardId -> d.hashKeyRange).toMap
+
+  /**
+   * How the next batch reads each shard with news: its share of the read limit (shares add up to the limit, and
+   * each is at least one record), and the AvailableNow bound.
+   */
+  private def reads(news: Seq[String], limit: ReadLimit): Map[String, ShardRead] = {
+    val max = ReadLimits.maxRecords(limit)
+    news.zipWithIndex.map { case (id, i) =>
+      val share = max.map(m => math.max(1L, m / news.size + (if (i < m % news.size) 1 else 0)))
+      id -> ShardRead(share, availableNow.flatMap(_.arrivedBefore(id)))
+    }.toMap
+  }
 
   /**
    * The offset of the batch after `start`'s: each shard that batch read moves to the end its tasks recorded.
    * A shard without a recorded end (its batch was never read to the end, say by a `limit` in
    * `foreachBatch`) is read again from the same place, so nothing is skipped.
    */
-  private def positionsAfter(start: KinesisSourceOffset): KinesisSourceOffset = basis match {
-    case Some((cachedStart, next)) if cachedStart == start => next
+  private def positionsAfter(start: KinesisSourceOffset): Moved = basis match {
+    case Some((cachedStart, moved)) if cachedStart == start => moved
     case _ =>
       val shards = start.streams.getOrElse(stream, Map.empty)
-      val moved = if (start.batch < 0) shards else shards ++ start.readableShards(stream).map { id =>
+      val read = if (start.batch < 0) Nil else start.shardsRead(stream).map(_._1)
+      val records = endsOf(start)
+      val moved = shards ++ records.map { case (id, record) =>
         val state = shards(id)
-        id -> (store.get(stream, start.batch, id) match {
-          case Some(record) if record.start == state.position => state.copy(position = record.end)
-          case Some(record) => throw new IllegalStateException(
+        id -> (record match {
+          case Some(r) if r.start == state.position => state.copy(position = r.end)
+          case Some(r) => throw new IllegalStateException(
             s"The shard end recorded for batch ${start.batch} of shard $id (stream $stream) starts at " +
-              s"${record.start}, but the checkpoint says ${state.position}: kinesis.metadataPath holds another " +
+              s"${r.start}, but the checkpoint says ${state.position}: kinesis.metadataPath holds another " +
               "query's records. Give each query its own kinesis.metadataPath.")
           case None =>
             log.warn(s"No end was recorded for batch ${start.batch} of shard $id (stream $stream); the next " +
@@ -118,37 +228,83 @@ final class KinesisMicroBatchStream(
             state
         })
       }
-      val next = KinesisSourceOffset(start.batch + 1, Map(stream -> moved))
+      // The batch that read these shards has ended: the next look at each waits from now. A shard that showed more
+      // records coming is read again without a check (one call per look instead of two); in an AvailableNow run
+      // every shard is looked at again as soon as pacing allows, since the run must finish.
+      val expectNews = records.collect {
+        case (id, Some(r)) if r.end != ShardPosition.ShardEnd &&
+          (r.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(r))) => id
+      }.toSet
+      // Only for a batch this run planned: after a restart nobody knows when the last one ended, and Trigger.Once
+      // gets one look.
+      if (planned(start.batch)) {
+        val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
+        schedule.readOn(readOn)
+        schedule.idle(checkNext)
+      }
+      val next = Moved(KinesisSourceOffset(start.batch + 1, Map(stream -> moved)), expectNews)
       basis = Some(start -> next)
       next
   }
 
-  /** The stream's shards, listed again when `force`d or once `kinesis.describeShardInterval` has passed. */
-  private def shards(force: Boolean): Seq[ShardDescription] = {
-    val now = clock()
-    if (force || now - listedAtMs >= options.describeShardIntervalMs) {
-      listing = client.listShards(stream)
-      listedAtMs = now
+  /**
+   * Whether a read that stopped at the tip saw a shard that is streaming: several records, the newest of them
+   * younger than the idle interval. The driver's clock meets the service's here, which only decides whether a shard
+   * is read again without a check first (cost, and rarely an empty batch), never which records a batch holds.
+   */
+  private def isStreaming(r: ShardEndRecord): Boolean =
+    r.recordCount >= KinesisMicroBatchStream.StreamingRecords &&
+      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs)
+
+  /**
+   * Once per query run: positions behind the trim horizon go through `kinesis.failOnDataLoss`; with false, such a
+   * shard goes on from the oldest record Kinesis retains, which is where Kinesis would silently resume anyway.
+   */
+  private def checkTrimHorizon(tracked: Map[String, ShardState]): Map[String, ShardState] =
+    if (trimHorizonChecked) tracked
+    else {
+      trimHorizonChecked = true
+      val behind = TrimHorizonCheck.behindHorizon(client, stream, tracked.filterNot(_._2.isFinished))
+      if (behind.isEmpty) tracked
+      else {
+        val shown = behind.map { case (id, oldest) => s"$id (now starts at $oldest, after ${tracked(id).position})" }
+        dataLoss(s"The position of shard(s) ${shown.mkString(", ")} of stream $stream lies behind the trim " +
+          "horizon: the records after it may have expired unread (the query was stopped, or fell behind, for longer " +
+          "than the stream's retention period).")
+        tracked ++ behind.map { case (id, _) => id -> tracked(id).copy(position = ShardPosition.TrimHorizon) }
+      }
     }
-    listing
-  }
 
   /** Applies `kinesis.failOnDataLoss` to shards that expired before being read to their end. */
   private def handleLost(lost: Seq[String]): Seq[String] = {
-    if (lost.nonEmpty) {
-      val message = s"Shard(s) ${lost.mkString(", ")} of stream $stream expired or were deleted before they were " +
+    val unreported = lost.filterNot(reportedLost)
+    reportedLost ++= unreported // until a batch moves past them, each call finds them again: say it once
+    if (unreported.nonEmpty) {
+      dataLoss(s"Shard(s) ${unreported.mkString(", ")} of stream $stream expired or were deleted before they were " +
         "read to their end: their unread records are lost (the query was stopped, or fell behind, for longer " +
-        "than the stream's retention period)."
-      if (options.failOnDataLoss) {
-        throw new IllegalStateException(s"$message Set kinesis.failOnDataLoss=false to go on without them.")
-      }
-      log.warn(s"$message Going on without them (kinesis.failOnDataLoss=false).")
+        "than the stream's retention period).")
     }
     lost
+  }
+
+  private def dataLoss(message: String): Unit = {
+    if (options.failOnDataLoss) {
+      throw new IllegalStateException(s"$message Set kinesis.failOnDataLoss=false to go on without them.")
+    }
+    log.warn(s"$message Going on without them (kinesis.failOnDataLoss=false).")
   }
 }
 
 object KinesisMicroBatchStream {
+  /**
+   * A shard whose read stopped at the tip after this many Kinesis records, recent ones, is taken to be streaming: it
+   * is read again without a check first. Below it, new records are not likely enough to risk an empty micro-batch.
+   */
+  val StreamingRecords = 5L
+
+  /** The offset after `start`'s batch, and the shards expected to have news (read on without a check). */
+  private final case class Moved(offset: KinesisSourceOffset, expectNews: Set[String])
+
   /** Batches of shard-end records kept behind the last committed one, for inspection after a failure. */
   val RetainedBatches = 10L
 }

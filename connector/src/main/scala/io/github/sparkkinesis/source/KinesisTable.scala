@@ -7,6 +7,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -69,6 +70,8 @@ object KinesisTable {
 final class KinesisScan(options: KinesisSourceOptions) extends Scan {
 
   override def readSchema(): StructType = KinesisSchema.schema
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = SourceMetrics.supported
 
   override def description(): String = s"KinesisScan[$options]"
 

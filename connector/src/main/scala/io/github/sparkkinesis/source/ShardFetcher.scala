@@ -1,12 +1,15 @@
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{ExpiredIteratorException, KinesisClient, RecordBatch, ThrottledException}
+import io.github.sparkkinesis.client.{
+  ExpiredIteratorException, KinesisClient, RecordBatch, ThrottledException, TimestampInFutureException
+}
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
  * Reads one shard forward from `start`, one GetRecords call at a time. It hides the iterator: it gets one
  * lazily, renews it from the last record read when it expires, paces calls at least `fetchIntervalMs`
- * apart, and waits out throttling with jittered back-off.
+ * apart, and waits out throttling with jittered back-off. It never compares a timestamp with the local clock:
+ * an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page at the tip.
  */
 private[sparkkinesis] final class ShardFetcher(
     client: KinesisClient,
@@ -22,6 +25,14 @@ private[sparkkinesis] final class ShardFetcher(
   private var lastSequenceNumber: Option[String] = None
   private var lastCallAtMs = Long.MinValue / 2
   private var ended = start == ShardPosition.ShardEnd
+  private var calls = 0L
+  private var throttled = 0L
+
+  /** GetRecords calls made so far, throttled ones included. */
+  def getRecordsCalls: Long = calls
+
+  /** GetRecords calls that Kinesis throttled so far. */
+  def throttledCalls: Long = throttled
 
   /** Where reading would go on: just after the last record returned so far, or `start`. */
   def position: ShardPosition =
@@ -32,19 +43,23 @@ private[sparkkinesis] final class ShardFetcher(
   def isEnded: Boolean = ended
 
   /**
-   * One GetRecords call (after pacing); None when throttling lasted until `deadlineMs`. Must not be called
-   * once [[isEnded]].
+   * One GetRecords call of at most `limit` records (after pacing); None when throttling lasted until `deadlineMs`.
+   * Must not be called once [[isEnded]].
    */
-  def fetch(deadlineMs: Long): Option[RecordBatch] = {
+  def fetch(deadlineMs: Long, limit: Int = recordsPerFetch): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
-    if (ShardFetcher.startsInFuture(position, clock())) return Some(RecordBatch(Nil, None, 0L))
     var expiredInARow = 0
     while (true) {
       val wait = lastCallAtMs + fetchIntervalMs - clock()
       if (wait > 0) Thread.sleep(wait)
       lastCallAtMs = clock()
       try {
-        val batch = client.getRecords(stream, currentIterator(), recordsPerFetch)
+        val it = currentIterator() match {
+          case Some(it) => it
+          case None     => return Some(RecordBatch(Nil, None, 0L)) // not yet: see TimestampInFutureException
+        }
+        calls += 1
+        val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         backoff.reset()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
         iterator = batch.nextIterator
@@ -56,6 +71,7 @@ private[sparkkinesis] final class ShardFetcher(
           expiredInARow += 1
           if (expiredInARow > 3) throw e
         case _: ThrottledException =>
+          throttled += 1
           val delay = backoff.nextDelayMs()
           if (clock() + delay >= deadlineMs) return None
           Thread.sleep(delay)
@@ -64,20 +80,28 @@ private[sparkkinesis] final class ShardFetcher(
     None
   }
 
-  private def currentIterator(): String = iterator.getOrElse {
+  /**
+   * Goes back to `to`, a position this fetcher has held (`start`, or just after a record it returned): the caller
+   * keeps only the records up to there, and the next fetch reads on from there.
+   */
+  def rewind(to: ShardPosition): Unit = {
+    lastSequenceNumber = to match {
+      case ShardPosition.AfterSequenceNumber(seq) if to != start => Some(seq)
+      case _ if to == start                                     => None
+      case other => throw new IllegalArgumentException(s"cannot rewind shard $shardId of stream $stream to $other")
+    }
+    iterator = None
+    ended = false
+  }
+
+  private def currentIterator(): Option[String] = iterator.orElse {
     val from = position.iteratorStart.getOrElse(
       throw new IllegalStateException(s"no iterator can start at the end of shard $shardId"))
-    val fresh = client.shardIterator(stream, shardId, from)
-    iterator = Some(fresh)
-    fresh
-  }
-}
-
-private[sparkkinesis] object ShardFetcher {
-
-  /** No record can have arrived at or after a future instant yet (and Kinesis refuses such iterators). */
-  def startsInFuture(position: ShardPosition, nowMs: Long): Boolean = position match {
-    case ShardPosition.AtTimestamp(ms) => ms > nowMs
-    case _                             => false
+    try {
+      iterator = Some(client.shardIterator(stream, shardId, from))
+      iterator
+    } catch {
+      case _: TimestampInFutureException => None
+    }
   }
 }

@@ -5,15 +5,19 @@ import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, Par
 
 import io.github.sparkkinesis.client.{ClientSettings, HashKeyRange, KinesisClient}
 import io.github.sparkkinesis.metadata.ShardEndStore
-import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 
-/** The work of one task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`. */
+/**
+ * The work of one task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within the
+ * bounds `read` sets for a first attempt.
+ */
 final case class ShardPartition(
     stream: String,
     shardId: String,
     batch: Long,
     start: ShardPosition,
-    hashKeyRange: Option[HashKeyRange])
+    hashKeyRange: Option[HashKeyRange],
+    read: ShardRead = ShardRead.Unbounded)
   extends InputPartition
 
 /** The reading settings every task of a query shares. */

@@ -1,12 +1,13 @@
 package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
-import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord, RecordBatch}
-import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore}
+import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord, ShardEndStore}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
 
@@ -40,9 +41,16 @@ final class ShardPartitionReader(
   }
   private val fetcher = new ShardFetcher(client, stream, shardId, start, settings.recordsPerFetch,
     settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
-  private val startedAtMs = clock()
-  private val deadlineMs = startedAtMs + settings.maxTimePerShardMs
+  /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
+  private val deadlineMs = clock() + settings.maxTimePerShardMs
+  private val maxRecords = partition.read.maxRecords.fold(settings.maxRecordsPerShard)(math.min(_, settings.maxRecordsPerShard))
   private var recordsRead = 0L
+  private var bytesRead = 0L
+  /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
+  private var tipAtFirstPageMs: Option[Long] = None
+  private var millisBehind = 0L
+  private var stoppedWithMore = false
+  private var lastArrivalMs: Option[Long] = None
   private var buffered: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
   private var done = recordedEnd.contains(start)
@@ -64,25 +72,52 @@ final class ShardPartitionReader(
 
   override def close(): Unit = ()
 
+  /** This attempt's reading so far, for the Spark UI's task metrics ([[SourceMetrics]]). */
+  override def currentMetricsValues(): Array[CustomTaskMetric] =
+    SourceMetrics.taskValues(recordsRead, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)
+
   private def fetchMore(): Unit = recordedEnd match {
     case Some(end) => replayTowards(end)
     case None      => readUntilStop()
   }
 
   /**
-   * First attempt: read on until caught up, the shard's end, or a limit. Caught up means at the tip
-   * (MillisBehindLatest 0) or past the records that had arrived when the task started: records that keep
-   * arriving while it reads belong to the next batch, so a busy shard does not keep a task chasing the tip.
+   * First attempt: read on until caught up with the tip, the shard's end, a limit, or (in a Trigger.AvailableNow
+   * run) the first record that arrived after the run began. Records that keep arriving while it reads belong to
+   * the next batch, so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the
+   * service's clock (the first page's tip), never the executor's. Until it has read a record the attempt reads on
+   * through empty pages however long that takes, since ending at its own start while records lie ahead would make
+   * every later batch walk the same empty pages again.
    */
-  private def readUntilStop(): Unit =
-    fetcher.fetch(deadlineMs) match {
-      case None => done = true // throttled until the deadline: end the batch where we are
-      case Some(batch) =>
-        emit(batch.records)
-        val pastTaskStart = batch.records.lastOption.exists(_.approximateArrivalTimestampMillis >= startedAtMs)
-        done = fetcher.isEnded || batch.millisBehindLatest == 0 || pastTaskStart ||
-          recordsRead >= settings.maxRecordsPerShard || clock() >= deadlineMs
+  private def readUntilStop(): Unit = {
+    val before = fetcher.position
+    val remaining = math.min(maxRecords - recordsRead, Int.MaxValue.toLong).toInt
+    fetcher.fetch(if (recordsRead == 0) Long.MaxValue else deadlineMs, remaining) match {
+      case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
+      case Some(page) =>
+        val (kept, beyond) = partition.read.arrivedBeforeMs match {
+          case Some(bound) => page.records.span(_.approximateArrivalTimestampMillis < bound)
+          case None        => (page.records, Nil)
+        }
+        if (beyond.nonEmpty) fetcher.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
+        emit(kept)
+        kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))
+        millisBehind = page.millisBehindLatest
+        if (tipAtFirstPageMs.isEmpty) {
+          tipAtFirstPageMs = page.records.lastOption.map(_.approximateArrivalTimestampMillis + page.millisBehindLatest)
+        }
+        val chasing = kept.lastOption.exists(r => tipAtFirstPageMs.exists(r.approximateArrivalTimestampMillis >= _))
+        if (fetcher.isEnded || beyond.nonEmpty || page.millisBehindLatest == 0) stop(moreAvailable = false)
+        else if (chasing || recordsRead >= maxRecords || (recordsRead > 0 && clock() >= deadlineMs)) {
+          stop(moreAvailable = true)
+        }
     }
+  }
+
+  private def stop(moreAvailable: Boolean): Unit = {
+    done = true
+    stoppedWithMore = moreAvailable
+  }
 
   /** Later attempts: read exactly up to the recorded end, however long it takes. */
   private def replayTowards(end: ShardPosition): Unit = {
@@ -106,6 +141,7 @@ final class ShardPartitionReader(
 
   private def emit(records: Seq[KinesisRecord]): Unit = {
     recordsRead += records.size
+    records.foreach(r => bytesRead += r.data.length)
     buffered = records.iterator.flatMap { record =>
       val users = KplDeaggregator.subRecords(record.data) match {
         case Some(subRecords) =>
@@ -123,7 +159,8 @@ final class ShardPartitionReader(
 
   /** Records where this attempt ended, or checks it against the end an earlier attempt recorded. */
   private def finish(): Unit = if (recordedEnd.isEmpty) {
-    val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead)
+    val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead, Some(ReadStats(
+      millisBehind, stoppedWithMore, lastArrivalMs, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)))
     val holding = store.recordIfAbsent(ours)
     if (!holding.sameRange(ours)) {
       throw new IllegalStateException(

@@ -56,15 +56,17 @@ private[sparkkinesis] object ShardTracker {
 
   /**
    * Brings the tracked shards in line with a fresh listing: new shards (children of a reshard) start at
-   * TRIM_HORIZON after their tracked parents; finished shards that expired are forgotten; unfinished shards
-   * that are no longer listed are reported as lost (their unread records expired or were deleted).
+   * TRIM_HORIZON after every parent that still exists, tracked before or new in this listing (a split and then a
+   * merge while the query was stopped gives a child whose parent is itself new); finished shards that expired are
+   * forgotten; unfinished shards that are no longer listed are reported as lost (their unread records expired or
+   * were deleted).
    */
   def reconcile(tracked: Map[String, ShardState], listing: Seq[ShardDescription]): Reconciled = {
     val listed = listing.map(_.shardId).toSet
     val (kept, gone) = tracked.partition { case (id, _) => listed(id) }
     val lost = gone.collect { case (id, state) if !state.isFinished => id }.toSeq.sorted
     val added = listing.filterNot(d => kept.contains(d.shardId)).map { d =>
-      d.shardId -> ShardState(ShardPosition.TrimHorizon, d.parents.filter(kept.contains))
+      d.shardId -> ShardState(ShardPosition.TrimHorizon, d.parents.filter(listed))
     }
     val tidied = kept.map { case (id, state) => id -> state.copy(waitsFor = state.waitsFor.filter(listed)) }
     Reconciled(tidied ++ added, lost)

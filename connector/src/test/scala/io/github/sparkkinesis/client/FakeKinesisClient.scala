@@ -14,7 +14,10 @@ import scala.collection.mutable
  * Iterators encode (stream, shard, position, issue time) and expire `iteratorTtlMillis` after issue. GetRecords on
  * a closed shard returns no next iterator in the batch that reaches its end, together with the child shard ids.
  * `millisBehindLatest` is 0 exactly at the tip, else the age of the last record returned (at least 1).
- * AT_TIMESTAMP in the future is rejected, as kinesis-mock does.
+ * AT_TIMESTAMP in the future is rejected with [[TimestampInFutureException]], as kinesis-mock does. Two things AWS does
+ * that kinesis-mock never shows are modelled: empty pages with MillisBehindLatest above 0 before records
+ * ([[emptyPagesAhead]]), and positions behind the trim horizon, from which Kinesis silently resumes at the horizon
+ * ([[trimShard]]).
  */
 final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtlMillis: Long = 5 * 60 * 1000L)
   extends KinesisClient {
@@ -24,6 +27,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private val shardCounters = mutable.Map.empty[String, Int]
   private var lastSequenceNumber = SequenceBase
   private var pendingFailure: Option[RuntimeException] = None
+  private val failingCalls = mutable.Map.empty[String, (Int, () => RuntimeException)]
   private var throttledGetRecords = 0
   private var expireNext = false
   private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0)
@@ -43,7 +47,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       case IteratorStart.TrimHorizon => shard.trimmed
       case IteratorStart.Latest      => shard.end
       case IteratorStart.AtTimestamp(millis) =>
-        if (millis > clock()) throw new KinesisClientException(s"GetShardIterator: timestamp $millis is in the future")
+        if (millis > clock()) throw new TimestampInFutureException(s"GetShardIterator: timestamp $millis is in the future")
         shard.firstPosition(_.approximateArrivalTimestampMillis >= millis)
       case IteratorStart.AtSequenceNumber(seq) =>
         val n = sequenceIn(shard, streamName, seq)
@@ -52,7 +56,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
         val n = sequenceIn(shard, streamName, seq)
         shard.firstPosition(r => BigInt(r.sequenceNumber) > n)
     }
-    FakeIterator(streamName, shardId, position, clock()).encode
+    FakeIterator(streamName, shardId, position, clock(), shard.emptyPagesPerIterator).encode
   }
 
   override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch = synchronized {
@@ -70,6 +74,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     if (limit < 1 || limit > 10000) throw new KinesisClientException(s"GetRecords: limit $limit is not in 1..10000")
     val shard = shardOf(streamName, it.shardId)
     val from = math.max(it.position, shard.trimmed)
+    if (it.emptyPagesLeft > 0 && from < shard.end) {
+      val ahead = shard.slice(from, from + 1).head
+      return RecordBatch(Nil, Some(it.copy(position = from, issuedAtMillis = clock(), emptyPagesLeft = it.emptyPagesLeft - 1).encode),
+        millisBehindLatest = math.max(1L, clock() - ahead.approximateArrivalTimestampMillis))
+    }
     val until = math.min(shard.end, from + limit)
     val records = shard.slice(from, until)
     val atTip = until == shard.end
@@ -97,6 +106,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 
   /** The next GetRecords call fails with [[ExpiredIteratorException]], whatever the age of its iterator. */
   def expireNextIterator(): Unit = synchronized { expireNext = true }
+
+  /** The next `n` calls of `operation` ("ListShards", "GetShardIterator" or "GetRecords") throw what `e` makes. */
+  def failNextCalls(operation: String, n: Int)(e: => RuntimeException): Unit = synchronized {
+    failingCalls(operation) = (n, () => e)
+  }
 
   /** The next call of any trait method (ListShards, GetShardIterator or GetRecords) throws `e`. */
   def failNextCall(e: RuntimeException): Unit = synchronized { pendingFailure = Some(e) }
@@ -156,6 +170,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       HashKeyRange(low.range.startingHashKey, high.range.endingHashKey)).id
   }
 
+  /** Every iterator issued for the shard from now on meets `pages` empty pages (MillisBehindLatest above 0) first. */
+  def emptyPagesAhead(stream: String, shardId: String, pages: Int): Unit = synchronized {
+    shardOf(stream, shardId).emptyPagesPerIterator = pages
+  }
+
   /** Retention expiry of the `count` oldest records of a shard: TRIM_HORIZON and old iterators move past them. */
   def trimShard(stream: String, shardId: String, count: Int): Unit = synchronized { shardOf(stream, shardId).trim(count) }
 
@@ -173,6 +192,10 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     pendingFailure.foreach { e =>
       pendingFailure = None
       throw e
+    }
+    failingCalls.get(operation).foreach { case (n, e) =>
+      if (n <= 1) failingCalls.remove(operation) else failingCalls(operation) = (n - 1, e)
+      throw e()
     }
   }
 

@@ -20,6 +20,8 @@ private[client] final class FakeShard(
   /** How many of the oldest records retention has removed; the first readable position. */
   var trimmed: Int = 0
   var endingSequenceNumber: Option[BigInt] = None
+  /** Empty pages every fresh iterator meets before records, as AWS serves them over sparse or old stretches. */
+  var emptyPagesPerIterator: Int = 0
 
   def isClosed: Boolean = endingSequenceNumber.isDefined
 
@@ -52,9 +54,10 @@ private[client] final class FakeShard(
  * Where an iterator of the fake points, and when it was issued; it travels as an opaque string. The fields are
  * joined with '/', which stream names and shard ids cannot contain.
  */
-private[client] final case class FakeIterator(stream: String, shardId: String, position: Int, issuedAtMillis: Long) {
-  def encode: String =
-    "fake-iterator-" + Base64.getUrlEncoder.encodeToString(s"$stream/$shardId/$position/$issuedAtMillis".getBytes(UTF_8))
+private[client] final case class FakeIterator(
+    stream: String, shardId: String, position: Int, issuedAtMillis: Long, emptyPagesLeft: Int = 0) {
+  def encode: String = "fake-iterator-" + Base64.getUrlEncoder.encodeToString(
+    s"$stream/$shardId/$position/$issuedAtMillis/$emptyPagesLeft".getBytes(UTF_8))
 }
 
 private[client] object FakeIterator {
@@ -64,7 +67,8 @@ private[client] object FakeIterator {
     try {
       Some(text).filter(_.startsWith("fake-iterator-")).flatMap { t =>
         new String(Base64.getUrlDecoder.decode(t.stripPrefix("fake-iterator-")), UTF_8).split('/') match {
-          case Array(stream, shard, position, issued) => Some(FakeIterator(stream, shard, position.toInt, issued.toLong))
+          case Array(stream, shard, position, issued, empty) =>
+            Some(FakeIterator(stream, shard, position.toInt, issued.toLong, empty.toInt))
           case _                                      => None
         }
       }

@@ -5,7 +5,7 @@ import scala.io.Source
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.metadata.ShardEndRecord
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition._
 
 /** Persisted formats stay readable: stored samples of every version are read back exactly. */
@@ -46,8 +46,28 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
     ShardEndRecord.fromJson(sample("shard-end-v1.json"), "sample").toJson shouldBe sample("shard-end-v1.json")
   }
 
+  private val offsetV2 = offset.copy(reads = Some(Map("orders" -> Map(
+    "shardId-000000000001" -> ShardRead(Some(500L), Some(1714564800000L)),
+    "shardId-000000000003" -> ShardRead(None, None)))))
+
+  test("given a stored version-2 offset, when read, then the shards it reads and their bounds come back") {
+    KinesisSourceOffset.fromJson(sample("offset-v2.json")) shouldBe offsetV2
+    offsetV2.json() shouldBe sample("offset-v2.json")
+    offsetV2.shardsRead("orders") shouldBe Seq(
+      "shardId-000000000001" -> ShardRead(Some(500L), Some(1714564800000L)),
+      "shardId-000000000003" -> ShardRead.Unbounded)
+  }
+
+  test("given a stored version-2 shard end record, when read, then what its reader saw comes back") {
+    val record = ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), AfterSequenceNumber(seq),
+      0L, Some(ReadStats(1500L, moreAvailable = true, Some(1714564800000L), bytes = 0L, getRecordsCalls = 3L,
+        throttledCalls = 1L)))
+    ShardEndRecord.fromJson(sample("shard-end-v2.json"), "sample") shouldBe record
+    record.toJson shouldBe sample("shard-end-v2.json")
+  }
+
   test("given an offset from a newer connector, when read, then the message says to use a newer version") {
-    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":2")
+    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":3")
     intercept[IllegalStateException](KinesisSourceOffset.fromJson(newer)).getMessage should include("newer spark-kinesis")
   }
 
@@ -58,11 +78,11 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given readable shards, then a child waits until every tracked parent is finished") {
-    offset.readableShards("orders") shouldBe
+    offset.shardsRead("orders").map(_._1) shouldBe
       Seq("shardId-000000000001", "shardId-000000000002", "shardId-000000000003", "shardId-000000000004")
     val parentOpen = offset.copy(streams = Map("orders" -> (offset.streams("orders") +
       ("shardId-000000000000" -> ShardState(TrimHorizon, Nil)))))
-    parentOpen.readableShards("orders") should not contain "shardId-000000000001"
+    parentOpen.shardsRead("orders").map(_._1) should not contain "shardId-000000000001"
   }
 
   test("given sequence numbers of different lengths, then they are compared as numbers") {

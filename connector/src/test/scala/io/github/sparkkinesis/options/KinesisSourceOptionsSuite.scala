@@ -21,11 +21,23 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     parsed.maxFetchTimePerShardMs shouldBe 10000L
     parsed.describeShardIntervalMs shouldBe 1000L
     parsed.recordsPerFetch shouldBe 10000
-    parsed.fetchIntervalMs shouldBe 200L
+    parsed.fetchIntervalMs shouldBe 500L
+    parsed.idleShardCheckIntervalMs shouldBe 1000L
+    parsed.maxRecordsPerTrigger shouldBe None
+    parsed.driverRetryTimeoutMs shouldBe 120000L
     parsed.client.retry.numRetries shouldBe 3
     parsed.client.credentials shouldBe None
     parsed.client.region shouldBe None
     parsed.dropMisroutedRecords shouldBe false
+  }
+
+  test("given the polling and limit options, when parsed, then durations and caps come through") {
+    val parsed = KinesisSourceOptions.parse(minimal ++ Map("kinesis.idleShardCheckInterval" -> "250ms",
+      "kinesis.maxRecordsPerTrigger" -> "5000", "kinesis.driverRetryTimeout" -> "30s"))
+    (parsed.idleShardCheckIntervalMs, parsed.maxRecordsPerTrigger, parsed.driverRetryTimeoutMs) shouldBe
+      ((250L, Some(5000L), 30000L))
+    failure(minimal + ("kinesis.maxRecordsPerTrigger" -> "0")) should include("kinesis.maxRecordsPerTrigger")
+    failure(minimal + ("kinesis.idleShardCheckInterval" -> "2h")) should include("longer than 1h")
   }
 
   test("given option names in any case, when parsed, then they are recognised") {
@@ -55,9 +67,9 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
         "the maximum at least the base interval."
   }
 
-  test("given a duration with more digits than a long holds, when parsed, then it is too large") {
+  test("given a duration with more digits than a long holds, when parsed, then it is longer than the maximum") {
     failure(minimal + ("kinesis.describeShardInterval" -> "99999999999999999999")) should startWith(
-      "Invalid value '99999999999999999999' for option kinesis.describeShardInterval: it is too large.")
+      "Invalid value '99999999999999999999' for option kinesis.describeShardInterval: it is longer than 1h.")
   }
 
   test("given a misspelt kinesis option, when parsed, then the closest real option is suggested") {

@@ -31,6 +31,7 @@ final class MicroBatchDriver(
     "kinesis.streamName" -> "s",
     "kinesis.getRecords.fetchIntervalMs" -> "0",
     "kinesis.describeShardInterval" -> "0",
+    "kinesis.idleShardCheckInterval" -> "0",
     "kinesis.clientRetryIntervalsMs" -> "1",
     "kinesis.clientMaxRetryIntervalMs" -> "2") ++ options)
 
@@ -40,9 +41,12 @@ final class MicroBatchDriver(
 
   private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake, clock)
 
-  /** The next offset, or None when the source says there is nothing new (no batch would run). */
-  def plan(): Option[KinesisSourceOffset] = {
-    val end = stream.latestOffset(committed, ReadLimit.allAvailable()).asInstanceOf[KinesisSourceOffset]
+  /**
+   * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks
+   * with the source's default read limit; Trigger.Once asks with `ReadLimit.allAvailable()`.
+   */
+  def plan(limit: ReadLimit = stream.getDefaultReadLimit): Option[KinesisSourceOffset] = {
+    val end = stream.latestOffset(committed, limit).asInstanceOf[KinesisSourceOffset]
     if (end == null || end == committed) None else Some(end)
   }
 
@@ -64,7 +68,7 @@ final class MicroBatchDriver(
   }
 
   /** One full micro-batch; None when nothing was new. */
-  def runBatch(): Option[Seq[Out]] = plan().map { end =>
+  def runBatch(limit: ReadLimit = stream.getDefaultReadLimit): Option[Seq[Out]] = plan(limit).map { end =>
     val rows = read(end)
     stream.commit(end)
     committed = end
@@ -86,6 +90,17 @@ final class MicroBatchDriver(
       }
     }
     out.toVector
+  }
+
+  /**
+   * A Trigger.AvailableNow run as Spark drives it: prepare, then batches until the source has nothing new; the rows of
+   * each batch.
+   */
+  def availableNow(maxBatches: Int = 50): Seq[Seq[Out]] = {
+    restart()
+    stream.prepareForTriggerAvailableNow()
+    Iterator.continually(runBatch()).takeWhile(_.isDefined).map(_.get).take(maxBatches + 1).toVector
+      .ensuring(_.size <= maxBatches, s"the AvailableNow run did not end within $maxBatches batches")
   }
 
   /** A driver restart: a new stream object resuming from the committed offset as Spark stored it. */

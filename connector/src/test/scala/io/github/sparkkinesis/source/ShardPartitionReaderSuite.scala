@@ -113,11 +113,13 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     readAll(fake, range = range, s = settings(dropMisrouted = true)).map(_._1) shouldBe Seq("in")
   }
 
-  test("given a record limit, when read, then the batch ends at the limit and records that end") {
+  test("given a record limit, when read, then the batch ends exactly at the limit, records that end and more to come") {
     val (fake, expected) = oneShard(30)
     val store = newStore()
-    readAll(fake, s = settings(maxRecords = 10, perFetch = 4), store = store).map(_._1) shouldBe expected.take(12)
-    store.get("s", 0L, shard).get.recordCount shouldBe 12
+    readAll(fake, s = settings(maxRecords = 10, perFetch = 4), store = store).map(_._1) shouldBe expected.take(10)
+    val end = store.get("s", 0L, shard).get
+    end.recordCount shouldBe 10
+    end.stats.map(_.moreAvailable) shouldBe Some(true)
   }
 
   test("given records still arriving, when read, then the task stops past the records that were there at its start") {

@@ -1,0 +1,58 @@
+package io.github.sparkkinesis.options
+
+import com.fasterxml.jackson.databind.JsonNode
+
+import io.github.sparkkinesis.offsets.Json
+
+/**
+ * A rule across options, as data: [[OptionValues]] checks it after every value, and [[OptionsDocs]] writes it into
+ * the JSON description so that other languages' option builders check it too. `violation` gets whether an option
+ * is set and an option's whole-number value (set, else its default), and returns the message when the rule is
+ * broken.
+ */
+sealed abstract class OptionRule(val kind: String, val usage: OptionUsage, val message: String) {
+  def options: Seq[OptionSpec[_]]
+
+  def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String]
+
+  final def json: JsonNode = Json.obj(
+    "kind" -> Json.text(kind), "usage" -> Json.text(usage.name), "message" -> Json.text(message),
+    "options" -> Json.array(options.map(_.name)))
+}
+
+object OptionRule {
+
+  /** `option` must be given to a DataFrame of `side`. */
+  final case class Required(option: OptionSpec[_], side: OptionUsage, why: String)
+    extends OptionRule("required", side, why) {
+    def options: Seq[OptionSpec[_]] = Seq(option)
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filterNot(_ => isSet(option))
+  }
+
+  /** The `options` are given all together or not at all. */
+  final case class Together(options: Seq[OptionSpec[_]], why: String)
+    extends OptionRule("together", OptionUsage.Both, why) {
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filter(_ => options.exists(isSet) && !options.forall(isSet))
+  }
+
+  /** When the first option is given, the others must be too. */
+  final case class Needs(options: Seq[OptionSpec[_]], why: String) extends OptionRule("needs", OptionUsage.Both, why) {
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filter(_ => isSet(options.head) && !options.tail.forall(isSet))
+  }
+
+  /**
+   * The first option's whole-number value is at least the second's, defaults included; `{value}` and `{floor}` in
+   * the message stand for the two values.
+   */
+  final case class NotBelow(value: OptionSpec[Long], floor: OptionSpec[Long], template: String)
+    extends OptionRule("notBelow", OptionUsage.Both, template) {
+    def options: Seq[OptionSpec[_]] = Seq(value, floor)
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] = {
+      val (value, floor) = (number(this.value), number(this.floor))
+      Some(template.replace("{value}", value.toString).replace("{floor}", floor.toString)).filter(_ => value < floor)
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package io.github.sparkkinesis.source
+
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+
+import io.github.sparkkinesis.metadata.ShardEndRecord
+import io.github.sparkkinesis.offsets.ShardState
+
+/**
+ * The source's metrics: per task in the Spark UI (records, bytes, GetRecords calls, throttled calls, summed over a
+ * batch's tasks), and per micro-batch in every `StreamingQueryProgress` (its `sources[].metrics`), from the
+ * shard-end records the batch's tasks wrote and the shards the query tracks.
+ */
+object SourceMetrics {
+  val RecordsRead = "recordsRead"
+  val BytesRead = "bytesRead"
+  val GetRecordsCalls = "getRecordsCalls"
+  val ThrottledCalls = "throttledCalls"
+
+  /** The task metrics a scan supports; Spark re-creates them by class name in the UI. */
+  def supported: Array[CustomMetric] =
+    Array(new RecordsReadMetric, new BytesReadMetric, new GetRecordsCallsMetric, new ThrottledCallsMetric)
+
+  def taskValues(records: Long, bytes: Long, calls: Long, throttled: Long): Array[CustomTaskMetric] =
+    Array(RecordsRead -> records, BytesRead -> bytes, GetRecordsCalls -> calls, ThrottledCalls -> throttled).map {
+      case (metric, v) => new CustomTaskMetric {
+        override def name(): String = metric
+        override def value(): Long = v
+      }
+    }
+
+  /**
+   * The metrics of the batch whose shard-end records are `ends`, given the shards tracked after it: lag of the shards
+   * it read (avg, max, min MillisBehindLatest when their tasks stopped), shards open and closed, shards read, and the
+   * records, bytes, calls and throttled calls of its tasks. Records written by 0.1.0 count towards shards and records.
+   */
+  def ofBatch(ends: Seq[ShardEndRecord], tracked: Map[String, ShardState]): Map[String, String] = {
+    val stats = ends.flatMap(_.stats)
+    val lags = stats.map(_.millisBehindLatest)
+    val lag = if (lags.isEmpty) Map.empty[String, Long] else Map(
+      "avgMsBehindLatest" -> lags.sum / lags.size, "maxMsBehindLatest" -> lags.max, "minMsBehindLatest" -> lags.min)
+    (lag ++ Map(
+      "shardsOpen" -> tracked.count(!_._2.isFinished).toLong,
+      "shardsClosed" -> tracked.count(_._2.isFinished).toLong,
+      "shardsRead" -> ends.size.toLong,
+      RecordsRead -> ends.map(_.recordCount).sum,
+      BytesRead -> stats.map(_.bytes).sum,
+      GetRecordsCalls -> stats.map(_.getRecordsCalls).sum,
+      ThrottledCalls -> stats.map(_.throttledCalls).sum)).map { case (k, v) => k -> v.toString }
+  }
+}
+
+final class RecordsReadMetric extends CustomSumMetric {
+  override def name(): String = SourceMetrics.RecordsRead
+  override def description(): String = "Kinesis records read"
+}
+
+final class BytesReadMetric extends CustomSumMetric {
+  override def name(): String = SourceMetrics.BytesRead
+  override def description(): String = "Kinesis bytes read"
+}
+
+final class GetRecordsCallsMetric extends CustomSumMetric {
+  override def name(): String = SourceMetrics.GetRecordsCalls
+  override def description(): String = "GetRecords calls"
+}
+
+final class ThrottledCallsMetric extends CustomSumMetric {
+  override def name(): String = SourceMetrics.ThrottledCalls
+  override def description(): String = "GetRecords calls throttled"
+}
