@@ -22,7 +22,8 @@ final case class LatencyResult(
     putCallMs: Seq[Long],
     batches: Int,
     progress: Progress,
-    tasks: String)
+    tasks: String,
+    getRecordsPerShardPerSecond: Double)
 
 /**
  * Put-to-sink latency with a steady producer: one small record every `latencyIntervalMs` carrying its send time
@@ -68,19 +69,28 @@ object LatencyBench {
       }
       val batchesBefore = batches.get()
       val taskTimes = TaskTimes.start(spark.sparkContext)
+      val measuredFrom = java.time.Instant.now()
       val (sent, putCallMs) = produce(stream, config)
       Eventually.await(s"all $sent records to reach the sink", DeliveryTimeout, s"${latencies.size} arrived") {
         QueryChecks.failIfStopped(query)
         latencies.size >= sent
       }
+      val seconds = (System.currentTimeMillis() - measuredFrom.toEpochMilli) / 1000.0
+      val reports = query.recentProgress.toSeq.filter(p => !java.time.Instant.parse(p.timestamp).isBefore(measuredFrom))
       LatencyResult(stream, sent, latencies.asScala.map(_.longValue).toVector, putCallMs, batches.get() - batchesBefore,
         Progress.summarize(query.recentProgress.toSeq.filter(p => p.batchId >= batchesBefore && p.numInputRows > 0)),
-        taskTimes.stop())
+        taskTimes.stop(), getRecordsCalls(reports) / seconds / config.latencyShards)
     } finally {
       query.stop()
       SparkHarness.deleteRecursively(checkpoint)
     }
   }
+
+  /** GetRecords calls of the tasks and the driver's checks, as the source's progress metrics report them. */
+  private def getRecordsCalls(reports: Seq[org.apache.spark.sql.streaming.StreamingQueryProgress]): Double =
+    reports.flatMap(_.sources.headOption.toSeq).map { source =>
+      Seq("getRecordsCalls", "driverGetRecordsCalls").flatMap(k => Option(source.metrics.get(k))).map(_.toDouble).sum
+    }.sum
 
   private def record(row: Row, now: Long, latencies: ConcurrentLinkedQueue[java.lang.Long], warmUps: AtomicInteger): Unit = {
     val payload = new String(row.getAs[Array[Byte]](0), UTF_8)

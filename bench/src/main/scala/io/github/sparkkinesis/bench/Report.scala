@@ -46,6 +46,8 @@ object Report {
       header,
       row("put-to-sink", sorted),
       row("(of which the PutRecord call)", puts),
+      s"   GetRecords calls per shard per second (tasks and driver checks, from the source's progress metrics): " +
+        fmt(result.getRecordsPerShardPerSecond, 2),
       s"   batches: ${result.progress}",
       s"   tasks: ${result.tasks}"
     ).mkString("\n")

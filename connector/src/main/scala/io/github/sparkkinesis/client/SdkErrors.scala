@@ -120,9 +120,15 @@ private[client] object SdkErrors {
         case status          => status >= 500 && errorCode(ex).isDefined
       })
 
-  /** How Kinesis (and kinesis-mock) word the refusal of an AT_TIMESTAMP iterator whose timestamp is ahead of it. */
-  private def mentionsFuture(ex: AwsServiceException): Boolean =
-    message(ex).toLowerCase(Locale.ROOT).contains("future")
+  /**
+   * The refusal of an AT_TIMESTAMP iterator whose timestamp is ahead of the service's clock, as AWS words it ("The
+   * timestampInMillis parameter cannot be greater than the currentTimestampInMillis ...") and as kinesis-mock does
+   * ("... in the future").
+   */
+  private def mentionsFuture(ex: AwsServiceException): Boolean = {
+    val text = message(ex).toLowerCase(Locale.ROOT)
+    text.contains("currenttimestampinmillis") || text.contains("future")
+  }
 
   private def mentionsCredentials(ex: SdkClientException): Boolean =
     String.valueOf(ex.getMessage).toLowerCase(Locale.ROOT).contains("credentials")

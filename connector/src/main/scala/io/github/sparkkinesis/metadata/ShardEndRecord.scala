@@ -10,6 +10,8 @@ import io.github.sparkkinesis.offsets.{Json, ShardPosition}
  * @param millisBehindLatest how far behind the shard's tip the attempt was when it stopped
  * @param moreAvailable      whether it stopped with records known to lie ahead (a limit, not the tip), so the driver
  *                           plans the shard again without first checking it
+ * @param boundReached       whether it stopped at the first record past its AvailableNow bound: the shard has
+ *                           reached the run's target
  * @param lastArrivalMs      when the last record read arrived in Kinesis, by the service's clock (None: none read)
  * @param bytes              bytes of the Kinesis records read (KPL aggregates as stored)
  * @param getRecordsCalls    GetRecords calls made, throttled ones included
@@ -18,6 +20,7 @@ import io.github.sparkkinesis.offsets.{Json, ShardPosition}
 final case class ReadStats(
     millisBehindLatest: Long,
     moreAvailable: Boolean,
+    boundReached: Boolean,
     lastArrivalMs: Option[Long],
     bytes: Long,
     getRecordsCalls: Long,
@@ -26,6 +29,7 @@ final case class ReadStats(
   def toJson: JsonNode = Json.obj(Seq(
     "millisBehindLatest" -> Json.number(millisBehindLatest),
     "moreAvailable" -> Json.bool(moreAvailable),
+    "boundReached" -> Json.bool(boundReached),
     "bytes" -> Json.number(bytes),
     "getRecordsCalls" -> Json.number(getRecordsCalls),
     "throttledCalls" -> Json.number(throttledCalls)) ++
@@ -36,6 +40,7 @@ object ReadStats {
   def fromJson(node: JsonNode, what: String): ReadStats = ReadStats(
     millisBehindLatest = Json.field(node, "millisBehindLatest", what).asLong(),
     moreAvailable = Json.field(node, "moreAvailable", what).asBoolean(),
+    boundReached = Json.field(node, "boundReached", what).asBoolean(),
     lastArrivalMs = Json.optionalLong(node, "lastArrivalMs"),
     bytes = Json.field(node, "bytes", what).asLong(),
     getRecordsCalls = Json.field(node, "getRecordsCalls", what).asLong(),

@@ -2,14 +2,14 @@ package io.github.sparkkinesis.source
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.connector.read.streaming.{CompositeReadLimit, ReadLimit, ReadMaxRows}
-
 import io.github.sparkkinesis.client.ShardDescription
 
 /**
  * What one Trigger.AvailableNow run reads, fixed when it starts: shards that were closed then are read to their
  * end (their children included, as they become readable); every other shard up to the records that arrived before
- * `arrivedBeforeMs`. Records that arrive later belong to the next run. Tracks which shards have reached the target.
+ * `arrivedBeforeMs`. Records that arrive later belong to the next run. The bound is the driver's clock against
+ * Kinesis' arrival times: with clocks apart by some seconds, the records of those seconds go to this run or the
+ * next, never to none or both. Tracks which shards have reached the target.
  */
 private[source] final class AvailableNowTarget(val arrivedBeforeMs: Long, closedAtStart: Set[String]) {
   private val reachedShards = mutable.Set.empty[String]
@@ -28,15 +28,4 @@ private[source] object AvailableNowTarget {
   /** The target of a run that begins at `nowMs`: records that arrived up to and including that millisecond. */
   def fixedAt(nowMs: Long, listing: Seq[ShardDescription]): AvailableNowTarget =
     new AvailableNowTarget(nowMs + 1, listing.filter(_.isClosed).map(_.shardId).toSet)
-}
-
-/** The record cap a Spark read limit sets, if any (the smallest of a composite's). */
-private[source] object ReadLimits {
-  def maxRecords(limit: ReadLimit): Option[Long] = limit match {
-    case rows: ReadMaxRows => Some(rows.maxRows)
-    case composite: CompositeReadLimit =>
-      val caps = composite.getReadLimits.toSeq.flatMap(maxRecords)
-      if (caps.isEmpty) None else Some(caps.min)
-    case _ => None
-  }
 }

@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.source
 
+import java.time.Instant
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
@@ -8,7 +10,7 @@ import org.apache.spark.sql.connector.read.streaming.{
 }
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{ClientSettings, HashKeyRange, KinesisClient}
+import io.github.sparkkinesis.client.{ClientSettings, HashKeyRange, KinesisClient, ShardDescription}
 import io.github.sparkkinesis.metadata.{AtomicFiles, HadoopShardEndStore, ShardEndRecord, ShardEndStore}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardRead, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
@@ -43,10 +45,11 @@ final class KinesisMicroBatchStream(
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
   private var trimHorizonChecked = false
+  private var checksReported = 0L
   private var lastEnds: Option[(Long, Seq[(String, Option[ShardEndRecord])])] = None
   private val reportedLost = scala.collection.mutable.Set.empty[String]
-  /** The batches whose offsets this run handed to Spark. */
-  private val planned = scala.collection.mutable.Set.empty[Long]
+  /** The batch whose offset this run last handed to Spark. */
+  private var lastPlanned: Option[Long] = None
   private var availableNow: Option[AvailableNowTarget] = None
 
   override def initialOffset(): Offset = initial
@@ -66,7 +69,8 @@ final class KinesisMicroBatchStream(
   override def prepareForTriggerAvailableNow(): Unit = {
     val target = AvailableNowTarget.fixedAt(clock(), listing.current(force = true))
     log.info(s"Trigger.AvailableNow on stream $stream: this run reads the records that arrived before " +
-      s"${java.time.Instant.ofEpochMilli(target.arrivedBeforeMs)}, and closed shards to their end.")
+      s"${Instant.ofEpochMilli(target.arrivedBeforeMs)} (Kinesis' arrival times, the driver's clock), and closed " +
+      "shards to their end.")
     availableNow = Some(target)
   }
 
@@ -76,15 +80,19 @@ final class KinesisMicroBatchStream(
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
     val start = startOffset.asInstanceOf[KinesisSourceOffset]
     val moved = positionsAfter(start)
-    val reconciled = ShardTracker.reconcile(moved.offset.streams.getOrElse(stream, Map.empty), listing.current(force = false))
-    val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost))
+    val listed = listing.current(force = false)
+    val reconciled = ShardTracker.reconcile(moved.offset.streams.getOrElse(stream, Map.empty), listed)
+    val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), moved)
     schedule.retain(tracked.contains)
-    val (checked, known) = availableNow.fold(look(tracked, moved))(definiteLook(_, tracked, moved))
+    val (checked, known) = availableNow.fold(look(tracked, moved)) { target =>
+      Thread.sleep(schedule.msUntilDue(ShardState.readable(tracked).filterNot(target.reached)))
+      definiteLook(target, tracked, moved)
+    }
     val news = (known ++ checked.news).distinct.sorted
     val newlyFinished = checked.states.exists { case (id, state) => state.isFinished && !tracked(id).isFinished }
     if (news.nonEmpty || newlyFinished) {
       // A shard found read to its end is recorded even when nothing else is new, so it never later counts as lost.
-      planned += moved.offset.batch
+      lastPlanned = Some(moved.offset.batch)
       moved.offset.copy(streams = Map(stream -> checked.states), reads = Some(Map(stream -> reads(news, limit))))
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
@@ -116,17 +124,20 @@ final class KinesisMicroBatchStream(
   private def definiteLook(target: AvailableNowTarget, tracked: Map[String, ShardState],
       moved: Moved): (NewRecordsProbe.Checked, Seq[String]) = {
     val since = clock()
-    var result: (NewRecordsProbe.Checked, Seq[String]) = null
+    val backoff = new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs)
+    var result = look(tracked, moved)
     def undecided = result._2.isEmpty && result._1.news.isEmpty && result._1.unanswered.nonEmpty &&
       result._1.states == tracked
-    do {
-      Thread.sleep(schedule.msUntilDue(ShardState.readable(tracked).filterNot(target.reached)))
+    while (undecided && clock() - since < options.driverRetryTimeoutMs) {
+      val pacing = schedule.msUntilDue(ShardState.readable(tracked).filterNot(target.reached))
+      Thread.sleep(math.max(backoff.nextDelayMs(), pacing))
       result = look(tracked, moved)
-    } while (undecided && clock() - since < options.driverRetryTimeoutMs)
+    }
     if (undecided) {
       throw new IllegalStateException(s"Trigger.AvailableNow on stream $stream: the checks of shard(s) " +
-        s"${result._1.unanswered.toSeq.sorted.mkString(", ")} went unanswered (throttled) for " +
-        s"${clock() - since} ms (option kinesis.driverRetryTimeout), so the run cannot tell whether it is complete.")
+        s"${result._1.unanswered.toSeq.sorted.mkString(", ")} have gone unanswered (throttled, failing, or still " +
+        s"walking empty pages) for ${clock() - since} ms (option kinesis.driverRetryTimeout), so the run cannot tell " +
+        "whether it is complete. The driver's log has the errors.")
     }
     result
   }
@@ -148,7 +159,11 @@ final class KinesisMicroBatchStream(
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String] else {
       val offset = latestConsumedOffset.get.asInstanceOf[KinesisSourceOffset]
-      SourceMetrics.ofBatch(endsOf(offset).flatMap(_._2), offset.streams.getOrElse(stream, Map.empty))
+      val checks = probe.getRecordsCalls
+      val sinceLastReport = checks - checksReported
+      checksReported = checks
+      SourceMetrics.ofBatch(endsOf(offset).flatMap(_._2), offset.streams.getOrElse(stream, Map.empty)) +
+        (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
     }
     val out = new java.util.HashMap[String, String]()
     metrics.foreach { case (k, v) => out.put(k, v) }
@@ -159,12 +174,7 @@ final class KinesisMicroBatchStream(
     val offset = end.asInstanceOf[KinesisSourceOffset]
     val states = offset.streams.getOrElse(stream, Map.empty)
     val read = offset.shardsRead(stream)
-    val ranges = if (options.dropMisroutedRecords) {
-      listing.current(force = false) match {
-        case listed if read.forall { case (id, _) => listed.exists(_.shardId == id) } => rangesOf(listed)
-        case _ => rangesOf(listing.current(force = true))
-      }
-    } else Map.empty[String, HashKeyRange]
+    val ranges = if (options.dropMisroutedRecords) rangesOf(read.map(_._1)) else Map.empty[String, HashKeyRange]
     read.map { case (id, bounds) =>
       ShardPartition(stream, id, offset.batch, states(id).position, ranges.get(id), bounds): InputPartition
     }.toArray
@@ -188,12 +198,25 @@ final class KinesisMicroBatchStream(
 
   override def toString: String = s"KinesisMicroBatchStream[$stream]"
 
-  private def rangesOf(listed: Seq[io.github.sparkkinesis.client.ShardDescription]): Map[String, HashKeyRange] =
-    listed.map(d => d.shardId -> d.hashKeyRange).toMap
+  /**
+   * The hash key ranges of the shards a batch reads, for `kinesis.deaggregation.dropMisroutedRecords`: every one is
+   * needed, or this evaluation of the batch would keep sub-records that another evaluation drops.
+   */
+  private def rangesOf(shardIds: Seq[String]): Map[String, HashKeyRange] = {
+    def known(listed: Seq[ShardDescription]) = listed.map(d => d.shardId -> d.hashKeyRange).toMap
+    val cached = known(listing.current(force = false))
+    val ranges = if (shardIds.forall(cached.contains)) cached else known(listing.current(force = true))
+    shardIds.filterNot(ranges.contains) match {
+      case Nil => ranges
+      case missing => throw new IllegalStateException(s"Shard(s) ${missing.mkString(", ")} of stream $stream are not " +
+        "in its listing, so kinesis.deaggregation.dropMisroutedRecords cannot tell which sub-records belong to " +
+        "them; ListShards may be failing (see the driver's log).")
+    }
+  }
 
   /**
-   * How the next batch reads each shard with news: its share of the read limit (shares add up to the limit, and
-   * each is at least one record), and the AvailableNow bound.
+   * How the next batch reads each shard with news: its share of the read limit (the shares add up to the limit, or
+   * to one record per shard when the batch reads more shards than that), and the AvailableNow bound.
    */
   private def reads(news: Seq[String], limit: ReadLimit): Map[String, ShardRead] = {
     val max = ReadLimits.maxRecords(limit)
@@ -235,14 +258,16 @@ final class KinesisMicroBatchStream(
         case (id, Some(r)) if r.end != ShardPosition.ShardEnd &&
           (r.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(r))) => id
       }.toSet
-      // Only for a batch this run planned: after a restart nobody knows when the last one ended, and Trigger.Once
-      // gets one look.
-      if (planned(start.batch)) {
+      // Only for a batch this run planned: after a restart nobody knows when the last one ended, Trigger.Once gets
+      // one look, and a bound reached in an earlier AvailableNow run says nothing about this run's.
+      if (lastPlanned.contains(start.batch)) {
+        availableNow.foreach(_.reach(records.collect { case (id, Some(r)) if r.stats.exists(_.boundReached) => id }))
         val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
         schedule.readOn(readOn)
         schedule.idle(checkNext)
       }
-      val next = Moved(KinesisSourceOffset(start.batch + 1, Map(stream -> moved)), expectNews)
+      val next = Moved(KinesisSourceOffset(start.batch + 1, Map(stream -> moved)), expectNews,
+        records.collect { case (id, Some(r)) => id -> r }.toMap)
       basis = Some(start -> next)
       next
   }
@@ -257,22 +282,31 @@ final class KinesisMicroBatchStream(
       r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs)
 
   /**
-   * Once per query run: positions behind the trim horizon go through `kinesis.failOnDataLoss`; with false, such a
-   * shard goes on from the oldest record Kinesis retains, which is where Kinesis would silently resume anyway.
+   * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record
+   * (where Kinesis would silently resume anyway). Where records were surely lost unread, `kinesis.failOnDataLoss`
+   * decides; where that cannot be known, a warning says so ([[TrimHorizonCheck]]).
    */
-  private def checkTrimHorizon(tracked: Map[String, ShardState]): Map[String, ShardState] =
+  private def checkTrimHorizon(tracked: Map[String, ShardState], moved: Moved): Map[String, ShardState] =
     if (trimHorizonChecked) tracked
     else {
       trimHorizonChecked = true
-      val behind = TrimHorizonCheck.behindHorizon(client, stream, tracked.filterNot(_._2.isFinished))
-      if (behind.isEmpty) tracked
-      else {
-        val shown = behind.map { case (id, oldest) => s"$id (now starts at $oldest, after ${tracked(id).position})" }
-        dataLoss(s"The position of shard(s) ${shown.mkString(", ")} of stream $stream lies behind the trim " +
-          "horizon: the records after it may have expired unread (the query was stopped, or fell behind, for longer " +
-          "than the stream's retention period).")
-        tracked ++ behind.map { case (id, _) => id -> tracked(id).copy(position = ShardPosition.TrimHorizon) }
+      val unfinished = tracked.filterNot(_._2.isFinished)
+      val oldest = probe.oldestRetained(TrimHorizonCheck.candidates(unfinished))
+      val behind = TrimHorizonCheck.behind(unfinished, oldest, moved.lastRead)
+      def shown(found: Seq[TrimHorizonCheck.Behind]) =
+        found.map(b => s"${b.shardId} (read up to ${b.position}, oldest retained ${b.oldestRetained})").mkString(", ")
+      val (lost, unknown) = behind.partition(_.surelyLost)
+      if (unknown.nonEmpty) {
+        log.warn(s"The last record read from shard(s) ${shown(unknown)} of stream $stream has expired. They were " +
+          "caught up when last read, so records after it were lost only if some arrived and expired while the query " +
+          "was stopped for longer than the stream's retention period. Going on from the oldest retained record.")
       }
+      if (lost.nonEmpty) {
+        dataLoss(s"The position of shard(s) ${shown(lost)} of stream $stream lies behind the trim horizon: records " +
+          "after it expired unread (the query was stopped, or fell behind, for longer than the stream's retention " +
+          "period).")
+      }
+      tracked ++ behind.map(b => b.shardId -> tracked(b.shardId).copy(position = ShardPosition.TrimHorizon))
     }
 
   /** Applies `kinesis.failOnDataLoss` to shards that expired before being read to their end. */
@@ -302,8 +336,12 @@ object KinesisMicroBatchStream {
    */
   val StreamingRecords = 5L
 
-  /** The offset after `start`'s batch, and the shards expected to have news (read on without a check). */
-  private final case class Moved(offset: KinesisSourceOffset, expectNews: Set[String])
+  /**
+   * The offset after `start`'s batch, the shards expected to have news (read on without a check), and the shard-end
+   * records of the shards that batch read.
+   */
+  private final case class Moved(
+      offset: KinesisSourceOffset, expectNews: Set[String], lastRead: Map[String, ShardEndRecord])
 
   /** Batches of shard-end records kept behind the last committed one, for inspection after a failure. */
   val RetainedBatches = 10L

@@ -19,7 +19,7 @@ private[source] final class PollSchedule(fetchIntervalMs: Long, idleIntervalMs: 
   def msUntilDue(shardIds: Iterable[String]): Long =
     shardIds.flatMap(notBefore.get).foldLeft(0L)((wait, at) => math.max(wait, at - clock()))
 
-  /** The batch that read `shardIds` has ended; the next look at each is a read without a check. */
+  /** The batch that read `shardIds` has ended; the next look at each is due after `fetchIntervalMs`. */
   def readOn(shardIds: Iterable[String]): Unit = after(shardIds, fetchIntervalMs)
 
   /** A check found nothing new in `shardIds`, or the batch that read them ended and their next look is a check. */

@@ -26,7 +26,7 @@ private[source] final class ShardListing(
   private var listing: Option[Seq[ShardDescription]] = None
   private var listedAtMs = Long.MinValue / 2
   private var retryAtMs = Long.MinValue / 2
-  private var failingSinceMs: Option[Long] = None
+  private val failures = new FailureWindow(s"Listing the shards of stream $stream", failureTimeoutMs, clock)
 
   /** The shards, listed again when `force`d or when the listing is older than `intervalMs`. */
   def current(force: Boolean): Seq[ShardDescription] = {
@@ -53,18 +53,13 @@ private[source] final class ShardListing(
       val shards = client().listShards(stream)
       listing = Some(shards)
       listedAtMs = clock()
-      failingSinceMs = None
+      failures.succeeded()
       backoff.reset()
       Some(shards)
     } catch {
       case e @ (_: AccessException | _: ResourceMissingException) => throw e
       case e: KinesisClientException =>
-        val since = failingSinceMs.getOrElse(clock())
-        failingSinceMs = Some(since)
-        if (clock() - since >= failureTimeoutMs) {
-          throw new IllegalStateException(s"Listing the shards of stream $stream has failed for " +
-            s"${clock() - since} ms (option kinesis.driverRetryTimeout): ${e.getMessage}", e)
-        }
+        failures.failed(e)
         retryAtMs = clock() + math.max(1L, backoff.nextDelayMs())
         log.warn(s"Listing the shards of stream $stream failed; trying again: ${e.getMessage}")
         None

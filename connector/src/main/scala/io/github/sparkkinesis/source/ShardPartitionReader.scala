@@ -43,13 +43,14 @@ final class ShardPartitionReader(
     settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
-  private val maxRecords = partition.read.maxRecords.fold(settings.maxRecordsPerShard)(math.min(_, settings.maxRecordsPerShard))
+  private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
   private var recordsRead = 0L
   private var bytesRead = 0L
   /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
   private var tipAtFirstPageMs: Option[Long] = None
   private var millisBehind = 0L
   private var stoppedWithMore = false
+  private var boundReached = false
   private var lastArrivalMs: Option[Long] = None
   private var buffered: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
@@ -92,7 +93,7 @@ final class ShardPartitionReader(
   private def readUntilStop(): Unit = {
     val before = fetcher.position
     val remaining = math.min(maxRecords - recordsRead, Int.MaxValue.toLong).toInt
-    fetcher.fetch(if (recordsRead == 0) Long.MaxValue else deadlineMs, remaining) match {
+    fetcher.fetch(deadlineMs, remaining) match {
       case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
       case Some(page) =>
         val (kept, beyond) = partition.read.arrivedBeforeMs match {
@@ -107,7 +108,10 @@ final class ShardPartitionReader(
           tipAtFirstPageMs = page.records.lastOption.map(_.approximateArrivalTimestampMillis + page.millisBehindLatest)
         }
         val chasing = kept.lastOption.exists(r => tipAtFirstPageMs.exists(r.approximateArrivalTimestampMillis >= _))
-        if (fetcher.isEnded || beyond.nonEmpty || page.millisBehindLatest == 0) stop(moreAvailable = false)
+        if (beyond.nonEmpty) {
+          boundReached = true
+          stop(moreAvailable = false)
+        } else if (fetcher.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
         else if (chasing || recordsRead >= maxRecords || (recordsRead > 0 && clock() >= deadlineMs)) {
           stop(moreAvailable = true)
         }
@@ -160,7 +164,8 @@ final class ShardPartitionReader(
   /** Records where this attempt ended, or checks it against the end an earlier attempt recorded. */
   private def finish(): Unit = if (recordedEnd.isEmpty) {
     val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead, Some(ReadStats(
-      millisBehind, stoppedWithMore, lastArrivalMs, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)))
+      millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, fetcher.getRecordsCalls,
+      fetcher.throttledCalls)))
     val holding = store.recordIfAbsent(ours)
     if (!holding.sameRange(ours)) {
       throw new IllegalStateException(

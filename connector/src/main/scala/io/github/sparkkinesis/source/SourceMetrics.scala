@@ -15,6 +15,8 @@ object SourceMetrics {
   val BytesRead = "bytesRead"
   val GetRecordsCalls = "getRecordsCalls"
   val ThrottledCalls = "throttledCalls"
+  /** The driver's checks for new records since the previous progress report (one GetRecords call each). */
+  val DriverGetRecordsCalls = "driverGetRecordsCalls"
 
   /** The task metrics a scan supports; Spark re-creates them by class name in the UI. */
   def supported: Array[CustomMetric] =
@@ -49,22 +51,13 @@ object SourceMetrics {
   }
 }
 
-final class RecordsReadMetric extends CustomSumMetric {
-  override def name(): String = SourceMetrics.RecordsRead
-  override def description(): String = "Kinesis records read"
+/** A task metric Spark sums over a batch's tasks; subclasses have no-argument constructors, as the UI needs. */
+abstract class KinesisSumMetric(metricName: String, text: String) extends CustomSumMetric {
+  override def name(): String = metricName
+  override def description(): String = text
 }
 
-final class BytesReadMetric extends CustomSumMetric {
-  override def name(): String = SourceMetrics.BytesRead
-  override def description(): String = "Kinesis bytes read"
-}
-
-final class GetRecordsCallsMetric extends CustomSumMetric {
-  override def name(): String = SourceMetrics.GetRecordsCalls
-  override def description(): String = "GetRecords calls"
-}
-
-final class ThrottledCallsMetric extends CustomSumMetric {
-  override def name(): String = SourceMetrics.ThrottledCalls
-  override def description(): String = "GetRecords calls throttled"
-}
+final class RecordsReadMetric extends KinesisSumMetric(SourceMetrics.RecordsRead, "Kinesis records read")
+final class BytesReadMetric extends KinesisSumMetric(SourceMetrics.BytesRead, "Kinesis bytes read")
+final class GetRecordsCallsMetric extends KinesisSumMetric(SourceMetrics.GetRecordsCalls, "GetRecords calls")
+final class ThrottledCallsMetric extends KinesisSumMetric(SourceMetrics.ThrottledCalls, "GetRecords calls throttled")

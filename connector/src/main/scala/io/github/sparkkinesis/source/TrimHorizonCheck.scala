@@ -1,28 +1,37 @@
 package io.github.sparkkinesis.source
 
-import io.github.sparkkinesis.client.{IteratorStart, KinesisClient, KinesisClientException}
+import io.github.sparkkinesis.metadata.ShardEndRecord
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AtSequenceNumber, compareSequenceNumbers}
 
 /**
- * Finds shards whose position has fallen behind the trim horizon: the oldest record Kinesis still retains comes
- * after the record the position names, so records between them may have expired unread. Kinesis itself would
- * silently resume at the trim horizon. Two calls per shard with a sequence-number position; run once when a query
- * (re)starts, which is when a query stopped for longer than the retention period meets this.
+ * Which tracked shards have fallen behind the trim horizon (the oldest record Kinesis retains comes after the record
+ * their position names; Kinesis itself would silently resume at the horizon), and whether records were lost unread
+ * there. A position at a record that has expired lost that record. A position after a record that has expired lost
+ * records only if some came after it: certain when the shard's last read stopped with records ahead of it, and
+ * unknowable otherwise (a shard that stayed quiet for longer than the retention period looks the same).
  */
 private[source] object TrimHorizonCheck {
 
-  /** The shards found behind the horizon, with the oldest retained sequence number; shards not answering are skipped. */
-  def behindHorizon(client: KinesisClient, stream: String, shards: Map[String, ShardState]): Seq[(String, String)] =
-    shards.toSeq.sortBy(_._1).flatMap { case (shardId, state) =>
-      sequenceNumberOf(state.position).flatMap { ours =>
-        try {
-          val page = client.getRecords(stream, client.shardIterator(stream, shardId, IteratorStart.TrimHorizon), 1)
-          page.records.headOption.map(_.sequenceNumber).filter(oldest => compareSequenceNumbers(oldest, ours) > 0)
-            .map(shardId -> _)
-        } catch {
-          case _: KinesisClientException => None // no verdict; the reading tasks will meet the problem, if any
-        }
+  /** A shard behind the horizon: where it is, where the horizon is, and whether records were surely lost. */
+  final case class Behind(shardId: String, position: ShardPosition, oldestRetained: String, surelyLost: Boolean)
+
+  /** The unfinished shards whose position names a record, which the check applies to. */
+  def candidates(tracked: Map[String, ShardState]): Seq[String] =
+    tracked.collect { case (id, state) if sequenceNumberOf(state.position).isDefined => id }.toSeq.sorted
+
+  /**
+   * The shards of `tracked` behind the horizon, given each candidate's oldest retained sequence number and the last
+   * shard-end record of the shards the previous batch read.
+   */
+  def behind(tracked: Map[String, ShardState], oldest: Map[String, String],
+      lastRead: Map[String, ShardEndRecord]): Seq[Behind] =
+    oldest.toSeq.sortBy(_._1).flatMap { case (id, horizon) =>
+      val position = tracked(id).position
+      sequenceNumberOf(position).filter(ours => compareSequenceNumbers(horizon, ours) > 0).map { _ =>
+        val recordsWereAhead =
+          lastRead.get(id).flatMap(_.stats).exists(s => s.moreAvailable || s.millisBehindLatest > 0)
+        Behind(id, position, horizon, position.isInstanceOf[AtSequenceNumber] || recordsWereAhead)
       }
     }
 

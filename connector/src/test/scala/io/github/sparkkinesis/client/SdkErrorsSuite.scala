@@ -55,6 +55,21 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
     t.getMessage should include("HTTP 500")
   }
 
+  test("an AT_TIMESTAMP iterator refused as ahead of the service's clock becomes TimestampInFutureException") {
+    // Given the refusal as AWS words it, and as kinesis-mock does
+    val aws = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException",
+      "The timestampInMillis parameter cannot be greater than the currentTimestampInMillis. timestampInMillis: " +
+        "1714564860000, currentTimestampInMillis: 1714564800000")
+    val mock = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException",
+      "Timestamp 1714564860000 is in the future")
+    // When GetShardIterator's failures are translated, then both say "not yet"; another InvalidArgument does not
+    Seq(aws, mock).foreach { e =>
+      fromOptions.translate(e, "GetShardIterator", "orders", Some("shardId-0")) shouldBe a[TimestampInFutureException]
+    }
+    val other = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException", "Bad shard id")
+    fromOptions.translate(other, "GetShardIterator", "orders", Some("shardId-0")) should not be a[TimestampInFutureException]
+  }
+
   test("an expired iterator becomes ExpiredIteratorException saying what to do") {
     // Given / When
     val t = translate(serviceError(SdkExpiredIteratorException.builder(), 400, "ExpiredIteratorException",

@@ -60,8 +60,8 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
 
   test("given a stored version-2 shard end record, when read, then what its reader saw comes back") {
     val record = ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), AfterSequenceNumber(seq),
-      0L, Some(ReadStats(1500L, moreAvailable = true, Some(1714564800000L), bytes = 0L, getRecordsCalls = 3L,
-        throttledCalls = 1L)))
+      0L, Some(ReadStats(1500L, moreAvailable = true, boundReached = false, Some(1714564800000L), bytes = 0L,
+        getRecordsCalls = 3L, throttledCalls = 1L)))
     ShardEndRecord.fromJson(sample("shard-end-v2.json"), "sample") shouldBe record
     record.toJson shouldBe sample("shard-end-v2.json")
   }

@@ -84,6 +84,23 @@ class AvailableNowSuite extends AnyFunSuite with Matchers {
     rows.map(_.data) should contain theSameElementsAs all
   }
 
+  test("given empty pages before the first record past the bound, then the run still ends, with that record left " +
+    "for the next run") {
+    val (fake, clock) = fixture(shards = 1)
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    val before = put(fake, clock, "before", 3)
+    driver.drain()
+    driver.restart()
+    driver.stream.prepareForTriggerAvailableNow()
+    val late = put(fake, clock, "late", 2)
+    fake.emptyPagesAhead("s", "shardId-000000000000", 5) // AWS: empty pages, MillisBehindLatest above 0
+    val run = Iterator.continually(driver.runBatch()).takeWhile(_.isDefined).take(20).flatMap(_.get).toVector
+    driver.plan() shouldBe None
+    run shouldBe empty
+    before should have size 3
+    driver.availableNow().flatten.map(_.data) should contain theSameElementsAs late
+  }
+
   test("given a read limit, then a default-trigger batch stays under it and replays are exact") {
     val (fake, clock) = fixture(shards = 4)
     val all = put(fake, clock, "r", 100)

@@ -83,22 +83,34 @@ class DriverResilienceSuite extends AnyFunSuite with Matchers {
     failure.getMessage should (include(s0) and include("kinesis.driverRetryTimeout"))
   }
 
-  test("given a restart after the query's position fell behind the trim horizon, then failOnDataLoss decides") {
+  test("given a restart after the query's position fell behind the trim horizon with records ahead of it, then " +
+    "failOnDataLoss decides") {
     val (fake, clock) = fixture(1)
-    val driver = trimHorizon(fake, clock)
-    put(fake, s0, "read-1", "read-2")
-    driver.drain()
-    put(fake, s0, "expired-1", "expired-2", "kept-1")
+    val driver = trimHorizon(fake, clock, "kinesis.maxFetchRecordsPerShard" -> "2")
+    put(fake, s0, "read-1", "read-2", "expired-1", "expired-2", "kept-1")
+    driver.runBatch().get.map(_.data) shouldBe Seq("read-1", "read-2")
     fake.trimShard("s", s0, 4)
     driver.restart()
     intercept[IllegalStateException](driver.plan()).getMessage should
       (include("trim horizon") and include(s0) and include("kinesis.failOnDataLoss=false"))
 
-    val lenient = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
+    val lenient = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.maxFetchRecordsPerShard" -> "2",
       "kinesis.failOnDataLoss" -> "false"), checkpoint = driver.checkpoint, clock = clock)
     lenient.committed = driver.committed
     lenient.restart()
     lenient.drain().map(_.data) shouldBe Seq("kept-1")
+  }
+
+  test("given a shard that was caught up and then quiet for longer than the retention period, when the query " +
+    "restarts, then it warns and goes on: nothing says records were lost") {
+    val (fake, clock) = fixture(1)
+    val driver = trimHorizon(fake, clock)
+    put(fake, s0, "read-1", "read-2")
+    driver.drain()
+    fake.trimShard("s", s0, 2)
+    put(fake, s0, "new-1")
+    driver.restart()
+    driver.drain().map(_.data) shouldBe Seq("new-1")
   }
 
   test("given a closed shard read to its end while nothing else is new, then it is recorded as finished and its " +

@@ -32,6 +32,7 @@ class SourceMetricsSuite extends AnyFunSuite with Matchers {
     metrics("bytesRead") shouldBe (4 * "zero-1".length + "one".length).toString
     metrics("throttledCalls") shouldBe "1"
     metrics("getRecordsCalls") shouldBe "3"
+    metrics("driverGetRecordsCalls") shouldBe "3" // the driver checked each of the three shards once
     Seq("avgMsBehindLatest", "maxMsBehindLatest", "minMsBehindLatest").foreach(metrics(_) shouldBe "0")
   }
 
