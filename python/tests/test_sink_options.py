@@ -33,11 +33,12 @@ CASES: Dict[str, Tuple[Any, str, str, str]] = {
     "kinesis.awsSecretKey": ("secret", "secret", "", "the value is empty"),
     "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
     "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
-    "kinesis.sink.flushWaitTimeMs": (250, "250", "0", "it is outside 1..60000"),
     "kinesis.sink.recordMaxBufferedTimeMs": (500, "500", "600001", "it is outside 1..600000"),
     "kinesis.sink.maxConnections": (8, "8", "257", "it is outside 1..256"),
     "kinesis.sink.aggregationEnabled": (False, "false", "yes", "it is not a boolean"),
     "kinesis.sink.recordTtl": (60000, "60000", "99", "it is outside 100..9223372036854775807"),
+    "kinesis.sink.maxPendingRecordsPerExecutor": (5000, "5000", "0", "it is outside 1..10000000"),
+    "kinesis.sink.maxPendingBytesPerExecutor": (8388608, "8388608", "1024", "it is outside 1048576..68719476736"),
 }
 
 
@@ -53,8 +54,8 @@ def test_the_sink_takes_the_options_whose_usage_is_sink_or_both_and_the_cases_co
     assert [o.name for o in SINK_OPTIONS] == [o.name for o in OPTIONS if o.usage in ("sink", "both")]
     assert set(CASES) == set(BY_NAME)
     assert {o.name for o in SINK_OPTIONS if o.usage == "sink"} == {
-        "kinesis.sink.flushWaitTimeMs", "kinesis.sink.recordMaxBufferedTimeMs", "kinesis.sink.maxConnections",
-        "kinesis.sink.aggregationEnabled", "kinesis.sink.recordTtl"}
+        "kinesis.sink.recordMaxBufferedTimeMs", "kinesis.sink.maxConnections", "kinesis.sink.aggregationEnabled",
+        "kinesis.sink.recordTtl", "kinesis.sink.maxPendingRecordsPerExecutor", "kinesis.sink.maxPendingBytesPerExecutor"}
 
 
 def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named_without_the_sink_prefix() -> None:
@@ -66,7 +67,8 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
     assert [p for p in parameters if p != "unknown"] == [
         "stream_name", "region", "endpoint_url", "client_num_retries", "client_retry_intervals_ms",
         "client_max_retry_interval_ms", "aws_access_key_id", "aws_secret_key", "session_token", "verify_certificate",
-        "flush_wait_time_ms", "record_max_buffered_time_ms", "max_connections", "aggregation_enabled", "record_ttl"]
+        "record_max_buffered_time_ms", "max_connections", "aggregation_enabled", "record_ttl",
+        "max_pending_records_per_executor", "max_pending_bytes_per_executor"]
     assert all(p.default is None for name, p in parameters.items() if name != "unknown")
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")
     assert hints["stream_name"] == typing.Optional[str]
@@ -82,9 +84,10 @@ def test_the_defaults_are_the_connectors_and_none_is_sent_unless_given() -> None
     assert defaults == {
         "kinesis.clientNumRetries": "3", "kinesis.clientRetryIntervalsMs": "500",
         "kinesis.clientMaxRetryIntervalMs": "10000", "kinesis.verifyCertificate": "true",
-        "kinesis.sink.flushWaitTimeMs": "100", "kinesis.sink.recordMaxBufferedTimeMs": "100",
+        "kinesis.sink.recordMaxBufferedTimeMs": "100",
         "kinesis.sink.maxConnections": "24", "kinesis.sink.aggregationEnabled": "true",
-        "kinesis.sink.recordTtl": "30000"}
+        "kinesis.sink.recordTtl": "30000", "kinesis.sink.maxPendingRecordsPerExecutor": "100000",
+        "kinesis.sink.maxPendingBytesPerExecutor": "134217728"}
     assert KinesisSinkOptions().as_options() == {}
     assert "Default: ``30000``." in (KinesisSinkOptions.__doc__ or "")
 
@@ -155,7 +158,7 @@ def test_given_misspelt_names_then_the_closest_option_is_named() -> None:
 @pytest.mark.parametrize(
     "argument, value",
     [("stream_name", 5), ("aggregation_enabled", "false"), ("record_ttl", True), ("max_connections", "8"),
-     ("flush_wait_time_ms", 1.5), ("verify_certificate", 0)],
+     ("max_pending_records_per_executor", 1.5), ("verify_certificate", 0)],
 )
 def test_given_a_value_of_the_wrong_python_type_then_type_error_names_the_option(argument: str, value: Any) -> None:
     with pytest.raises(TypeError) as raised:

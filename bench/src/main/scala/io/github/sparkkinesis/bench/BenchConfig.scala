@@ -24,7 +24,7 @@ final case class BenchConfig(
 
 object BenchConfig {
 
-  val Parts: Set[String] = Set("drain", "latency", "sink")
+  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency")
 
   /**
    * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query
@@ -60,7 +60,11 @@ object BenchConfig {
       |                             (starts the KPL's daemon, lets it load the stream's shard map); 0: none [2000]
       |  --sink-option K=V          connector option for the sink's writes (repeatable; overrides the default
       |                             kinesis.sink.recordTtl=300000)
-      |  --only PART[,PART]         run only these parts: drain, latency, sink
+      |  --sink-latency-shards N    shards of each stream the streaming-write latency part writes to [40]
+      |  --sink-latency-rows-per-second N  pace of its writers (the sink's rate source, the raw client) [1000]
+      |  --sink-latency-seconds N   how long its rows are measured [30]
+      |  --sink-latency-warm-up-seconds N  how long it writes before measuring [10]
+      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency
       |""".stripMargin
 
   /** Parses `--name value` pairs; fails with a message naming the bad argument. */
@@ -107,6 +111,10 @@ object BenchConfig {
     case "sink-raw-threads"     => c.copy(rawThreads = int(name, value))
     case "sink-prime-rows"      => c.copy(primeRows = int(name, value))
     case "sink-option"          => c.copy(options = c.options + keyValue(name, value))
+    case "sink-latency-shards"  => c.copy(latencyShards = int(name, value))
+    case "sink-latency-rows-per-second" => c.copy(latencyRowsPerSecond = int(name, value))
+    case "sink-latency-seconds" => c.copy(latencySeconds = int(name, value))
+    case "sink-latency-warm-up-seconds" => c.copy(latencyWarmUpSeconds = int(name, value))
     case _                      => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
   }
 

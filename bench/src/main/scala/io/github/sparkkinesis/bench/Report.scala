@@ -55,9 +55,11 @@ object Report {
 
   def sink(config: SinkConfig, result: SinkBenchResult): String = {
     val raw = result.baseline
-    val header = f"${"writer"}%-38s ${"rows"}%9s ${"Kinesis rec"}%12s ${"seconds"}%9s ${"rows/s"}%9s ${"vs raw"}%7s"
+    val header = f"${"writer"}%-38s ${"rows"}%9s ${"Kinesis rec"}%12s ${"rows/rec"}%9s ${"seconds"}%9s ${"rows/s"}%9s " +
+      f"${"vs raw"}%7s"
     def row(m: SinkMeasurement): String =
       f"${m.writer}%-38s ${grouped(m.rows.toDouble)}%9s ${grouped(m.landed.kinesisRecords.toDouble)}%12s " +
+        f"${fmt(m.rows.toDouble / m.landed.kinesisRecords, 1)}%9s " +
         f"${fmt(m.seconds, 2)}%9s ${grouped(m.rowsPerSecond)}%9s ${percent(m.rowsPerSecond / raw.rowsPerSecond)}%7s"
     val all = result.measurements
     Seq(
@@ -74,6 +76,23 @@ object Report {
           m.primeSeconds.fold("")(p => s"priming write ${fmt(p, 1)} s; ") + m.detail
       }
   }.mkString("\n")
+
+  def sinkLatency(config: SinkConfig, results: Seq[SinkLatency]): String = {
+    val header = f"${"writer"}%-34s ${"rows"}%8s ${"Kinesis rec"}%12s ${"rows/rec"}%9s ${"arrival p50"}%12s " +
+      f"${"p95"}%6s ${"p99"}%6s ${"max"}%6s ${"read p50"}%9s ${"p99"}%6s"
+    def row(r: SinkLatency): String =
+      f"${r.writer}%-34s ${r.rows}%8d ${r.kinesisRecords}%12d ${fmt(r.rowsPerRecord, 1)}%9s " +
+        f"${pct(r.arrivalMs, 50)}%12s ${pct(r.arrivalMs, 95)}%6s ${pct(r.arrivalMs, 99)}%6s " +
+        f"${r.arrivalMs.lastOption.fold("-")(_.toString)}%6s ${pct(r.readMs, 50)}%9s ${pct(r.readMs, 99)}%6s"
+    (Seq(
+      "",
+      s"== Streaming-write latency (ms): ${config.latencyRowsPerSecond} rows/s of ${config.partitions} partitions " +
+        s"for ${config.latencySeconds} s after ${config.latencyWarmUpSeconds} s of warm-up, each writer into a new " +
+        s"stream of ${config.latencyShards} shards; from the row's evaluation in the write task (raw: its stamp " +
+        "before the call) to its record's ApproximateArrivalTimestamp (arrival) and to a reader polling every 20 ms " +
+        "seeing it (read); sink options: " + config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
+      header) ++ results.map(row)).mkString("\n")
+  }
 
   /** Nearest-rank percentile of sorted values. */
   def pct(sorted: Seq[Long], p: Int): String =

@@ -13,8 +13,9 @@ object KinesisOptionsRegistry {
 
   val StreamName: OptionSpec[String] = OptionSpec[String](
     "kinesis.streamName", "string", None,
-    "Name of the Kinesis data stream to read (required), or to write to: rows whose streamName column is " +
-      "not null go to that stream instead, so a sink needs this option only when some row names no stream.",
+    "Name of the Kinesis data stream to read (required), or to write to. On a write it overrides the " +
+      "streamName column (as the Kafka sink's topic option overrides its topic column): only without this " +
+      "option does each row's streamName column name its stream.",
     "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(
     matches("[a-zA-Z0-9_.-]{1,128}", "it is not a valid stream name"))
 
@@ -149,12 +150,6 @@ object KinesisOptionsRegistry {
       "name: only for a local emulator with a self-signed certificate (the sink's KPL speaks HTTPS only).",
     "true or false")(boolean)
 
-  val SinkFlushWaitTimeMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.flushWaitTimeMs", "long", Some("100"),
-    "While a write task waits for Kinesis to confirm its records, the time between two flushes of the " +
-      "producer's buffers.",
-    "a whole number of milliseconds from 1 to 60000", usage = Sink)(long(1L, 60000L))
-
   val SinkRecordMaxBufferedTimeMs: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.sink.recordMaxBufferedTimeMs", "long", Some("100"),
     "Longest time a record waits in the producer's buffer to be aggregated and collected with others before " +
@@ -178,13 +173,32 @@ object KinesisOptionsRegistry {
       "written by then fails its task, naming the stream and the last error, and Spark retries the task.",
     "a whole number of milliseconds from 100 to 9223372036854775807", usage = Sink)(long(100L, Long.MaxValue))
 
+  /** The fixed per-task caps beside the per-executor options below (a task's share should stay smaller). */
+  val SinkMaxPendingRecordsPerTask = 50000
+  val SinkMaxPendingBytesPerTask: Long = 64L * 1024 * 1024
+
+  val SinkMaxPendingRecordsPerExecutor: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.sink.maxPendingRecordsPerExecutor", "int", Some("100000"),
+    "Most rows the write tasks of one executor may have handed to its producer and not yet seen confirmed by " +
+      "Kinesis; a task's write waits beyond that, so throttling cannot grow the producer's memory without " +
+      s"bound. Each task also holds at most $SinkMaxPendingRecordsPerTask such rows.",
+    "a whole number from 1 to 10000000", usage = Sink)(int(1, 10000000))
+
+  val SinkMaxPendingBytesPerExecutor: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.sink.maxPendingBytesPerExecutor", "long", Some("134217728"),
+    "Most bytes (partition keys and data) of those rows, 128 MiB by default; the producer's native process " +
+      "holds them outside the JVM heap, in the executor's memory overhead: see the README for sizing. Each " +
+      s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
+    "a whole number of bytes from 1048576 to 68719476736", usage = Sink)(long(1048576L, 68719476736L))
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
     MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
-    SinkFlushWaitTimeMs, SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl)
+    SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
+    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor)
 
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials

@@ -7,19 +7,23 @@ import io.github.sparkkinesis.client.ClientSettings
 /**
  * The sink's options, parsed and checked; built once per write by [[KinesisSinkOptions.parse]].
  *
- * @param defaultStream the stream for rows without a `streamName` value (option `kinesis.streamName`)
+ * @param stream                     option `kinesis.streamName`: every row's stream when set, overriding the
+ *                                   `streamName` column; else each row's `streamName` names its stream
+ * @param maxPendingRecordsPerExecutor most rows an executor's tasks may have handed to the producer unconfirmed
+ * @param maxPendingBytesPerExecutor   most bytes of those rows
  */
 final case class KinesisSinkOptions(
-    defaultStream: Option[String],
+    stream: Option[String],
     client: ClientSettings,
-    flushWaitTimeMs: Long,
     recordMaxBufferedTimeMs: Long,
     maxConnections: Int,
     aggregationEnabled: Boolean,
-    recordTtlMs: Long) {
+    recordTtlMs: Long,
+    maxPendingRecordsPerExecutor: Int,
+    maxPendingBytesPerExecutor: Long) {
 
   override def toString: String =
-    s"KinesisSinkOptions(stream=${defaultStream.getOrElse("<per row>")}, " +
+    s"KinesisSinkOptions(stream=${stream.getOrElse("<per row>")}, " +
       s"region=${client.region.getOrElse("<default chain>")}, endpoint=${client.endpointUrl.getOrElse("<AWS>")}, " +
       s"aggregation=$aggregationEnabled, recordTtlMs=$recordTtlMs)"
 }
@@ -35,13 +39,14 @@ object KinesisSinkOptions {
     val client = options.clientSettings
     client.endpointUrl.foreach(checkProducerEndpoint)
     KinesisSinkOptions(
-      defaultStream = get(StreamName),
+      stream = get(StreamName),
       client = client,
-      flushWaitTimeMs = getOrDefault(SinkFlushWaitTimeMs),
       recordMaxBufferedTimeMs = getOrDefault(SinkRecordMaxBufferedTimeMs),
       maxConnections = getOrDefault(SinkMaxConnections),
       aggregationEnabled = getOrDefault(SinkAggregationEnabled),
-      recordTtlMs = getOrDefault(SinkRecordTtl))
+      recordTtlMs = getOrDefault(SinkRecordTtl),
+      maxPendingRecordsPerExecutor = getOrDefault(SinkMaxPendingRecordsPerExecutor),
+      maxPendingBytesPerExecutor = getOrDefault(SinkMaxPendingBytesPerExecutor))
   }
 
   /** The KPL reaches Kinesis over HTTPS at a host and port, so the endpoint can have neither http:// nor a path. */

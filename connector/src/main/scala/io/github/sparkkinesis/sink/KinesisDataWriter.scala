@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.sink
 
 import scala.collection.mutable
+import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
@@ -8,31 +9,33 @@ import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 /** What one task wrote; the driver adds these up for its log line. */
 private[sink] final case class KinesisWriterCommitMessage(records: Long, bytes: Long) extends WriterCommitMessage
 
-/** The sink's task-side limits; see [[KinesisDataWriter]]. */
-private[sink] final case class WriterLimits(
-    flushWaitTimeMs: Long,
-    confirmTimeoutMs: Long,
-    maxPendingRecords: Int,
-    maxPendingBytes: Long)
+/**
+ * The sink's task-side limits; see [[KinesisDataWriter]].
+ *
+ * @param confirmTimeoutMs longest wait for room to hand a row over, or for the task's rows to be confirmed
+ */
+private[sink] final case class WriterLimits(confirmTimeoutMs: Long, maxPendingRecords: Int, maxPendingBytes: Long)
 
 /**
- * Writes one task's rows through a shared [[RecordProducer]] and commits only when Kinesis has confirmed every one
- * of them, so a committed task has lost nothing. The first record that fails for good fails the task (in `write`
- * if it is noticed there, else in `commit`) with the producer's explanation; Spark then retries the task, which may
- * write some rows twice (at-least-once).
+ * Writes one task's rows through its executor's shared producer (held by `lease`) and commits only when Kinesis has
+ * confirmed every one of them, so a committed task has lost nothing. The first record that fails for good fails
+ * the task (in `write` if it is noticed there, else in `commit`) with the producer's explanation; Spark then
+ * retries the task, which may write some rows twice (at-least-once).
  *
- * At most `maxPendingRecords` records or `maxPendingBytes` bytes of this task wait for confirmation at a time;
- * `write` blocks beyond that, which keeps a fast task from filling the executor's memory.
+ * Memory stays bounded twice: at most `maxPendingRecords` records or `maxPendingBytes` bytes of this task, and at
+ * most the lease's executor limit across all tasks sharing the producer, wait for confirmation at a time; `write`
+ * blocks beyond either. Sizes count partition key and data, as Kinesis does.
+ *
+ * A row the producer refuses fails this task only; the producer is discarded (and stopped once no task holds it)
+ * only when it can take no records at all.
  *
  * @param checkStream fails if a stream cannot be written to; called once per stream name this task meets
- * @param onProducerBroken called when the producer refuses records altogether (its process died)
  */
 private[sink] final class KinesisDataWriter(
     columns: SinkColumns,
-    producer: RecordProducer,
+    lease: ProducerPool#Lease,
     limits: WriterLimits,
-    checkStream: String => Unit,
-    onProducerBroken: () => Unit)
+    checkStream: String => Unit)
   extends DataWriter[InternalRow] {
 
   private val lock = new Object
@@ -46,20 +49,31 @@ private[sink] final class KinesisDataWriter(
   override def write(row: InternalRow): Unit = {
     val record = columns.extract(row)
     if (checkedStreams.add(record.stream)) checkStream(record.stream)
-    val size = record.data.length.toLong
+    val size = record.size
     lock.synchronized {
-      while (failure.isEmpty && pendingRecords > 0 &&
-          (pendingRecords >= limits.maxPendingRecords || pendingBytes + size > limits.maxPendingBytes)) {
-        lock.wait(limits.flushWaitTimeMs)
+      awaitLocked(s"room for a row of this task (it has $pendingRecords rows unconfirmed)") {
+        pendingRecords == 0 ||
+          (pendingRecords < limits.maxPendingRecords && pendingBytes + size <= limits.maxPendingBytes)
       }
-      failIfFailed()
       pendingRecords += 1
       pendingBytes += size
     }
-    try producer.send(record, result => done(size, result))
+    try takeExecutorRoom(size)
     catch {
-      case e: Exception =>
-        onProducerBroken()
+      case NonFatal(e) =>
+        settle(size, None)
+        throw e
+    }
+    try lease.producer.send(record, result => done(size, result))
+    catch {
+      case e: IllegalArgumentException =>
+        giveBack(size)
+        throw new KinesisSinkException(s"The Kinesis producer refused a row for stream '${record.stream}': " +
+          s"${e.getMessage}. This task fails (other tasks and the executor's producer go on); correct or filter " +
+          "out such rows.", e)
+      case NonFatal(e) =>
+        giveBack(size)
+        lease.discard()
         throw new IllegalStateException(
           s"The Kinesis producer refused a row for stream '${record.stream}' (${e.getClass.getSimpleName}: " +
             s"${e.getMessage}); the task fails and Spark retries it with a new producer.", e)
@@ -67,42 +81,69 @@ private[sink] final class KinesisDataWriter(
   }
 
   /**
-   * Waits until Kinesis has confirmed every record of this task, flushing every `flushWaitTimeMs`. The producer is
-   * never called under `lock`: its callbacks take `lock` on the producer's own thread.
+   * Waits until Kinesis has confirmed every record of this task. It does not flush the shared producer, which
+   * sends buffered records within `kinesis.sink.recordMaxBufferedTimeMs` anyway: a flush would also send the
+   * half-filled aggregates of the tasks still writing, and defeat aggregation.
    */
-  override def commit(): WriterCommitMessage = {
-    val deadline = System.nanoTime() + limits.confirmTimeoutMs * 1000000L
-    var settled = false
-    while (!settled) {
-      producer.flush()
-      settled = lock.synchronized {
-        if (failure.isEmpty && pendingRecords > 0) {
-          val left = deadline - System.nanoTime()
-          if (left <= 0) {
-            throw new IllegalStateException(s"Kinesis confirmed only part of this task's rows within " +
-              s"${limits.confirmTimeoutMs} ms ($pendingRecords still unconfirmed); the task fails and Spark " +
-              "retries it. The Kinesis Producer Library's process may be stuck; see the executor's log.")
-          }
-          lock.wait(math.max(1L, math.min(limits.flushWaitTimeMs, left / 1000000L)))
-        }
-        failure.nonEmpty || pendingRecords == 0
-      }
-    }
-    lock.synchronized {
-      failIfFailed()
-      KinesisWriterCommitMessage(writtenRecords, writtenBytes)
-    }
+  override def commit(): WriterCommitMessage = lock.synchronized {
+    awaitLocked(s"Kinesis to confirm this task's rows ($pendingRecords still unconfirmed)")(pendingRecords == 0)
+    KinesisWriterCommitMessage(writtenRecords, writtenBytes)
   }
 
   /** Rows already handed to the producer cannot be called back; they may still be written (at-least-once). */
   override def abort(): Unit = ()
 
-  override def close(): Unit = ()
+  override def close(): Unit = lease.release()
 
-  private def done(size: Long, result: SendResult): Unit = lock.synchronized {
+  /**
+   * Waits under `lock` until `ready` holds, then fails if a record failed; also fails if `ready` does not hold
+   * within `confirmTimeoutMs`, since every record ends by its TTL, so a longer wait means a stuck producer.
+   */
+  private def awaitLocked(waitingFor: => String)(ready: => Boolean): Unit = {
+    val deadline = System.nanoTime() + limits.confirmTimeoutMs * 1000000L
+    while (failure.isEmpty && !ready) {
+      val left = deadline - System.nanoTime()
+      if (left <= 0) throw stuck(waitingFor)
+      lock.wait(math.max(1L, left / 1000000L))
+    }
+    failIfFailed()
+  }
+
+  /**
+   * Takes room in the executor's limit, which other tasks' confirmations free (they notify the limit, not this
+   * task's lock): so it waits in slices and looks for a failure of this task's own records between them.
+   */
+  private def takeExecutorRoom(size: Long): Unit = {
+    val deadline = System.nanoTime() + limits.confirmTimeoutMs * 1000000L
+    while (!lease.executorLimit.tryAcquire(size, KinesisDataWriter.ExecutorWaitSliceMs)) {
+      lock.synchronized(failIfFailed())
+      if (System.nanoTime() > deadline) {
+        val (records, bytes) = lease.executorLimit.pending
+        throw stuck(s"room in the executor's limit ($records rows, $bytes bytes of all its tasks unconfirmed)")
+      }
+    }
+  }
+
+  private def stuck(waitingFor: String) = new IllegalStateException(s"Waited ${limits.confirmTimeoutMs} ms for " +
+    s"$waitingFor; the task fails and Spark retries it. The Kinesis Producer Library's process may be stuck; see " +
+    "the executor's log.")
+
+  private def done(size: Long, result: SendResult): Unit = {
+    lease.executorLimit.release(size)
+    settle(size, Some(result))
+  }
+
+  /** The producer never took a record: gives back the room it held in both limits. */
+  private def giveBack(size: Long): Unit = {
+    lease.executorLimit.release(size)
+    settle(size, None)
+  }
+
+  /** One record of `size` bytes is no longer pending in this task: written, failed, or never handed over. */
+  private def settle(size: Long, result: Option[SendResult]): Unit = lock.synchronized {
     pendingRecords -= 1
     pendingBytes -= size
-    result match {
+    result.foreach {
       case SendResult.Written =>
         writtenRecords += 1
         writtenBytes += size
@@ -113,6 +154,10 @@ private[sink] final class KinesisDataWriter(
   }
 
   private def failIfFailed(): Unit = failure.foreach(reason => throw new KinesisSinkException(reason))
+}
+
+private object KinesisDataWriter {
+  val ExecutorWaitSliceMs = 100L
 }
 
 /** A row could not be written to Kinesis; the message names the stream and the reason. */

@@ -8,17 +8,17 @@ import org.apache.spark.sql.connector.write.{
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.options.KinesisSinkOptions
+import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOptions}
 
 /**
  * Plans a write of `info`'s rows to Kinesis. The columns are checked here, when Spark analyses the write, and so
- * is the stream named by `kinesis.streamName` when no row can name another.
+ * is the stream named by `kinesis.streamName`, which then takes every row.
  */
 final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo) extends WriteBuilder {
 
   override def build(): Write = {
-    val columns = SinkColumns.resolve(info.schema(), options.defaultStream)
-    if (columns.streamName.isEmpty) options.defaultStream.foreach(StreamCheck.ensureExists(options.client, _))
+    val columns = SinkColumns.resolve(info.schema(), options.stream)
+    options.stream.foreach(StreamCheck.ensureExists(options.client, _))
     new KinesisWrite(options, columns)
   }
 }
@@ -30,13 +30,13 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
 
   private val factory = new KinesisDataWriterFactory(columns,
     ProducerSettings(options.client, options.recordMaxBufferedTimeMs, options.maxConnections,
-      options.aggregationEnabled, options.recordTtlMs),
+      options.aggregationEnabled, options.recordTtlMs, options.maxPendingRecordsPerExecutor,
+      options.maxPendingBytesPerExecutor),
     WriterLimits(
-      flushWaitTimeMs = options.flushWaitTimeMs,
       // Every record ends by its TTL; the margin covers the daemon's own bookkeeping.
       confirmTimeoutMs = options.recordTtlMs + KinesisWrite.ConfirmMarginMs,
-      maxPendingRecords = KinesisWrite.MaxPendingRecords,
-      maxPendingBytes = KinesisWrite.MaxPendingBytes))
+      maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,
+      maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask))
 
   override def description(): String = s"KinesisWrite[$options]"
 
@@ -68,8 +68,6 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
 
 private[sink] object KinesisWrite {
   val ConfirmMarginMs = 30000L
-  val MaxPendingRecords = 50000
-  val MaxPendingBytes: Long = 64L * 1024 * 1024
 }
 
 /** Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer. */
@@ -77,12 +75,9 @@ private[sink] final class KinesisDataWriterFactory(
     columns: SinkColumns, settings: ProducerSettings, limits: WriterLimits)
   extends DataWriterFactory with StreamingDataWriterFactory {
 
-  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
-    val producer = SharedProducers(settings)
-    new KinesisDataWriter(columns, producer, limits,
-      checkStream = StreamCheck.ensureExists(settings.client, _),
-      onProducerBroken = () => SharedProducers.discard(settings, producer))
-  }
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
+    new KinesisDataWriter(columns, SharedProducers.pool.acquire(settings), limits,
+      checkStream = StreamCheck.ensureExists(settings.client, _))
 
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
     createWriter(partitionId, taskId)

@@ -13,17 +13,21 @@ import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, SdkK
 
 /**
  * The settings that make two producers interchangeable; one [[KplProducer]] per distinct value per executor.
- * The task-side options (such as the flush interval) are not here, so they do not split producers.
+ *
+ * @param maxPendingRecords most records the executor's tasks may have handed to this producer unconfirmed
+ * @param maxPendingBytes   most bytes (partition keys and data) of those records
  */
 private[sink] final case class ProducerSettings(
     client: ClientSettings,
     recordMaxBufferedTimeMs: Long,
     maxConnections: Int,
     aggregationEnabled: Boolean,
-    recordTtlMs: Long)
+    recordTtlMs: Long,
+    maxPendingRecords: Int,
+    maxPendingBytes: Long)
 
 /** [[RecordProducer]] on the Kinesis Producer Library's native daemon (one child process per instance). */
-private[sink] final class KplProducer(settings: ProducerSettings) extends RecordProducer {
+private[sink] final class KplProducer(settings: ProducerSettings) extends StoppableProducer {
 
   private val kpl = new KinesisProducer(KplProducer.configuration(settings))
   private val failures = new KplFailures(settings)
@@ -31,21 +35,20 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Record
   override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = {
     val future = kpl.addUserRecord(record.stream, record.partitionKey, record.explicitHashKey.orNull,
       ByteBuffer.wrap(record.data))
+    val stream = record.stream // the callback keeps the name only, not the row's data
     Futures.addCallback(future, new FutureCallback[UserRecordResult] {
       override def onSuccess(result: UserRecordResult): Unit =
-        onDone(if (result.isSuccessful) SendResult.Written else SendResult.Failed(failures.describe(record.stream, result)))
+        onDone(if (result.isSuccessful) SendResult.Written else SendResult.Failed(failures.describe(stream, result)))
 
       override def onFailure(t: Throwable): Unit = onDone(SendResult.Failed(t match {
-        case failed: UserRecordFailedException => failures.describe(record.stream, failed.getResult)
-        case other                             => failures.describeCrash(record.stream, other)
+        case failed: UserRecordFailedException => failures.describe(stream, failed.getResult)
+        case other                             => failures.describeCrash(stream, other)
       }))
     }, MoreExecutors.directExecutor())
   }
 
-  override def flush(): Unit = kpl.flush()
-
-  /** Ends the native daemon; records not yet written are dropped, so callers flush and wait first. */
-  def destroy(): Unit = kpl.destroy()
+  /** Ends the native daemon; records not yet written are dropped, so callers wait for their records first. */
+  override def destroy(): Unit = kpl.destroy()
 }
 
 private[sink] object KplProducer {

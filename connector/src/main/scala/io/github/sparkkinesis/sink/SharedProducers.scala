@@ -1,38 +1,93 @@
 package io.github.sparkkinesis.sink
 
-import java.util.concurrent.ConcurrentHashMap
-
+import scala.collection.mutable
 import scala.util.control.NonFatal
 
 import org.slf4j.LoggerFactory
 
+/** A [[RecordProducer]] that owns resources (the KPL's daemon) to give back when no task needs it any more. */
+private[sink] trait StoppableProducer extends RecordProducer {
+
+  /** Ends the producer; records not yet written are dropped. */
+  def destroy(): Unit
+}
+
 /**
- * One [[KplProducer]] per distinct [[ProducerSettings]] in this JVM, shared by every write task of the executor:
- * the KPL's daemon, its connections and its aggregation buffers outlive single tasks. The daemons end when the
- * JVM does (a shutdown hook destroys them) or when a producer is discarded after failing. Nothing is lost by not
- * flushing at shutdown: a task commits only once all its records are confirmed, so a record still buffered
- * belongs to a task that did not commit and that Spark runs again.
+ * One producer per distinct [[ProducerSettings]], shared by every write task that holds a [[ProducerPool#Lease]]
+ * on it, with the [[PendingLimit]] those tasks share (the executor's cap on unconfirmed records). A producer that
+ * failed is discarded: no new task gets it, but it is destroyed only once the last task holding it lets go, so a
+ * task's failure never drops the records other tasks still wait for.
  */
-private[sink] object SharedProducers {
+private[sink] final class ProducerPool(create: ProducerSettings => StoppableProducer) {
   private val log = LoggerFactory.getLogger(getClass)
-  private val producers = new ConcurrentHashMap[ProducerSettings, KplProducer]()
 
-  Runtime.getRuntime.addShutdownHook(new Thread("spark-kinesis-producers-shutdown") {
-    override def run(): Unit = producers.values().forEach(p => shutDown(p))
-  })
+  private final class Shared(val producer: StoppableProducer, val limit: PendingLimit) {
+    var holders = 0 // guarded by the pool
+    var discarded = false // guarded by the pool
+  }
 
-  def apply(settings: ProducerSettings): KplProducer =
-    producers.computeIfAbsent(settings, new java.util.function.Function[ProducerSettings, KplProducer] {
-      override def apply(s: ProducerSettings): KplProducer = new KplProducer(s)
-    })
+  private val current = mutable.Map.empty[ProducerSettings, Shared] // guarded by this
 
-  /** Drops `producer` (its daemon failed), so the next task of these settings starts a new one. */
-  def discard(settings: ProducerSettings, producer: KplProducer): Unit =
-    if (producers.remove(settings, producer)) shutDown(producer)
+  /** A task's hold on the producer for `settings`, created if there is none; the task must [[Lease.release]] it. */
+  def acquire(settings: ProducerSettings): Lease = synchronized {
+    val shared = current.getOrElseUpdate(settings,
+      new Shared(create(settings), new PendingLimit(settings.maxPendingRecords, settings.maxPendingBytes)))
+    shared.holders += 1
+    new Lease(settings, shared)
+  }
 
-  private def shutDown(producer: KplProducer): Unit =
+  /** Destroys every producer, held or not; for the JVM's shutdown. */
+  def destroyAll(): Unit = synchronized {
+    current.values.foreach(s => stop(s.producer))
+    current.clear()
+  }
+
+  final class Lease private[ProducerPool] (settings: ProducerSettings, shared: Shared) {
+    private var released = false // guarded by the pool
+
+    def producer: RecordProducer = shared.producer
+
+    /** The executor's cap on the records its tasks have handed to this producer and not seen confirmed. */
+    def executorLimit: PendingLimit = shared.limit
+
+    /** The producer failed: later tasks get a new one; this one ends when its last holder lets go. */
+    def discard(): Unit = ProducerPool.this.synchronized {
+      if (!shared.discarded) {
+        shared.discarded = true
+        if (current.get(settings).exists(_ eq shared)) current.remove(settings)
+      }
+      stopIfUnused()
+    }
+
+    /** This task is done with the producer; releasing twice does nothing. */
+    def release(): Unit = ProducerPool.this.synchronized {
+      if (!released) {
+        released = true
+        shared.holders -= 1
+        stopIfUnused()
+      }
+    }
+
+    private def stopIfUnused(): Unit = if (shared.discarded && shared.holders == 0) stop(shared.producer)
+  }
+
+  private def stop(producer: StoppableProducer): Unit =
     try producer.destroy()
     catch {
       case NonFatal(e) => log.warn(s"Could not stop a Kinesis producer cleanly: $e")
     }
+}
+
+/**
+ * This JVM's pool of [[KplProducer]]s, shared by every write task of the executor: the KPL's daemon, its
+ * connections and its aggregation buffers outlive single tasks. The daemons end when the JVM does (a shutdown hook
+ * destroys them) or after failing. Nothing is lost by not flushing at shutdown: a task commits only once all its
+ * records are confirmed, so a record still buffered belongs to a task that did not commit and that Spark runs again.
+ */
+private[sink] object SharedProducers {
+  val pool = new ProducerPool(new KplProducer(_))
+
+  Runtime.getRuntime.addShutdownHook(new Thread("spark-kinesis-producers-shutdown") {
+    override def run(): Unit = pool.destroyAll()
+  })
 }

@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.sink
 
 import java.math.BigInteger
+import java.nio.charset.StandardCharsets.UTF_8
 import java.util.Locale
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -8,12 +9,19 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructType}
 
 /** One row, ready for the producer. */
 private[sink] final case class OutgoingRecord(
-    stream: String, partitionKey: String, explicitHashKey: Option[String], data: Array[Byte])
+    stream: String, partitionKey: String, explicitHashKey: Option[String], data: Array[Byte]) {
+
+  /** The bytes Kinesis counts against its record limit: partition key (UTF-8) and data. */
+  def size: Long = partitionKey.getBytes(UTF_8).length.toLong + data.length
+}
 
 /**
  * Where the sink's columns are in the rows it is given: `data` (string or binary) and `partitionKey` (string) are
  * required, `explicitHashKey` and `streamName` (strings) optional; other columns are ignored. Built on the driver
  * from the query's schema by [[SinkColumns.resolve]], so a wrong column fails before any task runs.
+ *
+ * @param optionStream option `kinesis.streamName`: when set, every row goes there and the `streamName` column is
+ *                     ignored (as the Kafka sink's `topic` option overrides its `topic` column)
  */
 private[sink] final case class SinkColumns(
     data: Int,
@@ -21,28 +29,30 @@ private[sink] final case class SinkColumns(
     partitionKey: Int,
     explicitHashKey: Option[Int],
     streamName: Option[Int],
-    defaultStream: Option[String]) {
+    optionStream: Option[String]) {
   import SinkColumns._
 
   /** The row as a record; fails naming the column when a value cannot be written to Kinesis. */
   def extract(row: InternalRow): OutgoingRecord = {
     if (row.isNullAt(data)) throw badRow(s"column '$Data' is null; filter such rows out or give them a value")
     val bytes = if (dataIsBinary) row.getBinary(data) else row.getUTF8String(data).getBytes
-    if (bytes.length > MaxDataBytes) {
-      throw badRow(s"column '$Data' holds ${bytes.length} bytes; Kinesis accepts at most $MaxDataBytes per record")
-    }
     if (row.isNullAt(partitionKey)) throw badRow(s"column '$PartitionKey' is null; every row needs a partition key")
-    val key = row.getUTF8String(partitionKey).toString
+    val keyUtf8 = row.getUTF8String(partitionKey)
+    val key = keyUtf8.toString
     if (key.isEmpty || key.length > MaxPartitionKeyChars) {
       throw badRow(s"column '$PartitionKey' is ${key.length} characters long; Kinesis accepts 1 to " +
         s"$MaxPartitionKeyChars")
     }
+    if (bytes.length.toLong + keyUtf8.numBytes > MaxRecordBytes) {
+      throw badRow(s"column '$Data' holds ${bytes.length} bytes and '$PartitionKey' ${keyUtf8.numBytes}; Kinesis " +
+        s"accepts at most $MaxRecordBytes per record, the two together")
+    }
     val hashKey = explicitHashKey.filterNot(row.isNullAt).map(i => row.getUTF8String(i).toString)
     hashKey.foreach(checkHashKey)
-    val stream = streamName.filterNot(row.isNullAt).map(i => row.getUTF8String(i).toString)
-      .orElse(defaultStream)
+    val stream = optionStream
+      .orElse(streamName.filterNot(row.isNullAt).map(i => row.getUTF8String(i).toString))
       .getOrElse(throw badRow(s"column '$StreamName' is null and option kinesis.streamName is not set; give " +
-        "every row a stream name or set the option for rows without one"))
+        "every row a stream name, or set the option to write every row to one stream"))
     OutgoingRecord(stream, key, hashKey, bytes)
   }
 
@@ -62,11 +72,15 @@ private[sink] object SinkColumns {
   val PartitionKey = "partitionKey"
   val ExplicitHashKey = "explicitHashKey"
   val StreamName = "streamName"
-  val MaxDataBytes: Int = 1024 * 1024
+  val MaxRecordBytes: Int = 1024 * 1024
   val MaxPartitionKeyChars = 256
 
-  /** Finds the sink's columns in `schema` (names compared case-insensitively, like Spark's analyzer by default). */
-  def resolve(schema: StructType, defaultStream: Option[String]): SinkColumns = {
+  /**
+   * Finds the sink's columns in `schema` (names compared case-insensitively, like Spark's analyzer by default). With
+   * `optionStream` set, the `streamName` column is not looked at, so a DataFrame read from another stream can be
+   * written as it is.
+   */
+  def resolve(schema: StructType, optionStream: Option[String]): SinkColumns = {
     val byName = schema.fields.zipWithIndex.groupBy(_._1.name.toLowerCase(Locale.ROOT))
     def find(name: String, types: Seq[DataType]): Option[Int] = byName.get(name.toLowerCase(Locale.ROOT)).map {
       case Array((field, index)) if types.contains(field.dataType) => index
@@ -85,12 +99,12 @@ private[sink] object SinkColumns {
 
     val data = required(Data, Seq(StringType, BinaryType), "the record's payload, string or binary")
     val partitionKey = required(PartitionKey, Seq(StringType), "a string that picks the shard")
-    val streamName = find(StreamName, Seq(StringType))
-    if (streamName.isEmpty && defaultStream.isEmpty) {
+    val streamName = if (optionStream.isDefined) None else find(StreamName, Seq(StringType))
+    if (streamName.isEmpty && optionStream.isEmpty) {
       throw new IllegalArgumentException("The sink needs to know which stream to write to: set option " +
         s"kinesis.streamName, or add a string column '$StreamName' naming each row's stream.")
     }
     SinkColumns(data, schema.fields(data).dataType == BinaryType, partitionKey,
-      find(ExplicitHashKey, Seq(StringType)), streamName, defaultStream)
+      find(ExplicitHashKey, Seq(StringType)), streamName, optionStream)
   }
 }

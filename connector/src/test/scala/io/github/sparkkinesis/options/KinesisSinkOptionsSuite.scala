@@ -10,11 +10,13 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
   private def error(options: (String, String)*) =
     intercept[IllegalArgumentException](KinesisSinkOptions.parse(options.toMap)).getMessage
 
-  test("defaults: no stream (rows may name theirs), the KPL's connection count, aggregation on, 30 s TTL") {
+  test("defaults: no stream (rows may name theirs), the KPL's connection count, aggregation on, 30 s TTL, " +
+    "100,000 rows and 128 MiB unconfirmed per executor") {
     val parsed = KinesisSinkOptions.parse(Map("kinesis.region" -> "us-east-1"))
-    parsed.defaultStream shouldBe None
-    (parsed.flushWaitTimeMs, parsed.recordMaxBufferedTimeMs, parsed.maxConnections, parsed.aggregationEnabled,
-      parsed.recordTtlMs) shouldBe ((100L, 100L, 24, true, 30000L))
+    parsed.stream shouldBe None
+    (parsed.recordMaxBufferedTimeMs, parsed.maxConnections, parsed.aggregationEnabled, parsed.recordTtlMs) shouldBe
+      ((100L, 24, true, 30000L))
+    (parsed.maxPendingRecordsPerExecutor, parsed.maxPendingBytesPerExecutor) shouldBe ((100000, 128L << 20))
     parsed.client.verifyCertificate shouldBe true
   }
 
@@ -23,8 +25,10 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
       "KINESIS.STREAMNAME" -> "out", "kinesis.endpointUrl" -> "https://127.0.0.1:4567",
       "kinesis.verifycertificate" -> "false", "kinesis.sink.maxConnections" -> "4",
       "kinesis.sink.aggregationEnabled" -> "FALSE", "kinesis.sink.recordTtl" -> "5000",
-      "kinesis.awsAccessKeyId" -> "id", "kinesis.awsSecretKey" -> "secret"))
-    parsed.defaultStream shouldBe Some("out")
+      "kinesis.awsAccessKeyId" -> "id", "kinesis.awsSecretKey" -> "secret",
+      "kinesis.sink.maxPendingRecordsPerExecutor" -> "5000", "kinesis.sink.maxPendingBytesPerExecutor" -> "2097152"))
+    parsed.stream shouldBe Some("out")
+    (parsed.maxPendingRecordsPerExecutor, parsed.maxPendingBytesPerExecutor) shouldBe ((5000, 2097152L))
     parsed.client.endpointUrl shouldBe Some(URI.create("https://127.0.0.1:4567"))
     parsed.client.verifyCertificate shouldBe false
     (parsed.maxConnections, parsed.aggregationEnabled, parsed.recordTtlMs) shouldBe ((4, false, 5000L))
@@ -36,7 +40,9 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
       (include("kinesis.sink.maxConnections") and include("'0'") and include("1 to 256"))
     error("kinesis.sink.recordTtl" -> "50") should include("kinesis.sink.recordTtl")
     error("kinesis.sink.aggregationEnabled" -> "yes") should include("kinesis.sink.aggregationEnabled")
-    error("kinesis.sink.flushWaitTime" -> "10") should include("Did you mean kinesis.sink.flushWaitTimeMs")
+    error("kinesis.sink.maxPendingBytesPerExecutor" -> "1000") should
+      (include("kinesis.sink.maxPendingBytesPerExecutor") and include("'1000'") and include("from 1048576"))
+    error("kinesis.sink.recordTtlMs" -> "10") should include("Did you mean kinesis.sink.recordTtl")
   }
 
   test("the KPL speaks HTTPS to a host and port only: http:// and paths are refused, naming the option") {

@@ -55,7 +55,7 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
   }
 
   test("given a sink, when no stream is named, then the source's required-stream rule does not apply") {
-    KinesisSinkOptions.parse(Map("kinesis.region" -> "us-east-1")).defaultStream shouldBe None
+    KinesisSinkOptions.parse(Map("kinesis.region" -> "us-east-1")).stream shouldBe None
   }
 
   test("given the JSON description, when read, then every option has its check and every rule its options") {

@@ -3,26 +3,23 @@ package io.github.sparkkinesis.sink
 import scala.collection.mutable
 
 /**
- * A [[RecordProducer]] that holds every record until the test settles it: `confirmAll`, `failNext`, or on flush
- * when `confirmOnFlush` is set. It can also refuse records altogether, as a producer whose daemon died does.
+ * A [[RecordProducer]] that holds every record until the test settles it (`settleNext`, `confirmAll`). It can also
+ * refuse records, as the KPL does a record its own checks reject (IllegalArgumentException) or every record once
+ * its daemon died (any other exception), and it counts how often it was destroyed.
  */
-final class FakeRecordProducer extends RecordProducer {
+final class FakeRecordProducer extends StoppableProducer {
   private val pending = mutable.Queue.empty[(OutgoingRecord, SendResult => Unit)]
   val sent: mutable.Buffer[OutgoingRecord] = mutable.Buffer.empty
-  @volatile var flushes = 0
-  @volatile var confirmOnFlush = false
-  @volatile var refuseWith: Option[Exception] = None
+  @volatile var refuse: OutgoingRecord => Option[Exception] = (_: OutgoingRecord) => None
+  @volatile var destroyed = 0
 
   override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = synchronized {
-    refuseWith.foreach(e => throw e)
+    refuse(record).foreach(e => throw e)
     sent += record
     pending.enqueue((record, onDone))
   }
 
-  override def flush(): Unit = {
-    flushes += 1
-    if (confirmOnFlush) confirmAll()
-  }
+  override def destroy(): Unit = destroyed += 1
 
   def pendingCount: Int = synchronized(pending.size)
 

@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.sink
 
+import java.net.URI
+
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -8,92 +10,163 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
+
 class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
 
-  /** Columns: data (string), partitionKey, streamName; default stream "default". */
+  /** Columns: data (string), partitionKey, streamName; no kinesis.streamName, so each row names its stream. */
   private val columns = SinkColumns(data = 0, dataIsBinary = false, partitionKey = 1, explicitHashKey = None,
-    streamName = Some(2), defaultStream = Some("default"))
+    streamName = Some(2), optionStream = None)
 
-  private def row(data: String, key: String, stream: String = null): InternalRow =
+  private def row(data: String, key: String, stream: String = "s1"): InternalRow =
     new GenericInternalRow(Array[Any](UTF8String.fromString(data), UTF8String.fromString(key),
-      Option(stream).map(UTF8String.fromString).orNull))
+      UTF8String.fromString(stream)))
 
-  private final class Fixture(maxPending: Int = 1000, confirmTimeoutMs: Long = 10000L) {
-    val producer = new FakeRecordProducer
+  private def settings(executorRecords: Int) = ProducerSettings(
+    ClientSettings(Some("eu-west-1"), Some(URI.create("https://127.0.0.1:1")), None, RetrySettings(3, 500, 10000),
+      verifyCertificate = false),
+    recordMaxBufferedTimeMs = 100, maxConnections = 1, aggregationEnabled = true, recordTtlMs = 1000,
+    maxPendingRecords = executorRecords, maxPendingBytes = 1L << 20)
+
+  /** An executor: a pool whose producers are fakes, and the tasks' writers around it. */
+  private final class Executor(executorRecords: Int = 1000) {
+    val producers: mutable.Buffer[FakeRecordProducer] = mutable.Buffer.empty
+    val pool = new ProducerPool(_ => producers.synchronized { producers += new FakeRecordProducer; producers.last })
     val checkedStreams: mutable.Buffer[String] = mutable.Buffer.empty
-    @volatile var brokenReported = false
-    val writer = new KinesisDataWriter(columns, producer,
-      WriterLimits(flushWaitTimeMs = 10L, confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = maxPending,
-        maxPendingBytes = 1L << 20),
-      checkStream = s => checkedStreams.synchronized(checkedStreams += s),
-      onProducerBroken = () => brokenReported = true)
+
+    def writer(taskRecords: Int = 1000, confirmTimeoutMs: Long = 10000L): KinesisDataWriter =
+      new KinesisDataWriter(columns, pool.acquire(settings(executorRecords)),
+        WriterLimits(confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = taskRecords, maxPendingBytes = 1L << 20),
+        checkStream = s => checkedStreams.synchronized(checkedStreams += s))
+
+    def producer: FakeRecordProducer = producers.synchronized(producers.head)
   }
 
-  test("commit returns once every record is confirmed, with what the task wrote") {
-    // Given a producer that confirms what it holds when flushed
-    val f = new Fixture
-    f.producer.confirmOnFlush = true
-    // When three rows are written and the task commits
-    Seq(row("a", "k1"), row("bb", "k2"), row("ccc", "k3", "other")).foreach(f.writer.write)
-    val message = f.writer.commit()
-    // Then the commit reports them, and each went to its stream
-    message shouldBe KinesisWriterCommitMessage(records = 3, bytes = 6)
-    f.producer.sent.map(r => (r.stream, r.partitionKey)) shouldBe Seq(("default", "k1"), ("default", "k2"), ("other", "k3"))
-    f.producer.pendingCount shouldBe 0
-  }
-
-  test("a record that fails for good fails the commit with the producer's explanation") {
-    // Given two rows handed to the producer
-    val f = new Fixture
-    f.writer.write(row("a", "k1"))
-    f.writer.write(row("b", "k2"))
-    // When one is written and the other fails
-    f.producer.settleNext(SendResult.Written)
-    f.producer.settleNext(SendResult.Failed("stream 'default' is gone"))
-    // Then the commit fails with that reason, and so does any further write
-    the[KinesisSinkException] thrownBy f.writer.commit() should have message "stream 'default' is gone"
-    the[KinesisSinkException] thrownBy f.writer.write(row("c", "k3")) should have message "stream 'default' is gone"
-  }
-
-  test("commit fails, naming how many rows are unconfirmed, when the producer never answers") {
-    val f = new Fixture(confirmTimeoutMs = 200L)
-    f.writer.write(row("a", "k1"))
-    val e = the[IllegalStateException] thrownBy f.writer.commit()
-    e.getMessage should (include("200 ms") and include("1 still unconfirmed"))
-    f.producer.flushes should be > 1
-  }
-
-  test("write blocks while the task has its maximum of unconfirmed records, and goes on when one is confirmed") {
-    // Given a writer that allows two unconfirmed records, holding two
-    val f = new Fixture(maxPending = 2)
-    f.writer.write(row("a", "k1"))
-    f.writer.write(row("b", "k2"))
-    // When a third row is written on another thread
-    val third = new Thread(new Runnable { override def run(): Unit = f.writer.write(row("c", "k3")) })
-    third.start()
-    // Then it waits without handing the row over
+  /** Runs `body` on a new thread and returns once that thread waits (bounded: fails after 10 s). */
+  private def blockedIn(body: => Unit): Thread = {
+    val thread = new Thread(new Runnable { override def run(): Unit = body })
+    thread.start()
     val deadline = System.nanoTime() + 10000000000L
-    while (third.getState != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) Thread.`yield`()
-    third.getState shouldBe Thread.State.TIMED_WAITING
-    f.producer.sent.size shouldBe 2
-    // And once a record is confirmed, the row goes through
-    f.producer.settleNext(SendResult.Written)
-    third.join(10000L)
-    third.isAlive shouldBe false
-    f.producer.sent.map(_.data.toSeq) shouldBe Seq("a", "b", "c").map(_.getBytes("UTF-8").toSeq)
+    def waiting = Set(Thread.State.WAITING, Thread.State.TIMED_WAITING).contains(thread.getState)
+    while (!waiting && System.nanoTime() < deadline) Thread.`yield`()
+    withClue("the thread should be waiting: ")(waiting shouldBe true)
+    thread
   }
 
-  test("each stream is checked once per task, before its first row is handed over") {
-    val f = new Fixture
-    Seq(row("a", "k"), row("b", "k", "s2"), row("c", "k"), row("d", "k", "s2")).foreach(f.writer.write)
-    f.checkedStreams shouldBe Seq("default", "s2")
+  private def joined(thread: Thread): Unit = {
+    thread.join(10000L)
+    thread.isAlive shouldBe false
   }
 
-  test("a producer that refuses records is reported broken, and the task fails naming the stream") {
-    val f = new Fixture
-    f.producer.refuseWith = Some(new IllegalStateException("daemon died"))
-    val e = the[IllegalStateException] thrownBy f.writer.write(row("a", "k1"))
-    e.getMessage should (include("'default'") and include("daemon died") and include("retries"))
-    f.brokenReported shouldBe true
+  test("Given rows handed over, when Kinesis confirms them during commit, then commit returns what the task wrote") {
+    // Given three rows handed to the producer
+    val executor = new Executor
+    val writer = executor.writer()
+    Seq(row("a", "k1"), row("bb", "k2"), row("ccc", "k3", "other")).foreach(writer.write)
+    // When the task commits, and Kinesis confirms the rows while it waits
+    @volatile var message: Option[KinesisWriterCommitMessage] = None
+    val committing = blockedIn { message = Some(writer.commit().asInstanceOf[KinesisWriterCommitMessage]) }
+    executor.producer.confirmAll()
+    joined(committing)
+    // Then the commit reports them (partition keys and data count, as Kinesis counts them), each in its stream
+    message shouldBe Some(KinesisWriterCommitMessage(records = 3, bytes = 12))
+    executor.producer.sent.map(r => (r.stream, r.partitionKey)) shouldBe Seq(("s1", "k1"), ("s1", "k2"), ("other", "k3"))
+  }
+
+  test("Given a record that fails for good, when the task commits, then it fails with the producer's explanation") {
+    val executor = new Executor
+    val writer = executor.writer()
+    writer.write(row("a", "k1"))
+    writer.write(row("b", "k2"))
+    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Failed("stream 's1' is gone"))
+    the[KinesisSinkException] thrownBy writer.commit() should have message "stream 's1' is gone"
+    the[KinesisSinkException] thrownBy writer.write(row("c", "k3")) should have message "stream 's1' is gone"
+  }
+
+  test("Given a producer that never answers, when the task commits, then it fails naming the unconfirmed rows") {
+    val writer = new Executor().writer(confirmTimeoutMs = 200L)
+    writer.write(row("a", "k1"))
+    (the[IllegalStateException] thrownBy writer.commit()).getMessage should
+      (include("200 ms") and include("1 still unconfirmed"))
+  }
+
+  test("Given a task at its own cap of unconfirmed rows, when it writes, then it waits until one is confirmed") {
+    // Given a task that may have two rows unconfirmed, with two
+    val executor = new Executor
+    val writer = executor.writer(taskRecords = 2)
+    writer.write(row("a", "k1"))
+    writer.write(row("b", "k2"))
+    // When it writes a third row, then it waits without handing the row over
+    val third = blockedIn(writer.write(row("c", "k3")))
+    executor.producer.sent.size shouldBe 2
+    // And once a row is confirmed, the third goes through
+    executor.producer.settleNext(SendResult.Written)
+    joined(third)
+    executor.producer.sent.map(r => new String(r.data, "UTF-8")) shouldBe Seq("a", "b", "c")
+  }
+
+  test("Given the executor's cap filled by one task, when another task writes, then it waits for the first's " +
+    "confirmations though it has none pending itself") {
+    // Given an executor whose tasks may have three rows unconfirmed in all, and a task holding three
+    val executor = new Executor(executorRecords = 3)
+    val (first, second) = (executor.writer(), executor.writer())
+    Seq("a", "b", "c").foreach(d => first.write(row(d, "k")))
+    // When a second task writes a row, then it waits
+    val blocked = blockedIn(second.write(row("d", "k")))
+    executor.producer.sent.size shouldBe 3
+    // And once one of the first task's rows is confirmed, the second task's row goes through
+    executor.producer.settleNext(SendResult.Written)
+    joined(blocked)
+    executor.producer.sent.map(r => new String(r.data, "UTF-8")) shouldBe Seq("a", "b", "c", "d")
+    executor.producer.confirmAll()
+    Seq(first, second).map(_.commit()) shouldBe Seq(KinesisWriterCommitMessage(3, 6), KinesisWriterCommitMessage(1, 2))
+  }
+
+  test("Given rows for two streams, when a task writes them, then each stream is checked once, before its first row") {
+    val executor = new Executor
+    val writer = executor.writer()
+    Seq(row("a", "k"), row("b", "k", "s2"), row("c", "k"), row("d", "k", "s2")).foreach(writer.write)
+    executor.checkedStreams shouldBe Seq("s1", "s2")
+  }
+
+  test("Given a row the producer refuses, when it is written beside another task's rows, then only its task " +
+    "fails and the shared producer goes on") {
+    // Given two tasks sharing the executor's producer, which refuses one row
+    val executor = new Executor
+    val (bad, good) = (executor.writer(), executor.writer())
+    good.write(row("before", "k"))
+    executor.producer.refuse = r => if (r.partitionKey == "bad") Some(new IllegalArgumentException("Invalid key")) else None
+    // When one task writes the refused row
+    val e = the[KinesisSinkException] thrownBy bad.write(row("x", "bad"))
+    bad.close()
+    // Then that task fails naming the stream and the producer's reason
+    e.getMessage should (include("'s1'") and include("Invalid key") and include("correct or filter out"))
+    // And the other task goes on writing through the same producer, which is neither replaced nor stopped
+    good.write(row("after", "k"))
+    executor.producer.confirmAll()
+    good.commit() shouldBe KinesisWriterCommitMessage(2, 13)
+    executor.pool.acquire(settings(1000)).producer should be theSameInstanceAs executor.producer
+    (executor.producers.size, executor.producer.destroyed) shouldBe ((1, 0))
+  }
+
+  test("Given a producer that takes no more rows, when a task meets it, then it is replaced for new tasks and " +
+    "stopped only once the tasks holding it are done") {
+    // Given two tasks on one producer, whose daemon then dies
+    val executor = new Executor
+    val (first, second) = (executor.writer(), executor.writer())
+    executor.producer.refuse = _ => Some(new IllegalStateException("daemon died"))
+    // When the first task writes a row
+    val e = the[IllegalStateException] thrownBy first.write(row("a", "k1"))
+    e.getMessage should (include("'s1'") and include("daemon died") and include("retries"))
+    first.close()
+    // Then a new task gets a new producer, and the old one is stopped only once the second task lets go
+    val third = executor.writer()
+    executor.producers.size shouldBe 2
+    executor.producers.head.destroyed shouldBe 0
+    second.close()
+    executor.producers.head.destroyed shouldBe 1
+    third.close()
+    executor.producers.last.destroyed shouldBe 0
   }
 }

@@ -15,7 +15,8 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
   private def settings(endpoint: Option[String], credentials: Option[AwsCredentials] = None) = ProducerSettings(
     ClientSettings(Some("eu-west-1"), endpoint.map(URI.create), credentials, RetrySettings(3, 500, 10000),
       verifyCertificate = false),
-    recordMaxBufferedTimeMs = 250, maxConnections = 7, aggregationEnabled = false, recordTtlMs = 4000)
+    recordMaxBufferedTimeMs = 250, maxConnections = 7, aggregationEnabled = false, recordTtlMs = 4000,
+    maxPendingRecords = 1000, maxPendingBytes = 1L << 20)
 
   test("the endpoint's host and port, the region and the sink options reach the KPL configuration") {
     val config = KplProducer.configuration(settings(Some("https://127.0.0.1:4567")))

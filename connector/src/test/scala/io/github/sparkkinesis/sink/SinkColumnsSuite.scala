@@ -24,7 +24,7 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
     resolveError(schema("data" -> IntegerType, "partitionKey" -> StringType)) should
       (include("'data'") and include("type int") and include("string or binary"))
     resolveError(schema("data" -> StringType, "partitionKey" -> LongType)) should include("'partitionKey'")
-    resolveError(schema("data" -> StringType, "partitionKey" -> StringType, "streamName" -> IntegerType)) should
+    resolveError(schema("data" -> StringType, "partitionKey" -> StringType, "streamName" -> IntegerType), None) should
       include("'streamName'")
     resolveError(schema("data" -> StringType, "Data" -> StringType, "partitionKey" -> StringType)) should
       include("2 columns named 'data'")
@@ -35,20 +35,32 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
       (include("kinesis.streamName") and include("'streamName'"))
   }
 
-  private val columns = SinkColumns.resolve(
-    schema("data" -> StringType, "partitionKey" -> StringType, "explicitHashKey" -> StringType,
-      "streamName" -> StringType), Some("default"))
+  test("Given option kinesis.streamName, when the schema is resolved, then the streamName column is not looked at") {
+    SinkColumns.resolve(schema("data" -> StringType, "partitionKey" -> StringType, "streamName" -> IntegerType),
+      Some("out")).streamName shouldBe None
+  }
+
+  private val sinkSchema = schema("data" -> StringType, "partitionKey" -> StringType, "explicitHashKey" -> StringType,
+    "streamName" -> StringType)
+  private val routed = SinkColumns.resolve(sinkSchema, None)
+  private val columns = SinkColumns.resolve(sinkSchema, Some("option"))
 
   private def row(values: Any*) = new GenericInternalRow(values.map {
     case s: String => UTF8String.fromString(s)
     case other => other
   }.toArray[Any])
 
-  test("a row becomes a record; a null stream name falls back to kinesis.streamName") {
-    columns.extract(row("payload", "k", "12", null)) should matchPattern {
-      case OutgoingRecord("default", "k", Some("12"), data) if new String(data, "UTF-8") == "payload" =>
+  test("Given option kinesis.streamName, when a row names another stream, then the option wins (as Kafka's topic)") {
+    columns.extract(row("payload", "k", "12", "source-stream")) should matchPattern {
+      case OutgoingRecord("option", "k", Some("12"), data) if new String(data, "UTF-8") == "payload" =>
     }
-    columns.extract(row("p", "k", null, "mine")).stream shouldBe "mine"
+    columns.extract(row("p", "k", null, null)).stream shouldBe "option"
+  }
+
+  test("Given no kinesis.streamName, when rows name streams, then each goes to its own; a null one fails the row") {
+    routed.extract(row("p", "k", null, "mine")).stream shouldBe "mine"
+    intercept[IllegalArgumentException](routed.extract(row("p", "k", null, null))).getMessage should
+      include("'streamName' is null and option kinesis.streamName is not set")
   }
 
   test("values Kinesis would refuse fail the row, naming the column and never echoing the payload") {
@@ -60,8 +72,12 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
     rowError("p", "k" * 257, null, null) should include("257 characters")
     rowError("p", "k", "-1", null) should include("'explicitHashKey' is '-1'")
     rowError("p", "k", (BigInt(1) << 128).toString, null) should include("2^128-1")
-    val noDefault = columns.copy(defaultStream = None)
-    intercept[IllegalArgumentException](noDefault.extract(row("p", "k", null, null))).getMessage should
-      include("'streamName' is null and option kinesis.streamName is not set")
+  }
+
+  test("Given data of exactly 1 MiB, when the partition key counts too, then the row is refused naming both sizes") {
+    val mib = "x" * (1024 * 1024)
+    intercept[IllegalArgumentException](columns.extract(row(mib, "key\u00e9", null, null))).getMessage should
+      (include("1048576 bytes and 'partitionKey' 5") and include("the two together"))
+    columns.extract(row(mib.drop(5), "key\u00e9", null, null)).size shouldBe 1024 * 1024
   }
 }

@@ -1,5 +1,9 @@
 package io.github.sparkkinesis.it
 
+import java.util.concurrent.TimeUnit
+
+import scala.concurrent.{Await, Future}
+import scala.concurrent.ExecutionContext.Implicits.global
 import scala.concurrent.duration._
 
 import org.apache.spark.SparkException
@@ -91,27 +95,70 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       "rows read back by the source")
   }
 
-  test("each row goes to the stream its streamName names, else to kinesis.streamName, in its explicit hash key's shard") {
-    // Given two streams of 2 shards, and a default stream
-    val (first, second, default) =
-      (TestStreams.createStream("sink-row-a", 2), TestStreams.createStream("sink-row-b", 2),
-        TestStreams.createStream("sink-row-default", 1))
+  test("Given no kinesis.streamName, when rows name streams, then each goes to its own, in its explicit hash " +
+    "key's shard") {
+    // Given two streams of 2 shards
+    val (first, second) = (TestStreams.createStream("sink-row-a", 2), TestStreams.createStream("sink-row-b", 2))
     val maxHashKey = (BigInt(1) << 128) - 1
-    // When rows name the first stream (hash key 0), the second (the highest hash key) or no stream
-    val df = spark.range(0, 3000, 1, 3).select(
+    // When rows name the first stream (hash key 0) or the second (the highest hash key), without the option
+    val df = spark.range(0, 2000, 1, 3).select(
       concat(lit("routed-"), $"id").as("data"),
       concat(lit("key-"), ($"id" % 97).cast("string")).as("partitionKey"),
-      when($"id" % 3 === 0, lit(first)).when($"id" % 3 === 1, lit(second)).otherwise(lit(null)).as("streamName"),
-      when($"id" % 3 === 0, lit("0")).when($"id" % 3 === 1, lit(maxHashKey.toString)).as("explicitHashKey"))
-    df.write.format("aws-kinesis").options(sinkOptions(Some(default))).mode("append").save()
+      when($"id" % 2 === 0, lit(first)).otherwise(lit(second)).as("streamName"),
+      when($"id" % 2 === 0, lit("0")).otherwise(lit(maxHashKey.toString)).as("explicitHashKey"))
+    df.write.format("aws-kinesis").options(sinkOptions(None)).mode("append").save()
     // Then each stream holds its rows, and the hash keys chose the first and the last shard
-    def want(remainder: Int) = expected("routed", 3000).zipWithIndex.collect { case (r, i) if i % 3 == remainder => r }
-    val (inFirst, inSecond, inDefault) = (readBack(first)._1, readBack(second)._1, readBack(default)._1)
+    def want(remainder: Int) = expected("routed", 2000).zipWithIndex.collect { case (r, i) if i % 2 == remainder => r }
+    val (inFirst, inSecond) = (readBack(first)._1, readBack(second)._1)
     RecordChecks.assertExactlyOnce(want(0), keyed(inFirst), s"rows in $first")
     RecordChecks.assertExactlyOnce(want(1), keyed(inSecond), s"rows in $second")
-    RecordChecks.assertExactlyOnce(want(2), keyed(inDefault), s"rows in $default")
     inFirst.map(_.shardId).distinct shouldBe Seq(TestStreams.openShards(first).head.shardId())
     inSecond.map(_.shardId).distinct shouldBe Seq(TestStreams.openShards(second).last.shardId())
+  }
+
+  test("Given a DataFrame read from one stream, when it is written as it is with kinesis.streamName naming " +
+    "another, then every row lands there and none goes back to the source") {
+    // Given 500 records in a source stream
+    val (source, target) = (TestStreams.createStream("sink-from", 2), TestStreams.createStream("sink-to", 2))
+    val records = TestStreams.testRecords("piped", 500, 97)
+    TestStreams.putStrings(source, records)
+    // When a streaming query writes the source's DataFrame, streamName column and all, to the target stream
+    val query = readKinesis(source, "TRIM_HORIZON").writeStream.format("aws-kinesis")
+      .options(sinkOptions(Some(target))).option("checkpointLocation", newCheckpointDir()).start()
+    try {
+      Eventually.await("the records to reach the target stream", 90.seconds,
+        s"rows in $target so far: ${readBack(target)._1.size}") {
+        readBack(target)._1.size >= records.size
+      }
+      query.processAllAvailable()
+    } finally query.stop()
+    // Then the target holds each record once, and the source still holds only what was put there
+    RecordChecks.assertExactlyOnce(records, keyed(readBack(target)._1), s"rows in $target")
+    RecordChecks.assertExactlyOnce(records, keyed(readBack(source)._1), s"rows in $source")
+  }
+
+  test("Given a write task in flight, when another job's row is too large once its partition key counts, then " +
+    "that job fails naming the sizes and the first write completes through the same producer") {
+    // Given a write of one task that pauses at row 1,000, having handed 1,000 rows to the executor's producer
+    val stream = TestStreams.createStream("sink-isolated", 2)
+    val gate = RowGate.pausingAt(1000L)
+    val good = spark.range(0, 3000, 1, 1).select(
+      concat(lit("good-"), gate.udf($"id").cast("string")).as("data"),
+      concat(lit("key-"), ($"id" % 97).cast("string")).as("partitionKey"))
+    val goodWrite = Future(good.write.format("aws-kinesis").options(sinkOptions(Some(stream))).mode("append").save())
+    gate.reached.await(60, TimeUnit.SECONDS) shouldBe true
+    // When another job, on the other core, writes a row of 1 MiB of data and a 5-character partition key
+    val bad = intercept[SparkException] {
+      spark.range(0, 1, 1, 1).select(lit("x" * (1024 * 1024)).as("data"), lit("key-1").as("partitionKey"))
+        .write.format("aws-kinesis").options(sinkOptions(Some(stream))).mode("append").save()
+    }
+    gate.release.countDown()
+    // Then that job fails, saying why
+    Iterator.iterate[Throwable](bad)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ") should
+      (include("1048576 bytes and 'partitionKey' 5") and include("the two together"))
+    // And the first write completes, every row in the stream once
+    Await.result(goodWrite, 120.seconds)
+    RecordChecks.assertExactlyOnce(expected("good", 3000), keyed(readBack(stream)._1), s"rows in $stream")
   }
 
   test("a missing stream fails the write before any row is sent, naming the stream and what to do") {
@@ -123,10 +170,9 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   }
 
   test("a row naming a missing stream fails its task, naming the stream") {
-    val existing = TestStreams.createStream("sink-row-missing", 1)
     val e = intercept[SparkException] {
       rows("lost", 10).withColumn("streamName", lit("sink-row-no-such-stream"))
-        .write.format("aws-kinesis").options(sinkOptions(Some(existing))).mode("append").save()
+        .write.format("aws-kinesis").options(sinkOptions(None)).mode("append").save()
     }
     Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ") should
       (include("'sink-row-no-such-stream'") and include("does not exist"))
