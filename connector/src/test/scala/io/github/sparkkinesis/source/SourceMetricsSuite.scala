@@ -45,8 +45,8 @@ class SourceMetricsSuite extends AnyFunSuite with Matchers {
     val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"))
     driver.runBatch()
     driver.restart()
-    val json = driver.committed.json()
-    val serialized = new Offset { override def json(): String = json } // what Spark's SerializedOffset carries
+    val logged = driver.committed.json()
+    val serialized = new Offset { override def json(): String = logged } // what Spark's SerializedOffset carries
     driver.stream.metrics(Optional.of(serialized)).asScala("recordsRead") shouldBe "1"
   }
 
