@@ -31,11 +31,9 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
   // Resolved first: it is the step most likely to fail, and nothing needs closing yet when it does.
   private val region = SdkKinesisClient.region(settings)
 
-  private val credentialsProvider: AwsCredentialsProvider = CredentialsProviders.of(settings.credentials)
+  private val credentialsProvider: AwsCredentialsProvider = CredentialsProviders.of(settings)
 
-  private val errors = new SdkErrors(
-    explicitCredentials = settings.credentials.isDefined,
-    secrets = settings.credentials.toSeq.flatMap(c => c.secretKey +: c.sessionToken.toSeq))
+  private val errors = SdkErrors.of(settings)
 
   private val sdk: AwsKinesisClient = {
     val builder = AwsKinesisClient.builder()

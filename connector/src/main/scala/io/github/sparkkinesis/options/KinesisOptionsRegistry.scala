@@ -191,6 +191,46 @@ object KinesisOptionsRegistry {
       s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
     "a whole number of bytes from 1048576 to 68719476736", usage = Sink)(long(1048576L, 68719476736L))
 
+  val StsRoleArn: OptionSpec[String] = OptionSpec[String](
+    "kinesis.stsRoleArn", "string", None,
+    "ARN of an IAM role to assume for Kinesis (and the DynamoDB metadata store), with the base credentials: " +
+      "kinesis.awsAccessKeyId/awsSecretKey, kinesis.credentialProviderClass, else the default chain. The " +
+      "temporary credentials are refreshed before they expire, on the driver and on every executor.",
+    "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader")(
+    matches("arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]{1,512}", "it is not an IAM role ARN"))
+
+  val StsSessionName: OptionSpec[String] = OptionSpec[String](
+    "kinesis.stsSessionName", "string", Some("spark-kinesis"),
+    "Session name of the assumed role (it appears in CloudTrail); needs kinesis.stsRoleArn.",
+    "2 to 64 characters of a-z A-Z 0-9 and + = , . @ _ -")(
+    matches("[a-zA-Z0-9+=,.@_-]{2,64}", "it is not a valid role session name"))
+
+  val StsExternalId: OptionSpec[String] = OptionSpec[String](
+    "kinesis.stsExternalId", "string", None,
+    "External id passed to AssumeRole, for roles whose trust policy demands one; needs kinesis.stsRoleArn.",
+    "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -")(
+    matches("[a-zA-Z0-9+=,.@:/_-]{2,1224}", "it is not a valid external id"))
+
+  val StsEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.stsEndpointUrl", "url", None,
+    "STS endpoint for kinesis.stsRoleArn, for VPC endpoints and local emulators. Default: the regional STS " +
+      "endpoint of kinesis.region.",
+    "an http:// or https:// URL such as https://sts.us-east-1.amazonaws.com")(url)
+
+  val CredentialProviderClass: OptionSpec[String] = OptionSpec[String](
+    "kinesis.credentialProviderClass", "string", None,
+    "Class of the base credentials, on the driver's and executors' class path, implementing the AWS SDK for " +
+      "Java v2's AwsCredentialsProvider; built with a public constructor taking kinesis.credentialProviderParam " +
+      "(a String) when that is set, else with a public no-argument constructor. Instead of " +
+      "kinesis.awsAccessKeyId/awsSecretKey.",
+    "a fully qualified Java class name such as com.example.VaultCredentialsProvider")(
+    matches("[a-zA-Z_$][a-zA-Z0-9_$]*([.][a-zA-Z_$][a-zA-Z0-9_$]*)*", "it is not a Java class name"))
+
+  val CredentialProviderParam: OptionSpec[String] = OptionSpec[String](
+    "kinesis.credentialProviderParam", "string", None,
+    "The String handed to the constructor of kinesis.credentialProviderClass; needs that option.",
+    "any text", secret = true)(string)
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
@@ -198,7 +238,8 @@ object KinesisOptionsRegistry {
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
-    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor)
+    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor,
+    StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam)
 
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials
@@ -216,7 +257,22 @@ object KinesisOptionsRegistry {
         "three for temporary credentials, or none to use the default credentials chain."),
     OptionRule.NotBelow(ClientMaxRetryIntervalMs, ClientRetryIntervalsMs,
       s"Option ${ClientMaxRetryIntervalMs.name} ({value}) is smaller than ${ClientRetryIntervalsMs.name} " +
-        "({floor}): make the maximum at least the base interval."))
+        "({floor}): make the maximum at least the base interval."),
+    OptionRule.Needs(Seq(StsExternalId, StsRoleArn),
+      s"Option ${StsExternalId.name} is set without ${StsRoleArn.name}: an external id is only used when " +
+        "assuming a role; set the role's ARN too, or remove the external id."),
+    OptionRule.Needs(Seq(StsSessionName, StsRoleArn),
+      s"Option ${StsSessionName.name} is set without ${StsRoleArn.name}: set the ARN of the role to assume, or " +
+        "remove the session name."),
+    OptionRule.Needs(Seq(StsEndpointUrl, StsRoleArn),
+      s"Option ${StsEndpointUrl.name} is set without ${StsRoleArn.name}: it is only used to assume a role; " +
+        "set the role's ARN too, or remove it."),
+    OptionRule.Needs(Seq(CredentialProviderParam, CredentialProviderClass),
+      s"Option ${CredentialProviderParam.name} is set without ${CredentialProviderClass.name}: set the class " +
+        "it is handed to, or remove it."),
+    OptionRule.Excludes(Seq(AwsAccessKeyId, CredentialProviderClass),
+      s"Options ${AwsAccessKeyId.name} and ${CredentialProviderClass.name} both name base credentials: keep " +
+        "one (the keys, or the provider class)."))
 
   private val byKey: Map[String, OptionSpec[_]] = all.map(o => o.key -> o).toMap
 
