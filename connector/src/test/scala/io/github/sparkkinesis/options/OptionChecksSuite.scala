@@ -67,7 +67,7 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     (whole.get("check").get("min").asLong, whole.get("check").get("max").asLong) shouldBe ((1L, 10000L))
     val jsonRules = json.get("rules")
     (0 until jsonRules.size).map(i => jsonRules.get(i).get("kind").asText) shouldBe
-      Seq("required", "together", "needs", "notBelow")
+      Seq("required", "together", "needs", "notBelow", "needs", "needs", "needs", "needs", "excludes")
     jsonRules.get(0).get("usage").asText shouldBe "source"
   }
 }
