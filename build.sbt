@@ -187,7 +187,8 @@ lazy val integrationTests = (project in file("integration-tests"))
       s"-Dsparkkinesis.assemblyJar=${(connector / assembly).value.getAbsolutePath}",
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"
     ),
-    Test / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
+    // The emulators bin/test started once (kinesis-mock, moto, DynamoDB Local); otherwise each suite starts its own.
+    Test / envVars ++= sys.env.filter { case (k, _) => Seq("KINESIS_MOCK", "MOTO_", "DYNAMODB_LOCAL").exists(k.startsWith) }
   )
 
 /**
