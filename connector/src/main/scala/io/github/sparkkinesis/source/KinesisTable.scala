@@ -31,9 +31,12 @@ import io.github.sparkkinesis.sink.KinesisWriteBuilder
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
   extends Table with SupportsRead with SupportsWrite {
 
-  override def name(): String =
-    s"kinesis:${properties.collectFirst { case (k, v) if k.equalsIgnoreCase("kinesis.streamName") => v }
-      .getOrElse("<per row>")}"
+  override def name(): String = {
+    val streams = properties.collect {
+      case (k, v) if k.equalsIgnoreCase("kinesis.streamName") || k.equalsIgnoreCase("kinesis.streamARN") => v
+    }
+    s"kinesis:${if (streams.isEmpty) "<per row>" else streams.mkString(",")}"
+  }
 
   override def schema(): StructType = KinesisSchema.schema
 
@@ -76,7 +79,9 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
   override def description(): String = s"KinesisScan[$options]"
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
-    val hadoopConf = new Configuration(SparkSession.active.sparkContext.hadoopConfiguration)
-    new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients)
+    val spark = SparkSession.active
+    val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
+    new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
+      () => spark.sparkContext.defaultParallelism)
   }
 }

@@ -25,7 +25,8 @@ final class MicroBatchDriver(
     val fake: FakeKinesisClient,
     options: Map[String, String],
     val checkpoint: String = Files.createTempDirectory("checkpoint").toString,
-    clock: ManualClock = new ManualClock()) {
+    clock: ManualClock = new ManualClock(),
+    parallelism: Int = 2) {
 
   val parsed: KinesisSourceOptions = KinesisSourceOptions.parse(Map(
     "kinesis.streamName" -> "s",
@@ -39,7 +40,8 @@ final class MicroBatchDriver(
   var committed: KinesisSourceOffset = stream.initialOffset().asInstanceOf[KinesisSourceOffset]
   val batches: mutable.Buffer[Seq[Out]] = mutable.Buffer.empty
 
-  private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake, clock)
+  private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake,
+    () => parallelism, clock)
 
   /**
    * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks
