@@ -60,6 +60,8 @@ lazy val connector = (project in file("connector"))
       "software.amazon.awssdk" % "kinesis" % awsSdkVersion,
       "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
       "software.amazon.awssdk" % "sts" % awsSdkVersion,
+      // The DYNAMODB metadata store (kinesis.metadataCommitterType).
+      "software.amazon.awssdk" % "dynamodb" % awsSdkVersion,
       "com.fasterxml.jackson.core" % "jackson-databind" % "2.17.2",
       // The protobuf runtime the KPL's generated messages need (4.x); our de-aggregator uses it too.
       "com.google.protobuf" % "protobuf-java" % "4.29.0",

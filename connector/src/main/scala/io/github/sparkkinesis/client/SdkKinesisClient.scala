@@ -164,7 +164,7 @@ object SdkKinesisClient {
    * exponential backoff between the base and maximum delays. The circuit breaker is off: it would make one shard's
    * retries depend on how many failures other shards of the same client saw recently.
    */
-  private[client] def retryStrategy(retry: RetrySettings): RetryStrategy = {
+  private[sparkkinesis] def retryStrategy(retry: RetrySettings): RetryStrategy = {
     val backoff = BackoffStrategy.exponentialDelay(Duration.ofMillis(retry.baseDelayMs), Duration.ofMillis(retry.maxDelayMs))
     AwsRetryStrategy.standardRetryStrategy().toBuilder
       .maxAttempts(retry.numRetries + 1)

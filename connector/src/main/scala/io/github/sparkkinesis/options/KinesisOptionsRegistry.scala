@@ -134,7 +134,8 @@ object KinesisOptionsRegistry {
   val MetadataPath: OptionSpec[String] = OptionSpec[String](
     "kinesis.metadataPath", "string", None,
     "Directory (any Hadoop file system with atomic rename, such as HDFS or a local path) where tasks record " +
-      "where each micro-batch ended in each shard. Default: inside the query's checkpoint location.",
+      "where each micro-batch ended in each shard, with kinesis.metadataCommitterType HDFS. Default: inside the " +
+      "query's checkpoint location.",
     "a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata", usage = Source)(string)
 
   val AwsAccessKeyId: OptionSpec[String] = OptionSpec[String](
@@ -259,6 +260,28 @@ object KinesisOptionsRegistry {
     "The String handed to the constructor of kinesis.credentialProviderClass; needs that option.",
     "any text", secret = true)(string)
 
+  val MetadataCommitterType: OptionSpec[String] = OptionSpec[String](
+    "kinesis.metadataCommitterType", "enum", Some("HDFS"),
+    "Where tasks record where each micro-batch ended. HDFS: files under kinesis.metadataPath, on a Hadoop file " +
+      "system with an atomic no-overwrite rename (HDFS, a local or mounted disk; object stores such as s3a:// " +
+      "and gs:// are refused). DYNAMODB: items in the DynamoDB table kinesis.dynamodb.tableName, for checkpoints " +
+      "on S3 and other object stores.",
+    "HDFS or DYNAMODB", usage = Source)(oneOf(Seq("HDFS", "DYNAMODB")))
+
+  val DynamoDbTableName: OptionSpec[String] = OptionSpec[String](
+    "kinesis.dynamodb.tableName", "string", Some("spark-kinesis-metadata"),
+    "DynamoDB table of the DYNAMODB metadata store, in kinesis.region with the Kinesis credentials; created " +
+      "(on-demand billing) if missing. Several queries can share it: each keeps its items under its checkpoint " +
+      "location.",
+    "a table name, 3 to 255 characters of a-z A-Z 0-9 _ . -", usage = Source)(
+    matches("[a-zA-Z0-9_.-]{3,255}", "it is not a valid DynamoDB table name"))
+
+  val DynamoDbEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.dynamodb.endpointUrl", "url", None,
+    "DynamoDB endpoint of the DYNAMODB metadata store, for VPC endpoints and DynamoDB Local. Default: the " +
+      "regional endpoint of kinesis.region.",
+    "an http:// or https:// URL such as https://dynamodb.us-east-1.amazonaws.com", usage = Source)(url)
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
@@ -267,11 +290,13 @@ object KinesisOptionsRegistry {
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
     SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval,
-    StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam)
+    StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
+    MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl)
 
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials
-   * come as a pair (a session token with them), the retry maximum is not below the base interval.
+   * come as a pair (a session token with them), the retry maximum is not below the base interval, the STS options
+   * need a role, a provider parameter its class, and keys and a provider class exclude each other.
    */
   val rules: Seq[OptionRule] = Seq(
     OptionRule.Required(Seq(StreamName, StreamARN), Source,

@@ -15,6 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
+import io.github.sparkkinesis.metadata.ShardEndStores
 import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
@@ -54,6 +55,7 @@ final class KinesisTable(properties: Map[String, String], requestedSchema: Optio
           KinesisSchema.schema.simpleString)
     }
     val options = KinesisSourceOptions.parse(properties ++ scanOptions.asScala)
+    ShardEndStores.checkAtLoad(options, SparkSession.active.sparkContext.hadoopConfiguration)
     new ScanBuilder {
       override def build(): Scan = new KinesisScan(options)
     }
