@@ -76,3 +76,13 @@ object EmulatorScript {
 
 /** moto's server, for its STS: `MOTO_ENDPOINT` when set, else one started by `moto.sh` (see [[EmulatorScript]]). */
 object Moto extends EmulatorScript("moto.sh", "MOTO_ENDPOINT", "MOTO_PORT")
+
+/** DynamoDB Local: `DYNAMODB_LOCAL_ENDPOINT` when set, else one started by `dynamodb-local.sh`. */
+object DynamoDbLocal extends EmulatorScript("dynamodb-local.sh", "DYNAMODB_LOCAL_ENDPOINT", "DYNAMODB_LOCAL_PORT") {
+
+  /** The source's options that keep its metadata in a new table of this emulator. */
+  def storeOptions(): Seq[(String, String)] = Seq(
+    "kinesis.metadataCommitterType" -> "DYNAMODB",
+    "kinesis.dynamodb.tableName" -> s"it-metadata-${java.util.UUID.randomUUID().toString.take(8)}",
+    "kinesis.dynamodb.endpointUrl" -> endpoint)
+}
