@@ -33,21 +33,29 @@ private[sparkkinesis] object UserCredentialsProvider {
     }
   }
 
-  private def providerClassOf(settings: ProviderClassSettings): Class[_] = {
+  /**
+   * The class named `className`, or why it cannot provide credentials (missing, of the wrong type, abstract): the
+   * check of option kinesis.credentialProviderClass's value.
+   */
+  def loadClass(className: String): Either[String, Class[_]] = {
     val loader = Option(Thread.currentThread().getContextClassLoader).getOrElse(getClass.getClassLoader)
-    val cls = try Class.forName(settings.className, false, loader)
+    val found = try Right(Class.forName(className, false, loader))
     catch {
-      case _: ClassNotFoundException | _: NoClassDefFoundError =>
-        throw problem(settings, "no such class is on the class path: add the JAR that holds it to the driver and " +
-          "the executors (spark-submit --jars or --packages)")
+      case _: ClassNotFoundException | _: NoClassDefFoundError | _: LinkageError =>
+        Left("no such class is on the class path: add the JAR that holds it to the driver and the executors " +
+          "(spark-submit --jars or --packages)")
     }
-    if (!classOf[AwsCredentialsProvider].isAssignableFrom(cls) && resolveMethod(cls).isEmpty) {
-      throw problem(settings, "it does not implement AwsCredentialsProvider of the AWS SDK for Java v2 (a public " +
-        "resolveCredentials() method returning credentials with accessKeyId() and secretAccessKey())")
+    found.flatMap { cls =>
+      if (!classOf[AwsCredentialsProvider].isAssignableFrom(cls) && resolveMethod(cls).isEmpty) {
+        Left("it does not implement AwsCredentialsProvider of the AWS SDK for Java v2 (a public " +
+          "resolveCredentials() method returning credentials with accessKeyId() and secretAccessKey())")
+      } else if (Modifier.isAbstract(cls.getModifiers)) Left("it is abstract or an interface")
+      else Right(cls)
     }
-    if (Modifier.isAbstract(cls.getModifiers)) throw problem(settings, "it is abstract or an interface")
-    cls
   }
+
+  private def providerClassOf(settings: ProviderClassSettings): Class[_] =
+    loadClass(settings.className).fold(why => throw problem(settings, why), identity)
 
   /** How to build an instance: the (String) constructor with the parameter, else the no-argument one. */
   private def constructor(settings: ProviderClassSettings, cls: Class[_]): () => AnyRef = settings.param match {

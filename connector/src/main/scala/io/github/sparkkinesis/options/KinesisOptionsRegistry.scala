@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.options
 
+import io.github.sparkkinesis.client.UserCredentialsProvider
 import io.github.sparkkinesis.offsets.StartingPosition
 
 /**
@@ -252,8 +253,9 @@ object KinesisOptionsRegistry {
       "Java v2's AwsCredentialsProvider; built with a public constructor taking kinesis.credentialProviderParam " +
       "(a String) when that is set, else with a public no-argument constructor. Instead of " +
       "kinesis.awsAccessKeyId/awsSecretKey.",
-    "a fully qualified Java class name such as com.example.VaultCredentialsProvider")(
-    matches("[a-zA-Z_$][a-zA-Z0-9_$]*([.][a-zA-Z_$][a-zA-Z0-9_$]*)*", "it is not a Java class name"))
+    "a fully qualified name of such a class, such as com.example.VaultCredentialsProvider")(
+    // Loaded when the DataFrame is created, so a missing class or one of the wrong type fails at once.
+    raw => UserCredentialsProvider.loadClass(raw).map(_ => raw))
 
   val CredentialProviderParam: OptionSpec[String] = OptionSpec[String](
     "kinesis.credentialProviderParam", "string", None,
