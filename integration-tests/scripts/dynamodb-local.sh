@@ -11,8 +11,10 @@
 # Environment: DYNAMODB_LOCAL_PORT (default 4569), DYNAMODB_LOCAL_START_TIMEOUT / DYNAMODB_LOCAL_STOP_TIMEOUT
 # (seconds, default 60 / 10). DynamoDB Local has no setting for its listening address; the tests reach it on
 # 127.0.0.1. sqlite4java ships natives for Linux x86/x86_64, macOS and Windows (no Linux aarch64).
+# Start, stop and status come from emulator-lib.sh.
 set -euo pipefail
 
+readonly name="dynamodb-local" marker="dynamodbv2.local.main.ServerRunner"
 readonly version="2.6.1"
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$script_dir/../.." && pwd)"
@@ -24,8 +26,6 @@ readonly stop_timeout="${DYNAMODB_LOCAL_STOP_TIMEOUT:-10}"
 readonly pid_file="$emu_dir/dynamodb-local-$port.pid"
 readonly log_file="$emu_dir/dynamodb-local-$port.log"
 
-say() { echo "dynamodb-local: $*" >&2; }
-die() { say "$*"; exit 1; }
 
 install() {
   mkdir -p "$emu_dir"
@@ -60,15 +60,6 @@ POM
   exec 9>&-
 }
 
-running_pid() {
-  [ -f "$pid_file" ] || return 0
-  local pid
-  pid="$(cat "$pid_file")"
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q DynamoDBLocal "/proc/$pid/cmdline" 2>/dev/null; then
-    echo "$pid"
-  fi
-}
-
 # True when DynamoDB Local answers a ListTables call (it wants a signed-looking request, not a valid signature).
 answers() {
   local code
@@ -80,78 +71,11 @@ answers() {
   [ "$code" = "200" ]
 }
 
-port_taken() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-start() {
-  command -v curl >/dev/null || die "curl is needed to check that DynamoDB Local answers ('apt-get install curl')"
-  install
-  local pid
-  pid="$(running_pid)"
-  if [ -n "$pid" ]; then
-    answers || die "DynamoDB Local (pid $pid) is running but does not answer on port $port; see $log_file"
-    say "already running (pid $pid) on http://127.0.0.1:$port"
-    echo "http://127.0.0.1:$port"
-    return 0
-  fi
-  port_taken "$port" && die "port $port on 127.0.0.1 is already in use; set DYNAMODB_LOCAL_PORT to a free port"
-
+launch() {
   nohup java -Xmx256m -Djava.library.path="$lib_dir" -cp "$lib_dir/*" \
     com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -port "$port" \
     </dev/null >"$log_file" 2>&1 &
-  pid=$!
-  echo "$pid" >"$pid_file"
-  local deadline=$((SECONDS + start_timeout))
-  until answers; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      rm -f "$pid_file"
-      say "exited during start-up; last lines of $log_file:"
-      tail -n 20 "$log_file" >&2 || true
-      exit 1
-    fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      kill -KILL "$pid" 2>/dev/null || true
-      rm -f "$pid_file"
-      die "did not answer on http://127.0.0.1:$port within $start_timeout s (killed pid $pid); see $log_file"
-    fi
-    sleep 0.2
-  done
-  say "running (pid $pid) on http://127.0.0.1:$port, log $log_file"
-  echo "http://127.0.0.1:$port"
 }
 
-stop() {
-  local pid
-  pid="$(running_pid)"
-  if [ -z "$pid" ]; then
-    rm -f "$pid_file"
-    say "not running on port $port"
-    return 0
-  fi
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + stop_timeout))
-  while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
-    say "pid $pid still running $stop_timeout s after SIGTERM; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$pid_file" "$log_file"
-  say "stopped (pid $pid)"
-}
-
-status() {
-  local pid
-  pid="$(running_pid)"
-  [ -n "$pid" ] || { say "not running on port $port"; exit 3; }
-  answers || { say "pid $pid is alive but does not answer on http://127.0.0.1:$port; see $log_file"; exit 1; }
-  say "running (pid $pid) on http://127.0.0.1:$port"
-}
-
-case "${1:-}" in
-  install) install; say "DynamoDB Local $version installed in $lib_dir" ;;
-  start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) die "usage: ${0##*/} {install|start|stop|status}" ;;
-esac
+source "$script_dir/emulator-lib.sh"
+dispatch "$@"
