@@ -7,6 +7,8 @@ import io.github.sparkkinesis.offsets.StartingPosition
  * The source's options, parsed and checked; built once per DataFrame by [[KinesisSourceOptions.parse]].
  *
  * @param streams the streams to read, by name or ARN, as given (in `kinesis.streamName`, then `kinesis.streamARN`)
+ * @param batchStartingPosition where a batch read starts: `kinesis.startingPosition`, TRIM_HORIZON when unset
+ * @param endingPosition        where a batch read ends (`kinesis.endingPosition`)
  */
 final case class KinesisSourceOptions(
     streams: Seq[String],
@@ -24,7 +26,9 @@ final case class KinesisSourceOptions(
     metadataPath: Option[String],
     dropMisroutedRecords: Boolean,
     shardsPerTask: Int = 5,
-    allowStreamRemoval: Boolean = false) {
+    allowStreamRemoval: Boolean = false,
+    batchStartingPosition: StartingPosition = StartingPosition.TrimHorizon,
+    endingPosition: Option[StartingPosition] = None) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
@@ -70,6 +74,8 @@ object KinesisSourceOptions {
       metadataPath = get(MetadataPath),
       dropMisroutedRecords = getOrDefault(DropMisroutedAggregates),
       shardsPerTask = getOrDefault(ShardsPerTask),
-      allowStreamRemoval = getOrDefault(AllowStreamRemoval))
+      allowStreamRemoval = getOrDefault(AllowStreamRemoval),
+      batchStartingPosition = get(StartingPositionOption).getOrElse(StartingPosition.TrimHorizon),
+      endingPosition = get(EndingPosition))
   }
 }
