@@ -221,6 +221,17 @@ object KinesisOptionsRegistry {
       "not silently drop a stream. A stream added to the list is read from kinesis.startingPosition.",
     "true or false", usage = Source)(boolean)
 
+  val EndingPosition: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
+    "kinesis.endingPosition", "string", None,
+    "Where a batch read (spark.read) ends; streaming queries refuse it. LATEST: the records that had arrived when " +
+      "the read was planned. AT_TIMESTAMP <ISO-8601>: records that arrived before that instant. A JSON map of shard " +
+      "id to {\"iteratorType\": ..., \"iteratorPosition\": ...}: AT_SEQUENCE_NUMBER ends before that record, " +
+      "AFTER_SEQUENCE_NUMBER with it, AT_TIMESTAMP (epoch millis) before that instant, LATEST as above; shards the " +
+      "map does not name end at LATEST. A batch read starts at kinesis.startingPosition, TRIM_HORIZON when unset " +
+      "(as Spark's Kafka source starts batch reads at the earliest offsets).",
+    "LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position", usage = Source)(
+    StartingPosition.parse)
+
   val StsRoleArn: OptionSpec[String] = OptionSpec[String](
     "kinesis.stsRoleArn", "string", None,
     "ARN of an IAM role to assume for Kinesis (and the DynamoDB metadata store), with the base credentials: " +
@@ -291,7 +302,7 @@ object KinesisOptionsRegistry {
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
-    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval,
+    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition,
     StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
     MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl)
 

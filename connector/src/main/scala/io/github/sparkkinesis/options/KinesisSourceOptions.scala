@@ -7,6 +7,8 @@ import io.github.sparkkinesis.offsets.StartingPosition
  * The source's options, parsed and checked; built once per DataFrame by [[KinesisSourceOptions.parse]].
  *
  * @param streams the streams to read, by name or ARN, as given (in `kinesis.streamName`, then `kinesis.streamARN`)
+ * @param batchStartingPosition where a batch read starts: `kinesis.startingPosition`, TRIM_HORIZON when unset
+ * @param endingPosition        where a batch read ends (`kinesis.endingPosition`)
  */
 final case class KinesisSourceOptions(
     streams: Seq[String],
@@ -25,6 +27,8 @@ final case class KinesisSourceOptions(
     dropMisroutedRecords: Boolean,
     shardsPerTask: Int = 5,
     allowStreamRemoval: Boolean = false,
+    batchStartingPosition: StartingPosition = StartingPosition.TrimHorizon,
+    endingPosition: Option[StartingPosition] = None,
     metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs) {
 
   override def toString: String =
@@ -92,6 +96,8 @@ object KinesisSourceOptions {
       dropMisroutedRecords = getOrDefault(DropMisroutedAggregates),
       shardsPerTask = getOrDefault(ShardsPerTask),
       allowStreamRemoval = getOrDefault(AllowStreamRemoval),
+      batchStartingPosition = get(StartingPositionOption).getOrElse(StartingPosition.TrimHorizon),
+      endingPosition = get(EndingPosition),
       metadataStore = MetadataStoreSettings.parse(options))
   }
 }

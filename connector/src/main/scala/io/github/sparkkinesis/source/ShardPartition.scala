@@ -9,7 +9,7 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 
 /**
  * One shard's part of a task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within
- * the bounds `read` sets for a first attempt.
+ * the bounds `read` sets for a first attempt and, in a batch read, up to `until`.
  */
 final case class ShardPartition(
     stream: String,
@@ -17,7 +17,16 @@ final case class ShardPartition(
     batch: Long,
     start: ShardPosition,
     hashKeyRange: Option[HashKeyRange],
-    read: ShardRead = ShardRead.Unbounded)
+    read: ShardRead = ShardRead.Unbounded,
+    until: Option[SequenceBound] = None)
+
+/** The last record a batch read takes: the one with `sequenceNumber` when `inclusive`, else the one before it. */
+final case class SequenceBound(sequenceNumber: String, inclusive: Boolean) {
+  def admits(sequence: String): Boolean = {
+    val order = ShardPosition.compareSequenceNumbers(sequence, sequenceNumber)
+    order < 0 || (inclusive && order == 0)
+  }
+}
 
 /**
  * The work of one task: task `task` of micro-batch `batch` reads `shards`, several at once. Where it ends them is

@@ -86,7 +86,7 @@ final class ShardPartitionReader(
 
   /**
    * First attempt: read on until caught up with the tip, the shard's end, a limit, or (in a Trigger.AvailableNow
-   * run) the first record that arrived after the run began. Records that keep arriving while it reads belong to
+   * run or a batch read) the first record past its bound. Records that keep arriving while it reads belong to
    * the next batch, so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the
    * service's clock (the first page's tip), never the executor's. Until it has read a record the attempt reads on
    * through empty pages however long that takes, since ending at its own start while records lie ahead would make
@@ -98,10 +98,9 @@ final class ShardPartitionReader(
     fetcher.fetch(deadlineMs, remaining) match {
       case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
       case Some(page) =>
-        val (kept, beyond) = partition.read.arrivedBeforeMs match {
-          case Some(bound) => page.records.span(_.approximateArrivalTimestampMillis < bound)
-          case None        => (page.records, Nil)
-        }
+        val (kept, beyond) = page.records.span(r =>
+          partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
+            partition.until.forall(_.admits(r.sequenceNumber)))
         if (beyond.nonEmpty) fetcher.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
         emit(kept)
         kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))

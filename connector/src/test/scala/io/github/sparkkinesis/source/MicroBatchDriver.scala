@@ -13,7 +13,8 @@ import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /** One row as tests compare them. */
-final case class Out(shardId: String, partitionKey: String, data: String, sequenceNumber: String, subSequence: Long)
+final case class Out(shardId: String, partitionKey: String, data: String, sequenceNumber: String, subSequence: Long,
+    stream: String = "s")
 
 /**
  * Drives a [[KinesisMicroBatchStream]] over a [[FakeKinesisClient]] the way Spark's micro-batch engine does:
@@ -62,7 +63,7 @@ final class MicroBatchDriver(
         while (reader.next()) {
           val r = reader.get()
           rows += Out(r.getUTF8String(5).toString, r.getUTF8String(2).toString, new String(r.getBinary(0), UTF_8),
-            r.getUTF8String(3).toString, r.getLong(6))
+            r.getUTF8String(3).toString, r.getLong(6), r.getUTF8String(1).toString)
         }
       } finally reader.close()
       rows
