@@ -80,7 +80,8 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
         "stream_name", "region", "endpoint_url", "client_num_retries", "client_retry_intervals_ms",
         "client_max_retry_interval_ms", "aws_access_key_id", "aws_secret_key", "session_token", "verify_certificate",
         "record_max_buffered_time_ms", "max_connections", "aggregation_enabled", "record_ttl",
-        "max_pending_records_per_executor", "max_pending_bytes_per_executor"]
+        "max_pending_records_per_executor", "max_pending_bytes_per_executor", "sts_role_arn", "sts_session_name",
+        "sts_external_id", "sts_endpoint_url", "credential_provider_class", "credential_provider_param"]
     assert all(p.default is None for name, p in parameters.items() if name != "unknown")
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")
     assert hints["stream_name"] == typing.Optional[str]
@@ -96,6 +97,7 @@ def test_the_defaults_are_the_connectors_and_none_is_sent_unless_given() -> None
     assert defaults == {
         "kinesis.clientNumRetries": "3", "kinesis.clientRetryIntervalsMs": "500",
         "kinesis.clientMaxRetryIntervalMs": "10000", "kinesis.verifyCertificate": "true",
+        "kinesis.stsSessionName": "spark-kinesis",
         "kinesis.sink.recordMaxBufferedTimeMs": "100",
         "kinesis.sink.maxConnections": "24", "kinesis.sink.aggregationEnabled": "true",
         "kinesis.sink.recordTtl": "30000", "kinesis.sink.maxPendingRecordsPerExecutor": "100000",
