@@ -5,6 +5,7 @@ import java.util
 import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.metric.CustomMetric
@@ -89,7 +90,9 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
     }
     val spark = SparkSession.active
     val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
+    val metadata = new Path(options.metadataPath.getOrElse(checkpointLocation))
+    val onLocalDisk = metadata.getFileSystem(hadoopConf).getScheme == "file"
     new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
-      () => spark.sparkContext.defaultParallelism)
+      () => spark.sparkContext.defaultParallelism, metadataOnExecutorDisks = onLocalDisk && !spark.sparkContext.isLocal)
   }
 }
