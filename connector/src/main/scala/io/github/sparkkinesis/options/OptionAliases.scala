@@ -39,23 +39,26 @@ object AliasEffect {
  * How an alias' value becomes its target's: the text in the target's spelling, and a note when the conversion
  * changed what the value means (a rounding), which is warned about.
  */
-final case class Conversion(accepted: String, run: String => Either[String, (String, Option[String])]) {
+final case class Conversion(
+    accepted: String, what: String, run: String => Either[String, (String, Option[String])]) {
   def apply(raw: String): Either[String, (String, Option[String])] = run(raw)
 }
 
 object Conversion {
-  val Same: Conversion = Conversion("", raw => Right((raw, None)))
+  val Same: Conversion = Conversion("", "", raw => Right((raw, None)))
 
   /** Milliseconds to whole seconds, rounded up (at least 1). */
-  val MillisToSeconds: Conversion = Conversion("a whole number of milliseconds", raw =>
+  val MillisToSeconds: Conversion = Conversion(
+    "a whole number of milliseconds", "milliseconds to seconds, rounded up", raw =>
     Parsers.long(0L, Long.MaxValue)(raw).map(secondsOf))
 
   /** A duration (`10s`, `2m`, `500ms`; a bare number is milliseconds) to whole seconds, rounded up (at least 1). */
-  val DurationToSeconds: Conversion = Conversion("a duration such as 10s or 2m", raw =>
+  val DurationToSeconds: Conversion = Conversion(
+    "a duration such as 10s or 2m", "a duration to seconds, rounded up", raw =>
     Parsers.boundedDuration(raw).map(secondsOf))
 
   /** A duration to a whole number of milliseconds. */
-  val DurationToMillis: Conversion = Conversion("a duration such as 400ms or 1s", raw =>
+  val DurationToMillis: Conversion = Conversion("a duration such as 400ms or 1s", "a duration to milliseconds", raw =>
     Parsers.boundedDuration(raw).map(ms => (ms.toString, None)))
 
   private def secondsOf(ms: Long): (String, Option[String]) = {
@@ -64,15 +67,16 @@ object Conversion {
   }
 
   /** Databricks' `endpoint` may be a bare host name; the AWS SDK needs a URL. */
-  val HostToUrl: Conversion = Conversion("a URL or a host name", raw =>
+  val HostToUrl: Conversion = Conversion("a URL or a host name", "a bare host name gets https://", raw =>
     Right((if (raw.contains("://")) raw else s"https://$raw", None)))
 
   /** Databricks' consumerMode: polling or efo. */
-  val ConsumerMode: Conversion = Conversion("polling or efo", raw => raw.toLowerCase(Locale.ROOT) match {
-    case "polling" => Right(("GetRecords", None))
-    case "efo"     => Right(("SubscribeToShard", None))
-    case _         => Left("it is not polling or efo")
-  })
+  val ConsumerMode: Conversion = Conversion("polling or efo", "polling is GetRecords, efo is SubscribeToShard",
+    raw => raw.toLowerCase(Locale.ROOT) match {
+      case "polling" => Right(("GetRecords", None))
+      case "efo"     => Right(("SubscribeToShard", None))
+      case _         => Left("it is not polling or efo")
+    })
 
   /**
    * Databricks' initialPosition: latest, trim_horizon, earliest, or at_timestamp as the JSON
@@ -81,10 +85,12 @@ object Conversion {
    */
   val DatabricksPosition: Conversion = Conversion(
     "latest, trim_horizon, earliest, or {\"at_timestamp\": \"<time>\", \"format\": \"<SimpleDateFormat pattern>\"}",
+    "at_timestamp JSON to AT_TIMESTAMP and its instant",
     raw => raw.toLowerCase(Locale.ROOT) match {
       case "latest" | "trim_horizon" | "earliest" => Right((raw.toUpperCase(Locale.ROOT), None))
-      case _ if raw.startsWith("{")                => atTimestamp(raw).map(ms => (s"AT_TIMESTAMP ${Instant.ofEpochMilli(ms)}", None))
-      case _                                       => Left("it is not latest, trim_horizon, earliest or an at_timestamp JSON object")
+      case _ if raw.startsWith("{") =>
+        atTimestamp(raw).map(ms => (s"AT_TIMESTAMP ${Instant.ofEpochMilli(ms)}", None))
+      case _ => Left("it is not latest, trim_horizon, earliest or an at_timestamp JSON object")
     })
 
   private def atTimestamp(json: String): Either[String, Long] =
@@ -117,8 +123,11 @@ object Conversion {
 final case class OptionAlias(name: String, dialects: Seq[Dialect], effect: AliasEffect) {
   def key: String = name.toLowerCase(Locale.ROOT)
 
+  /** The connectors that document it: `qubole/roncemer, Databricks`. */
+  def dialectNames: String = dialects.map(_.name).mkString(", ")
+
   /** How messages name the alias: `startingPosition (qubole/roncemer)`. */
-  def shown: String = s"$name (${dialects.map(_.name).mkString(", ")})"
+  def shown: String = s"$name ($dialectNames)"
 }
 
 /**
@@ -173,7 +182,8 @@ object OptionAliases {
     OptionAlias("failOnDataLoss", Seq(QuboleRoncemer), Sets("kinesis.failOnDataLoss")),
     OptionAlias("kinesis.executor.maxFetchTimeInMs", Seq(QuboleRoncemer),
       Sets("kinesis.maxFetchTimePerShardSec", MillisToSeconds)),
-    OptionAlias("kinesis.executor.maxFetchRecordsPerShard", Seq(QuboleRoncemer), Sets("kinesis.maxFetchRecordsPerShard")),
+    OptionAlias("kinesis.executor.maxFetchRecordsPerShard", Seq(QuboleRoncemer),
+      Sets("kinesis.maxFetchRecordsPerShard")),
     OptionAlias("kinesis.executor.maxRecordPerRead", Seq(QuboleRoncemer),
       Sets("kinesis.getRecords.numberOfRecordsPerFetch")),
     OptionAlias("kinesis.executor.addIdleTimeBetweenReads", Seq(QuboleRoncemer), NoEffect(
