@@ -16,7 +16,7 @@ private[options] final class OptionValues(raw: Map[String, String]) {
   private val options = {
     val resolution = AliasResolution.resolve(raw)
     OptionValues.rejectUnknown(resolution.options.keys)
-    resolution.warnings.foreach(OptionValues.log.warn)
+    resolution.warnings.foreach(OptionValues.warnOnce)
     resolution.options
   }
 
@@ -56,6 +56,10 @@ private[options] object OptionValues {
   import KinesisOptionsRegistry.{aliases, all, find}
 
   private val log = org.slf4j.LoggerFactory.getLogger(classOf[OptionValues])
+  private val warned = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /** Spark parses a DataFrame's options several times (schema, table, scan): each warning is logged once a JVM. */
+  private def warnOnce(warning: String): Unit = if (warned.add(warning)) log.warn(warning) else log.debug(warning)
 
   /** The names an unknown `kinesis.*` option is compared with: the registry's, and the aliases of that form. */
   private val knownNames: Seq[String] =

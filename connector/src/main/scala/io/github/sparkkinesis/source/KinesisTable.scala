@@ -2,6 +2,8 @@ package io.github.sparkkinesis.source
 
 import java.util
 
+import scala.util.Try
+
 import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.hadoop.conf.Configuration
@@ -15,7 +17,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
-import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{AliasResolution, KinesisOptionsRegistry, KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
 /**
@@ -31,9 +33,10 @@ import io.github.sparkkinesis.sink.KinesisWriteBuilder
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
   extends Table with SupportsRead with SupportsWrite {
 
+  /** Names the stream however the options spell it; bad options fail elsewhere, with their own message. */
   override def name(): String =
-    s"kinesis:${properties.collectFirst { case (k, v) if k.equalsIgnoreCase("kinesis.streamName") => v }
-      .getOrElse("<per row>")}"
+    s"kinesis:${Try(AliasResolution.resolve(properties).options.get(KinesisOptionsRegistry.StreamName.key)).toOption
+      .flatten.getOrElse("<per row>")}"
 
   override def schema(): StructType = KinesisSchema.schema
 
