@@ -2,7 +2,7 @@ package io.github.sparkkinesis
 
 import java.util.ServiceLoader
 
-import scala.collection.JavaConverters._
+import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.spark.sql.sources.DataSourceRegister
 import org.scalatest.funsuite.AnyFunSuite
