@@ -37,8 +37,11 @@ object AliasResolution {
             warnings += s"Option ${alias.shown} has no effect with spark-kinesis: $why."
           case Sets(target, convert, differs) => find(target) match {
             case Some(spec) =>
-              val (text, note) = convert(value.trim).fold(problem => throw invalid(alias, spec, value, problem, convert),
+              val accepted = Some(convert.accepted).filter(_.nonEmpty).getOrElse(spec.accepted)
+              val (text, note) = convert(value.trim).fold(problem => throw invalid(alias, spec, value, problem, accepted),
                 identity)
+              // Checked here too, so that a bad value is reported under the name the user wrote.
+              spec.parse(text.trim).left.foreach(problem => throw invalid(alias, spec, value, problem, accepted))
               spelled += Spelled(spec, alias.name, value, text)
               (differs.toSeq ++ note).foreach(what =>
                 warnings += s"Option ${alias.shown} is read as ${spec.name}: $what.")
@@ -59,13 +62,15 @@ object AliasResolution {
     AliasResolution(untouched.result() ++ resolved, warnings.result().sorted)
   }
 
-  private def awaitingWarning(shown: String, target: String): String =
-    s"Option $shown is accepted but not supported by this version yet (it needs $target); it has no effect."
+  private def awaitingWarning(shown: String, target: String): String = {
+    val needs = if (shown == target) "" else s" (it needs $target)"
+    s"Option $shown is accepted but not supported by this version yet$needs; it has no effect."
+  }
 
-  private def invalid(alias: OptionAlias, spec: OptionSpec[_], raw: String, problem: String, convert: Conversion) = {
+  private def invalid(alias: OptionAlias, spec: OptionSpec[_], raw: String, problem: String, accepted: String) = {
     val shown = if (spec.secret) "<redacted>" else s"'$raw'"
     new IllegalArgumentException(s"Invalid value $shown for option ${alias.shown}, read as ${spec.name}: $problem. " +
-      s"Accepted: ${convert.accepted}.")
+      s"Accepted: $accepted.")
   }
 
   private def conflict(spec: OptionSpec[_], spellings: Seq[Spelled]) = {

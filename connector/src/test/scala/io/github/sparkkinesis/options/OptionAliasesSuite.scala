@@ -176,12 +176,20 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
 
   test("given options awaiting their target, when resolved, then they are accepted with a not-yet-supported warning") {
     warnings("roleArn" -> "arn:aws:iam::1:role/r", "kinesis.consumerName" -> "c") shouldBe Seq(
-      "Option kinesis.consumerName is accepted but not supported by this version yet (it needs kinesis.consumerName); " +
-        "it has no effect.",
+      "Option kinesis.consumerName is accepted but not supported by this version yet; it has no effect.",
       "Option roleArn (Databricks) is accepted but not supported by this version yet (it needs kinesis.stsRoleArn); " +
         "it has no effect.")
     source("streamName" -> "s", "awsSTSRoleARN" -> "arn", "kinesis.stsRoleArn" -> "arn", "shardsPerTask" -> "2",
       "requireConsumerDeregistration" -> "true").streamName shouldBe "s"
+  }
+
+  test("given a value the target refuses, when given through an alias, then the message names the alias") {
+    failure("streamName" -> "a,b") shouldBe "Invalid value 'a,b' for option streamName (qubole/roncemer, Databricks), " +
+      "read as kinesis.streamName: it is not a valid stream name. Accepted: a stream name, 1 to 128 characters of " +
+      "a-z A-Z 0-9 _ . -."
+    failure("streamName" -> "s", "consumerMode" -> "efo") shouldBe "Invalid value 'efo' for option consumerMode " +
+      "(Databricks), read as kinesis.consumerType: enhanced fan-out (SubscribeToShard) is not supported by this " +
+      "version yet; use GetRecords. Accepted: polling or efo."
   }
 
   test("given alias names in any case, when parsed, then they are recognised") {
