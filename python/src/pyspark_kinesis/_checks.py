@@ -88,7 +88,7 @@ def rule_problem(rule: Mapping[str, Any], given: Iterable[str], number: Callable
     names, given = rule["options"], set(given)
     kind = rule["kind"]
     if kind == "required":
-        broken = names[0] not in given
+        broken = not any(n in given for n in names)
     elif kind == "together":
         broken = any(n in given for n in names) and not all(n in given for n in names)
     elif kind == "needs":

@@ -53,7 +53,8 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
   override def listShards(streamName: String): Seq[ShardDescription] = call("ListShards", streamName, None) {
     val shards = Vector.newBuilder[ShardDescription]
     // ListShards rejects StreamName together with NextToken: the token alone names the stream on later pages.
-    var request = ListShardsRequest.builder().streamName(streamName).build()
+    var request = (if (StreamRef.isArn(streamName)) ListShardsRequest.builder().streamARN(streamName)
+      else ListShardsRequest.builder().streamName(streamName)).build()
     var more = true
     while (more) {
       val page = sdk.listShards(request)
@@ -66,7 +67,8 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
 
   override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String =
     call("GetShardIterator", streamName, Some(shardId)) {
-      val request = GetShardIteratorRequest.builder().streamName(streamName).shardId(shardId)
+      val named = GetShardIteratorRequest.builder().shardId(shardId)
+      val request = if (StreamRef.isArn(streamName)) named.streamARN(streamName) else named.streamName(streamName)
       start match {
         case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
         case IteratorStart.Latest      => request.shardIteratorType(ShardIteratorType.LATEST)

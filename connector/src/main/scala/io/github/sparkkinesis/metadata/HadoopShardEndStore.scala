@@ -1,41 +1,62 @@
 package io.github.sparkkinesis.metadata
 
 import java.io.{ObjectInputStream, ObjectOutputStream}
+import java.util.concurrent.{Callable, Executors, ThreadFactory}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 /**
- * [[ShardEndStore]] on a Hadoop file system: one small JSON file per stream, batch and shard under `root`,
- * published with [[AtomicFiles]] so that exactly one attempt's record wins. Serializable, Hadoop
+ * [[ShardEndStore]] on a Hadoop file system: one small JSON file per batch and task, `tasks/<batch>/<task>.json`
+ * under `root`, published with [[AtomicFiles]] so that exactly one attempt's record wins. Versions before 0.2.0 wrote
+ * one file per shard, `<stream>/<batch>/<shardId>.json`; those are still read and purged. Serializable, Hadoop
  * configuration included, so executors write with the driver's file system settings.
  */
 final class HadoopShardEndStore(root: String, @transient private var conf: Configuration) extends ShardEndStore {
 
-  private def fileOf(stream: String, batch: Long, shardId: String): Path =
-    new Path(new Path(new Path(new Path(root), stream), batch.toString), s"$shardId.json")
+  private def batchDir(batch: Long): Path = new Path(new Path(new Path(root), HadoopShardEndStore.Tasks), batch.toString)
 
-  override def get(stream: String, batch: Long, shardId: String): Option[ShardEndRecord] = {
-    val file = fileOf(stream, batch, shardId)
-    AtomicFiles.read(file, conf).map(ShardEndRecord.fromJson(_, file.toString))
+  private def fileOf(batch: Long, task: Int): Path = new Path(batchDir(batch), s"$task.json")
+
+  override def get(batch: Long, task: Int): Option[TaskEndRecord] = {
+    val file = fileOf(batch, task)
+    AtomicFiles.read(file, conf).map(TaskEndRecord.fromJson(_, file.toString))
   }
 
-  override def recordIfAbsent(record: ShardEndRecord): ShardEndRecord = {
-    val target = fileOf(record.stream, record.batch, record.shardId)
+  /** One read per task, several at once: the files are small, so the round trips are the cost. */
+  override def getAll(batch: Long, tasks: Seq[Int]): Map[Int, TaskEndRecord] =
+    if (tasks.size <= 1) tasks.flatMap(t => get(batch, t).map(t -> _)).toMap
+    else {
+      val reads = tasks.map(t => HadoopShardEndStore.readers.submit(new Callable[Option[TaskEndRecord]] {
+        override def call(): Option[TaskEndRecord] = get(batch, t)
+      }))
+      tasks.zip(reads).flatMap { case (t, read) => read.get().map(t -> _) }.toMap
+    }
+
+  override def recordIfAbsent(record: TaskEndRecord): TaskEndRecord = {
+    val target = fileOf(record.batch, record.task)
     if (AtomicFiles.publishIfAbsent(target, record.toJson, conf)) record
-    else get(record.stream, record.batch, record.shardId).getOrElse(throw new IllegalStateException(
+    else get(record.batch, record.task).getOrElse(throw new IllegalStateException(
       s"$target was reported as existing but cannot be read; check the file system of kinesis.metadataPath"))
   }
 
-  override def purgeBefore(stream: String, batch: Long): Unit = {
-    val dir = new Path(new Path(root), stream)
-    val fs = dir.getFileSystem(conf)
-    if (fs.exists(dir)) {
-      fs.listStatus(dir).foreach { status =>
-        val name = status.getPath.getName
-        if (name.nonEmpty && name.forall(_.isDigit) && name.toLong < batch) fs.delete(status.getPath, true)
+  override def purgeBefore(batch: Long): Unit = {
+    val top = new Path(root)
+    val fs = top.getFileSystem(conf)
+    if (fs.exists(top)) {
+      // tasks/ and, from versions before 0.2.0, one directory per stream: each holds one directory per batch
+      fs.listStatus(top).filter(_.isDirectory).foreach { dir =>
+        fs.listStatus(dir.getPath).foreach { status =>
+          val name = status.getPath.getName
+          if (name.nonEmpty && name.forall(_.isDigit) && name.toLong < batch) fs.delete(status.getPath, true)
+        }
       }
     }
+  }
+
+  override def legacyGet(stream: String, batch: Long, shardId: String): Option[ShardEndRecord] = {
+    val file = new Path(new Path(new Path(new Path(root), stream), batch.toString), s"$shardId.json")
+    AtomicFiles.read(file, conf).map(ShardEndRecord.fromJson(_, file.toString))
   }
 
   private def writeObject(out: ObjectOutputStream): Unit = {
@@ -48,4 +69,18 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
     conf = new Configuration(false)
     conf.readFields(in)
   }
+}
+
+private object HadoopShardEndStore {
+  /** The directory of task records; a stream's legacy directory of that name holds only `shardId-*.json` files. */
+  val Tasks = "tasks"
+
+  /** Reads the driver makes at once; daemon threads, so an idle pool never keeps a JVM alive. */
+  lazy val readers = Executors.newFixedThreadPool(16, new ThreadFactory {
+    override def newThread(r: Runnable): Thread = {
+      val thread = new Thread(r, "kinesis-shard-end-reads")
+      thread.setDaemon(true)
+      thread
+    }
+  })
 }

@@ -61,14 +61,17 @@ final case class ShardEndRecord(
     recordCount: Long,
     stats: Option[ReadStats] = None) {
 
-  def toJson: String = Json.write(Json.obj(Seq(
-    "version" -> Json.number(if (stats.isEmpty) 1 else ShardEndRecord.Version),
+  def toJson: String = Json.write(toNode(withVersion = true))
+
+  /** The record as JSON; inside a [[TaskEndRecord]] it goes without a version field of its own. */
+  def toNode(withVersion: Boolean): JsonNode = Json.obj((
+    (if (withVersion) Seq("version" -> Json.number(if (stats.isEmpty) 1 else ShardEndRecord.Version)) else Nil) ++ Seq(
     "stream" -> Json.text(stream),
     "shardId" -> Json.text(shardId),
     "batch" -> Json.number(batch),
     "start" -> ShardPosition.toJson(start),
     "end" -> ShardPosition.toJson(end),
-    "recordCount" -> Json.number(recordCount)) ++ stats.map(s => "stats" -> s.toJson): _*))
+    "recordCount" -> Json.number(recordCount)) ++ stats.map(s => "stats" -> s.toJson)): _*)
 
   /** Whether two attempts read the same records: same range, whatever they counted. */
   def sameRange(other: ShardEndRecord): Boolean =
@@ -84,6 +87,10 @@ object ShardEndRecord {
     val what = s"the shard end record $where"
     val node = Json.read(raw, what)
     Json.checkVersion(node, Version, what)
+    fromNode(node, what)
+  }
+
+  def fromNode(node: JsonNode, what: String): ShardEndRecord =
     ShardEndRecord(
       stream = Json.field(node, "stream", what).asText(),
       shardId = Json.field(node, "shardId", what).asText(),
@@ -92,5 +99,4 @@ object ShardEndRecord {
       end = ShardPosition.fromJson(Json.field(node, "end", what), what),
       recordCount = Json.field(node, "recordCount", what).asLong(),
       stats = Option(node.get("stats")).filterNot(_.isNull).map(ReadStats.fromJson(_, what)))
-  }
 }

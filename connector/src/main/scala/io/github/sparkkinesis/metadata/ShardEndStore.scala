@@ -1,19 +1,43 @@
 package io.github.sparkkinesis.metadata
 
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+
+import io.github.sparkkinesis.options.KinesisSourceOptions
+
 /**
- * Durable record of where each micro-batch ended in each shard, written once by the task that decided it
- * (first writer wins) and read by retried tasks, replays and the driver when it plans the next batch.
+ * Durable record of where each micro-batch ended in each shard, one record per task: written once by the task
+ * attempt that decided it (first writer wins) and read by retried tasks, replays and the driver when it plans the
+ * next batch.
  */
 trait ShardEndStore extends Serializable {
 
-  def get(stream: String, batch: Long, shardId: String): Option[ShardEndRecord]
+  /** The record of task `task` of micro-batch `batch`, if one was written. */
+  def get(batch: Long, task: Int): Option[TaskEndRecord]
+
+  /** The records of `tasks` of micro-batch `batch` that were written, in as few requests as the store allows. */
+  def getAll(batch: Long, tasks: Seq[Int]): Map[Int, TaskEndRecord]
 
   /**
-   * Records `record` unless a record for the same stream, batch and shard exists; returns the record that
-   * holds afterwards: `record` itself, or the one an earlier attempt wrote.
+   * Records `record` unless a record for the same batch and task exists; returns the record that holds afterwards:
+   * `record` itself, or the one an earlier attempt wrote.
    */
-  def recordIfAbsent(record: ShardEndRecord): ShardEndRecord
+  def recordIfAbsent(record: TaskEndRecord): TaskEndRecord
 
-  /** Forgets every batch of `stream` numbered below `batch`. */
-  def purgeBefore(stream: String, batch: Long): Unit
+  /** Forgets every batch numbered below `batch`. */
+  def purgeBefore(batch: Long): Unit
+
+  /**
+   * The record of one shard written by a version before 0.2.0 (one record per shard), for the batches a checkpoint
+   * of that version planned; None where the store never held such records.
+   */
+  def legacyGet(stream: String, batch: Long, shardId: String): Option[ShardEndRecord] = None
+}
+
+/** Opens the store a query's options ask for. */
+object ShardEndStores {
+
+  def open(options: KinesisSourceOptions, checkpointLocation: String, hadoopConf: Configuration): ShardEndStore =
+    new HadoopShardEndStore(
+      options.metadataPath.getOrElse(new Path(checkpointLocation, "shard-ends").toString), hadoopConf)
 }

@@ -22,9 +22,10 @@ object ShardState {
 /**
  * How a micro-batch's first attempt reads one shard: at most `maxRecords` Kinesis records (a read limit's share),
  * and only records that arrived before `arrivedBeforeMs` (the end of a Trigger.AvailableNow run). Later attempts
- * read exactly to the end the first one recorded, whatever these say.
+ * read exactly to the end the first one recorded, whatever these say. `task` is the micro-batch's task that reads
+ * the shard (None in offsets of version 2 and before, whose batches read each shard in a task of its own).
  */
-final case class ShardRead(maxRecords: Option[Long], arrivedBeforeMs: Option[Long])
+final case class ShardRead(maxRecords: Option[Long], arrivedBeforeMs: Option[Long], task: Option[Int] = None)
 
 object ShardRead {
   val Unbounded: ShardRead = ShardRead(None, None)
@@ -56,16 +57,32 @@ final case class KinesisSourceOffset(
       "reads" -> Json.obj(byStream.toSeq.map { case (stream, shards) =>
         stream -> Json.obj(shards.toSeq.map { case (shardId, read) =>
           shardId -> Json.obj(read.maxRecords.map(n => "maxRecords" -> Json.number(n)).toSeq ++
-            read.arrivedBeforeMs.map(ms => "arrivedBeforeMs" -> Json.number(ms)): _*)
+            read.arrivedBeforeMs.map(ms => "arrivedBeforeMs" -> Json.number(ms)) ++
+            read.task.map(t => "task" -> Json.number(t.toLong)): _*)
         }: _*)
       }: _*)
     }
-    val version = if (reads.isEmpty) 1 else KinesisSourceOffset.Version
+    val version = reads match {
+      case None                                                               => 1
+      case Some(byStream) if byStream.values.forall(_.values.forall(_.task.isEmpty)) => 2
+      case Some(_)                                                            => KinesisSourceOffset.Version
+    }
     Json.write(Json.obj(Seq(
       "version" -> Json.number(version),
       "batch" -> Json.number(batch),
       "streams" -> streamsNode) ++ readsField: _*))
   }
+
+  /**
+   * Every shard the micro-batch ending at this offset reads, with how and in which task. Offsets before version 3
+   * planned a task per shard: theirs are numbered in (stream, shard) order.
+   */
+  def plannedReads: Seq[PlannedRead] =
+    streams.keys.toSeq.sorted.flatMap(s => shardsRead(s).map { case (id, read) => (s, id, read) })
+      .zipWithIndex.map { case ((s, id, read), i) => PlannedRead(s, id, read, read.task.getOrElse(i)) }
+
+  /** Whether the micro-batch was planned before version 3, with one record per shard in the metadata store. */
+  def isLegacy: Boolean = reads.forall(_.values.forall(_.values.forall(_.task.isEmpty)))
 
   /** The shards of `stream` that the micro-batch ending at this offset reads, with how it reads each. */
   def shardsRead(stream: String): Seq[(String, ShardRead)] = reads match {
@@ -74,9 +91,15 @@ final case class KinesisSourceOffset(
   }
 }
 
+/** One shard a micro-batch reads: how, and in which of its tasks. */
+final case class PlannedRead(stream: String, shardId: String, read: ShardRead, task: Int)
+
 object KinesisSourceOffset {
-  /** Version 2 adds `reads`; an offset without it is still written as version 1, which 0.1.0 reads. */
-  val Version = 2
+  /**
+   * Version 2 adds `reads`, version 3 each read's `task`; an offset without them is still written as the version
+   * that introduced what it has, so 0.1.0 reads offsets without `reads`.
+   */
+  val Version = 3
 
   /**
    * `offset` as this source's offset. Spark hands back offsets it read from the checkpoint's log as its own
@@ -101,7 +124,8 @@ object KinesisSourceOffset {
     val reads = Option(node.get("reads")).map { byStream =>
       Json.fields(byStream).map { case (stream, shards) =>
         stream -> Json.fields(shards).map { case (shardId, read) =>
-          shardId -> ShardRead(Json.optionalLong(read, "maxRecords"), Json.optionalLong(read, "arrivedBeforeMs"))
+          shardId -> ShardRead(Json.optionalLong(read, "maxRecords"), Json.optionalLong(read, "arrivedBeforeMs"),
+            Json.optionalLong(read, "task").map(_.toInt))
         }.toMap
       }.toMap
     }

@@ -11,13 +11,27 @@ object KinesisOptionsRegistry {
   import OptionUsage._
   import Parsers._
 
+  private val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}"
+  private val StreamArnPattern = "arn:aws[a-z-]*:kinesis:[a-z0-9-]+:[0-9]{12}:stream/[a-zA-Z0-9_.-]{1,128}"
+
   val StreamName: OptionSpec[String] = OptionSpec[String](
     "kinesis.streamName", "string", None,
-    "Name of the Kinesis data stream to read (required), or to write to. On a write it overrides the " +
+    "Name of the Kinesis data stream to read, or a comma-separated list of names to read several streams in one " +
+      "query (each row's streamName column says which); or the stream to write to. On a write it overrides the " +
       "streamName column (as the Kafka sink's topic option overrides its topic column): only without this " +
-      "option does each row's streamName column name its stream.",
-    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -")(
-    matches("[a-zA-Z0-9_.-]{1,128}", "it is not a valid stream name"))
+      "option does each row's streamName column name its stream. The source needs this option or " +
+      "kinesis.streamARN.",
+    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -, or (source) a comma-separated list of them")(
+    matches(s"$StreamNamePattern(\\s*,\\s*$StreamNamePattern)*", "it is not a stream name or a comma-separated list of them"))
+
+  val StreamARN: OptionSpec[String] = OptionSpec[String](
+    "kinesis.streamARN", "string", None,
+    "ARN of a Kinesis data stream to read, or a comma-separated list of ARNs, for instance to read another " +
+      "account's stream (with a role that may). Read with kinesis.streamName's streams, if that is set too; each " +
+      "row's streamName column holds the stream's name.",
+    "an ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/orders, or a comma-separated list of them",
+    usage = Source)(matches(s"$StreamArnPattern(\\s*,\\s*$StreamArnPattern)*",
+    "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a comma-separated list of them"))
 
   val EndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
     "kinesis.endpointUrl", "url", None,
@@ -191,23 +205,48 @@ object KinesisOptionsRegistry {
       s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
     "a whole number of bytes from 1048576 to 68719476736", usage = Sink)(long(1048576L, 68719476736L))
 
+  val ShardsPerTask: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.shardsPerTask", "int", Some("5"),
+    "Most shards one task of a micro-batch reads, in parallel inside the task. A batch has one task per this many " +
+      "shards with new records, and at least as many tasks as the cluster has cores (one shard each) while there " +
+      "are enough such shards. Fewer tasks cost less per batch with hundreds of shards; more spread the reading.",
+    "a whole number from 1 to 100", usage = Source)(int(1, 100))
+
+  val AllowStreamRemoval: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.allowStreamRemoval", "boolean", Some("false"),
+    "Whether a query restarted from its checkpoint may read fewer streams than it read before: true forgets the " +
+      "streams no longer listed (their positions are lost); false refuses to start, so a typo in the list does " +
+      "not silently drop a stream. A stream added to the list is read from kinesis.startingPosition.",
+    "true or false", usage = Source)(boolean)
+
+  val EndingPosition: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
+    "kinesis.endingPosition", "string", None,
+    "Where a batch read (spark.read) ends; streaming queries refuse it. LATEST: the records that had arrived when " +
+      "the read was planned. AT_TIMESTAMP <ISO-8601>: records that arrived before that instant. A JSON map of shard " +
+      "id to {\"iteratorType\": ..., \"iteratorPosition\": ...}: AT_SEQUENCE_NUMBER ends before that record, " +
+      "AFTER_SEQUENCE_NUMBER with it, AT_TIMESTAMP (epoch millis) before that instant, LATEST as above; shards the " +
+      "map does not name end at LATEST. A batch read starts at kinesis.startingPosition, TRIM_HORIZON when unset " +
+      "(as Spark's Kafka source starts batch reads at the earliest offsets).",
+    "LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position", usage = Source)(
+    StartingPosition.parse)
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
-    StreamName, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
+    StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
     MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
-    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor)
+    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition)
 
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials
    * come as a pair (a session token with them), the retry maximum is not below the base interval.
    */
   val rules: Seq[OptionRule] = Seq(
-    OptionRule.Required(StreamName, Source,
+    OptionRule.Required(Seq(StreamName, StreamARN), Source,
       s"Option ${StreamName.name} is required: set it to the name of the Kinesis stream to read, for example " +
-        ".option(\"" + StreamName.name + "\", \"my-stream\")."),
+        ".option(\"" + StreamName.name + "\", \"my-stream\") (or give the stream's ARN in " + StreamARN.name + ")."),
     OptionRule.Together(Seq(AwsAccessKeyId, AwsSecretKey),
       s"Options ${AwsAccessKeyId.name} and ${AwsSecretKey.name} go together: set both, or neither to use the " +
         "default credentials chain (environment, profile, instance or container role)."),

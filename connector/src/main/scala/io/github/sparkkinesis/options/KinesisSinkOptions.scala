@@ -38,6 +38,10 @@ object KinesisSinkOptions {
     options.checkAll(OptionUsage.Sink)
     val client = options.clientSettings
     client.endpointUrl.foreach(checkProducerEndpoint)
+    get(StreamName).filter(_.contains(",")).foreach { list =>
+      throw new IllegalArgumentException(s"Option ${StreamName.name} names several streams ('$list'), but a write " +
+        "goes to one: give one stream, or leave the option unset and name each row's stream in its streamName column.")
+    }
     KinesisSinkOptions(
       stream = get(StreamName),
       client = client,

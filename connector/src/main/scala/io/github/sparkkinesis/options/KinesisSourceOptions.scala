@@ -3,9 +3,15 @@ package io.github.sparkkinesis.options
 import io.github.sparkkinesis.client.ClientSettings
 import io.github.sparkkinesis.offsets.StartingPosition
 
-/** The source's options, parsed and checked; built once per DataFrame by [[KinesisSourceOptions.parse]]. */
+/**
+ * The source's options, parsed and checked; built once per DataFrame by [[KinesisSourceOptions.parse]].
+ *
+ * @param streams the streams to read, by name or ARN, as given (in `kinesis.streamName`, then `kinesis.streamARN`)
+ * @param batchStartingPosition where a batch read starts: `kinesis.startingPosition`, TRIM_HORIZON when unset
+ * @param endingPosition        where a batch read ends (`kinesis.endingPosition`)
+ */
 final case class KinesisSourceOptions(
-    streamName: String,
+    streams: Seq[String],
     client: ClientSettings,
     startingPosition: StartingPosition,
     failOnDataLoss: Boolean,
@@ -18,10 +24,14 @@ final case class KinesisSourceOptions(
     maxRecordsPerTrigger: Option[Long],
     driverRetryTimeoutMs: Long,
     metadataPath: Option[String],
-    dropMisroutedRecords: Boolean) {
+    dropMisroutedRecords: Boolean,
+    shardsPerTask: Int = 5,
+    allowStreamRemoval: Boolean = false,
+    batchStartingPosition: StartingPosition = StartingPosition.TrimHorizon,
+    endingPosition: Option[StartingPosition] = None) {
 
   override def toString: String =
-    s"KinesisSourceOptions(stream=$streamName, region=${client.region.getOrElse("<default chain>")}, " +
+    s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
       s"endpoint=${client.endpointUrl.getOrElse("<AWS>")}, startingPosition=$startingPosition)"
 }
 
@@ -35,10 +45,23 @@ object KinesisSourceOptions {
 
     options.checkAll(OptionUsage.Source)
 
+    // checkAll's rules require one of the two for the source
+    val streams = (get(StreamName).toSeq ++ get(StreamARN).toSeq).flatMap(_.split(",").map(_.trim))
+    val repeated = streams.diff(streams.distinct).distinct
+    if (repeated.nonEmpty) {
+      throw new IllegalArgumentException(s"Stream(s) ${repeated.mkString(", ")} appear more than once in options " +
+        s"${StreamName.name} and ${StreamARN.name}: name each stream once.")
+    }
+    val start = getOrDefault(StartingPositionOption)
+    if (streams.size > 1 && start.isInstanceOf[StartingPosition.PerShard]) {
+      throw new IllegalArgumentException(s"Option ${StartingPositionOption.name} names shards, but the query reads " +
+        s"${streams.size} streams (${streams.mkString(", ")}) whose shard ids overlap: give a position that applies " +
+        "to every stream (LATEST, TRIM_HORIZON, AT_TIMESTAMP), or read the streams in separate queries.")
+    }
     KinesisSourceOptions(
-      streamName = get(StreamName).get, // checkAll's rules require it for the source
+      streams = streams,
       client = options.clientSettings,
-      startingPosition = getOrDefault(StartingPositionOption),
+      startingPosition = start,
       failOnDataLoss = getOrDefault(FailOnDataLoss),
       maxFetchRecordsPerShard = getOrDefault(MaxFetchRecordsPerShard),
       maxFetchTimePerShardMs = getOrDefault(MaxFetchTimePerShardSec) * 1000L,
@@ -49,6 +72,10 @@ object KinesisSourceOptions {
       maxRecordsPerTrigger = get(MaxRecordsPerTrigger),
       driverRetryTimeoutMs = getOrDefault(DriverRetryTimeout),
       metadataPath = get(MetadataPath),
-      dropMisroutedRecords = getOrDefault(DropMisroutedAggregates))
+      dropMisroutedRecords = getOrDefault(DropMisroutedAggregates),
+      shardsPerTask = getOrDefault(ShardsPerTask),
+      allowStreamRemoval = getOrDefault(AllowStreamRemoval),
+      batchStartingPosition = get(StartingPositionOption).getOrElse(StartingPosition.TrimHorizon),
+      endingPosition = get(EndingPosition))
   }
 }

@@ -149,8 +149,7 @@ object OptionAliases {
     "kinesis.credentialProviderClass", "kinesis.credentialProviderParam", "kinesis.metadataCommitterType",
     "kinesis.dynamodb.tableName",
     "kinesis.consumerName", "kinesis.consumerArn", "kinesis.deregisterConsumerOnStop",
-    "kinesis.subscribeToShard.timeoutSec", "kinesis.subscribeToShard.maxRetries",
-    "kinesis.shardsPerTask", "kinesis.streamARN", "kinesis.endingPosition")
+    "kinesis.subscribeToShard.timeoutSec", "kinesis.subscribeToShard.maxRetries")
 
   private val FlushNoEffect = NoEffect("a write task waits until Kinesis has confirmed each of its rows (at most " +
     "kinesis.sink.recordTtl), not for a fixed flush time")

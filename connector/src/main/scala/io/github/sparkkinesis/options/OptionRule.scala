@@ -22,12 +22,11 @@ sealed abstract class OptionRule(val kind: String, val usage: OptionUsage, val m
 
 object OptionRule {
 
-  /** `option` must be given to a DataFrame of `side`. */
-  final case class Required(option: OptionSpec[_], side: OptionUsage, why: String)
+  /** At least one of `options` must be given to a DataFrame of `side`. */
+  final case class Required(options: Seq[OptionSpec[_]], side: OptionUsage, why: String)
     extends OptionRule("required", side, why) {
-    def options: Seq[OptionSpec[_]] = Seq(option)
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
-      Some(message).filterNot(_ => isSet(option))
+      Some(message).filterNot(_ => options.exists(isSet))
   }
 
   /** The `options` are given all together or not at all. */

@@ -6,7 +6,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import io.github.sparkkinesis.aggregation.UserRecord
-import io.github.sparkkinesis.client.KinesisRecord
+import io.github.sparkkinesis.client.{KinesisRecord, StreamRef}
 
 /**
  * The fixed schema of the source's rows: one row per user record (KPL sub-records each get their own). The last
@@ -27,7 +27,7 @@ object KinesisSchema {
 
 /** Builds rows for one shard; the stream and shard names are encoded once, not per record. */
 private[source] final class RowBuilder(streamName: String, shardId: String) {
-  private val stream = UTF8String.fromString(streamName)
+  private val stream = UTF8String.fromString(StreamRef.nameOf(streamName))
   private val shard = UTF8String.fromString(shardId)
 
   def row(record: KinesisRecord, user: UserRecord): InternalRow = new GenericInternalRow(Array[Any](

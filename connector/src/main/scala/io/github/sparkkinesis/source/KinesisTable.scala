@@ -10,7 +10,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.metric.CustomMetric
-import org.apache.spark.sql.connector.read.{Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.{Batch, Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
@@ -21,7 +21,7 @@ import io.github.sparkkinesis.options.{AliasResolution, KinesisOptionsRegistry, 
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
 /**
- * A Kinesis stream as a Spark table: micro-batch reads, and batch or streaming appends of any schema (the sink
+ * A Kinesis stream as a Spark table: micro-batch and bounded batch reads, and batch or streaming appends of any schema (the sink
  * checks its columns itself). The options are parsed for the side that is used, when it is used.
  *
  * Batch writes are offered only to the provider's own append (see [[KinesisTable.BatchWriteMarker]]): Spark refuses
@@ -33,16 +33,18 @@ import io.github.sparkkinesis.sink.KinesisWriteBuilder
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
   extends Table with SupportsRead with SupportsWrite {
 
-  /** Names the stream however the options spell it; bad options fail elsewhere, with their own message. */
-  override def name(): String =
-    s"kinesis:${Try(AliasResolution.resolve(properties).options.get(KinesisOptionsRegistry.StreamName.key)).toOption
-      .flatten.getOrElse("<per row>")}"
+  /** Names the streams however the options spell them; bad options fail elsewhere, with their own message. */
+  override def name(): String = {
+    val given = Try(AliasResolution.resolve(properties).options).getOrElse(Map.empty[String, String])
+    val streams = Seq(KinesisOptionsRegistry.StreamName, KinesisOptionsRegistry.StreamARN).flatMap(o => given.get(o.key))
+    s"kinesis:${if (streams.isEmpty) "<per row>" else streams.mkString(",")}"
+  }
 
   override def schema(): StructType = KinesisSchema.schema
 
   override def capabilities(): util.Set[TableCapability] = {
-    val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE,
-      TableCapability.ACCEPT_ANY_SCHEMA)
+    val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ,
+      TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
     if (properties.get(KinesisTable.BatchWriteMarker).contains("true")) capabilities.add(TableCapability.BATCH_WRITE)
     capabilities
   }
@@ -78,8 +80,18 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
 
   override def description(): String = s"KinesisScan[$options]"
 
+  override def toBatch: Batch =
+    new KinesisBatch(options, SharedClients, () => SparkSession.active.sparkContext.defaultParallelism)
+
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
-    val hadoopConf = new Configuration(SparkSession.active.sparkContext.hadoopConfiguration)
-    new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients)
+    if (options.endingPosition.isDefined) {
+      throw new IllegalArgumentException("Option kinesis.endingPosition is for batch reads (spark.read) only: a " +
+        "streaming query reads on as records arrive. Remove it, or use Trigger.AvailableNow to stop at the records " +
+        "there when each run starts.")
+    }
+    val spark = SparkSession.active
+    val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
+    new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
+      () => spark.sparkContext.defaultParallelism)
   }
 }

@@ -19,6 +19,11 @@ private[source] final class PollSchedule(fetchIntervalMs: Long, idleIntervalMs: 
   def msUntilDue(shardIds: Iterable[String]): Long =
     shardIds.flatMap(notBefore.get).foldLeft(0L)((wait, at) => math.max(wait, at - clock()))
 
+  /** At most `limit` of `shardIds`, those due longest first (never looked at counts as longest). */
+  def mostOverdue(shardIds: Seq[String], limit: Int): Seq[String] =
+    if (shardIds.size <= limit) shardIds
+    else shardIds.sortBy(id => notBefore.getOrElse(id, Long.MinValue)).take(limit)
+
   /** The batch that read `shardIds` has ended; the next look at each is due after `fetchIntervalMs`. */
   def readOn(shardIds: Iterable[String]): Unit = after(shardIds, fetchIntervalMs)
 

@@ -8,8 +8,8 @@ import io.github.sparkkinesis.metadata.ShardEndStore
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 
 /**
- * The work of one task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within the
- * bounds `read` sets for a first attempt.
+ * One shard's part of a task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within
+ * the bounds `read` sets for a first attempt and, in a batch read, up to `until`.
  */
 final case class ShardPartition(
     stream: String,
@@ -17,7 +17,23 @@ final case class ShardPartition(
     batch: Long,
     start: ShardPosition,
     hashKeyRange: Option[HashKeyRange],
-    read: ShardRead = ShardRead.Unbounded)
+    read: ShardRead = ShardRead.Unbounded,
+    until: Option[SequenceBound] = None)
+
+/** The last record a batch read takes: the one with `sequenceNumber` when `inclusive`, else the one before it. */
+final case class SequenceBound(sequenceNumber: String, inclusive: Boolean) {
+  def admits(sequence: String): Boolean = {
+    val order = ShardPosition.compareSequenceNumbers(sequence, sequenceNumber)
+    order < 0 || (inclusive && order == 0)
+  }
+}
+
+/**
+ * The work of one task: task `task` of micro-batch `batch` reads `shards`, several at once. Where it ends them is
+ * one record in the [[ShardEndStore]] under (batch, task). `legacy` marks a batch planned by a version before 0.2.0,
+ * whose records were kept per shard.
+ */
+final case class TaskPartition(batch: Long, task: Int, shards: Seq[ShardPartition], legacy: Boolean = false)
   extends InputPartition
 
 /** The reading settings every task of a query shares. */
@@ -31,13 +47,13 @@ final case class ReaderSettings(
     retryMaxMs: Long,
     dropMisroutedRecords: Boolean)
 
-/** Creates a [[ShardPartitionReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
-final class ShardReaderFactory(
+/** Creates a [[TaskReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
+final class TaskReaderFactory(
     settings: ReaderSettings,
     store: ShardEndStore,
     clients: ClientSettings => KinesisClient)
   extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new ShardPartitionReader(partition.asInstanceOf[ShardPartition], settings, store, clients(settings.client))
+    new TaskReader(partition.asInstanceOf[TaskPartition], settings, store, clients(settings.client))
 }

@@ -3,34 +3,32 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
-import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
 import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
-import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord, ShardEndStore}
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
 
 /**
  * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the
- * tip, the shard's end, or a record or time limit) and records it in the [[ShardEndStore]] once it has
+ * tip, the shard's end, or a record or time limit), and its task records that ([[TaskReader]]) once it has
  * handed over every row; any later attempt (a retry, a replay, a second evaluation, a speculative copy)
- * finds that record at its start and reads exactly the same records. An attempt that reaches a different end
- * than the recorded one fails, so its output is discarded rather than diverging.
+ * is given that record (`recorded`) and reads exactly the same records. Once read, [[endRecord]] says where it
+ * ended.
  */
 final class ShardPartitionReader(
     partition: ShardPartition,
+    recorded: Option[ShardEndRecord],
     settings: ReaderSettings,
-    store: ShardEndStore,
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis())
   extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
 
-  private val log = LoggerFactory.getLogger(getClass)
   private val rows = new RowBuilder(stream, shardId)
-  private val recordedEnd: Option[ShardPosition] = store.get(stream, batch, shardId).map { record =>
+  private val recordedEnd: Option[ShardPosition] = recorded.map { record =>
     if (record.start != start) {
       throw new IllegalStateException(
         s"The shard end recorded for batch $batch of shard $shardId (stream $stream) starts at ${record.start}, " +
@@ -44,8 +42,8 @@ final class ShardPartitionReader(
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
-  private var recordsRead = 0L
-  private var bytesRead = 0L
+  @volatile private var recordsRead = 0L
+  @volatile private var bytesRead = 0L
   /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
   private var tipAtFirstPageMs: Option[Long] = None
   private var millisBehind = 0L
@@ -55,6 +53,7 @@ final class ShardPartitionReader(
   private var buffered: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
   private var done = recordedEnd.contains(start)
+  private var ended: Option[ShardEndRecord] = None
   /** The shard's hash key range when sub-records routed outside it are dropped (KCL's behaviour). */
   private val misrouted = if (settings.dropMisroutedRecords) partition.hashKeyRange else None
 
@@ -73,6 +72,9 @@ final class ShardPartitionReader(
 
   override def close(): Unit = ()
 
+  /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
+  def endRecord: Option[ShardEndRecord] = ended
+
   /** This attempt's reading so far, for the Spark UI's task metrics ([[SourceMetrics]]). */
   override def currentMetricsValues(): Array[CustomTaskMetric] =
     SourceMetrics.taskValues(recordsRead, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)
@@ -84,7 +86,7 @@ final class ShardPartitionReader(
 
   /**
    * First attempt: read on until caught up with the tip, the shard's end, a limit, or (in a Trigger.AvailableNow
-   * run) the first record that arrived after the run began. Records that keep arriving while it reads belong to
+   * run or a batch read) the first record past its bound. Records that keep arriving while it reads belong to
    * the next batch, so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the
    * service's clock (the first page's tip), never the executor's. Until it has read a record the attempt reads on
    * through empty pages however long that takes, since ending at its own start while records lie ahead would make
@@ -96,10 +98,9 @@ final class ShardPartitionReader(
     fetcher.fetch(deadlineMs, remaining) match {
       case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
       case Some(page) =>
-        val (kept, beyond) = partition.read.arrivedBeforeMs match {
-          case Some(bound) => page.records.span(_.approximateArrivalTimestampMillis < bound)
-          case None        => (page.records, Nil)
-        }
+        val (kept, beyond) = page.records.span(r =>
+          partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
+            partition.until.forall(_.admits(r.sequenceNumber)))
         if (beyond.nonEmpty) fetcher.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
         emit(kept)
         kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))
@@ -161,18 +162,10 @@ final class ShardPartitionReader(
       s"Cannot re-read batch $batch of shard $shardId (stream $stream) up to its recorded end $end: $why. " +
         "Records were lost (trimmed by the retention period?) or the stream was recreated.")
 
-  /** Records where this attempt ended, or checks it against the end an earlier attempt recorded. */
-  private def finish(): Unit = if (recordedEnd.isEmpty) {
-    val ours = ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead, Some(ReadStats(
-      millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, fetcher.getRecordsCalls,
-      fetcher.throttledCalls)))
-    val holding = store.recordIfAbsent(ours)
-    if (!holding.sameRange(ours)) {
-      throw new IllegalStateException(
-        s"Another attempt of this task recorded that batch $batch of shard $shardId (stream $stream) ends at " +
-          s"${holding.end}, but this attempt stopped at ${ours.end}. This attempt fails so that its output is " +
-          "discarded; the recorded attempt's output stands.")
-    }
-    log.debug(s"batch $batch of shard $shardId (stream $stream): $recordsRead records, ends at ${ours.end}")
+  /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
+  private def finish(): Unit = if (ended.isEmpty) {
+    ended = recorded.orElse(Some(ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead,
+      Some(ReadStats(millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, fetcher.getRecordsCalls,
+        fetcher.throttledCalls)))))
   }
 }

@@ -57,18 +57,23 @@ private[sparkkinesis] object ShardTracker {
   /**
    * Brings the tracked shards in line with a fresh listing: new shards (children of a reshard) start at
    * TRIM_HORIZON after every parent that still exists, tracked before or new in this listing (a split and then a
-   * merge while the query was stopped gives a child whose parent is itself new); finished shards that expired are
-   * forgotten; unfinished shards that are no longer listed are reported as lost (their unread records expired or
-   * were deleted).
+   * merge while the query was stopped gives a child whose parent is itself new); finished shards leave once their
+   * children are tracked, so the offset stays small, and are not taken for new ones while still listed; unfinished
+   * shards that are no longer listed are reported as lost (their unread records expired or were deleted).
    */
   def reconcile(tracked: Map[String, ShardState], listing: Seq[ShardDescription]): Reconciled = {
     val listed = listing.map(_.shardId).toSet
     val (kept, gone) = tracked.partition { case (id, _) => listed(id) }
     val lost = gone.collect { case (id, state) if !state.isFinished => id }.toSeq.sorted
-    val added = listing.filterNot(d => kept.contains(d.shardId)).map { d =>
+    val readBefore = ancestors(kept.keySet, listing)
+    val added = listing.filterNot(d => kept.contains(d.shardId) || readBefore(d.shardId)).map { d =>
       d.shardId -> ShardState(ShardPosition.TrimHorizon, d.parents.filter(listed))
     }
     val tidied = kept.map { case (id, state) => id -> state.copy(waitsFor = state.waitsFor.filter(listed)) }
-    Reconciled(tidied ++ added, lost)
+    val all = tidied ++ added
+    val children = listing.flatMap(d => d.parents.map(_ -> d.shardId)).groupBy(_._1)
+    val done = all.collect { case (id, state) if state.isFinished &&
+      children.get(id).exists(_.forall { case (_, child) => all.contains(child) }) => id }
+    Reconciled(all -- done, lost)
   }
 }

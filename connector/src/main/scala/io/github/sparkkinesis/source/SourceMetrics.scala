@@ -31,23 +31,38 @@ object SourceMetrics {
     }
 
   /**
-   * The metrics of the batch whose shard-end records are `ends`, given the shards tracked after it: lag of the shards
-   * it read (avg, max, min MillisBehindLatest when their tasks stopped), shards open and closed, shards read, and the
-   * records, bytes, calls and throttled calls of its tasks. Records written by 0.1.0 count towards shards and records.
+   * The metrics of the batch whose shard-end records are `ends` (per stream), given the shards tracked after it (per
+   * stream): lag of the shards it read (avg, max, min MillisBehindLatest when their tasks stopped), shards open and
+   * closed, shards read, and the records, bytes, calls and throttled calls of its tasks; over all streams under the
+   * plain names, and per stream under `stream.<name>.` names. Records written by 0.1.0 count towards shards and
+   * records.
    */
-  def ofBatch(ends: Seq[ShardEndRecord], tracked: Map[String, ShardState]): Map[String, String] = {
+  def ofBatch(ends: Map[String, Seq[ShardEndRecord]],
+      tracked: Map[String, Map[String, ShardState]]): Map[String, String] = {
+    val perStream = tracked.keys.toSeq.flatMap { s =>
+      of(ends.getOrElse(s, Nil), tracked(s).values.toSeq).map { case (k, v) => s"$StreamPrefix$s.$k" -> v }
+    }
+    (of(ends.values.flatten.toSeq, tracked.values.flatMap(_.values).toSeq) ++ perStream).map {
+      case (k, v) => k -> v.toString
+    }.toMap
+  }
+
+  /** The prefix of a stream's own metrics: `stream.orders.avgMsBehindLatest`, say. */
+  val StreamPrefix = "stream."
+
+  private def of(ends: Seq[ShardEndRecord], tracked: Seq[ShardState]): Seq[(String, Long)] = {
     val stats = ends.flatMap(_.stats)
     val lags = stats.map(_.millisBehindLatest)
-    val lag = if (lags.isEmpty) Map.empty[String, Long] else Map(
+    val lag = if (lags.isEmpty) Nil else Seq(
       "avgMsBehindLatest" -> lags.sum / lags.size, "maxMsBehindLatest" -> lags.max, "minMsBehindLatest" -> lags.min)
-    (lag ++ Map(
-      "shardsOpen" -> tracked.count(!_._2.isFinished).toLong,
-      "shardsClosed" -> tracked.count(_._2.isFinished).toLong,
+    lag ++ Seq(
+      "shardsOpen" -> tracked.count(!_.isFinished).toLong,
+      "shardsClosed" -> tracked.count(_.isFinished).toLong,
       "shardsRead" -> ends.size.toLong,
       RecordsRead -> ends.map(_.recordCount).sum,
       BytesRead -> stats.map(_.bytes).sum,
       GetRecordsCalls -> stats.map(_.getRecordsCalls).sum,
-      ThrottledCalls -> stats.map(_.throttledCalls).sum)).map { case (k, v) => k -> v.toString }
+      ThrottledCalls -> stats.map(_.throttledCalls).sum)
   }
 }
 

@@ -66,10 +66,11 @@ private[client] object FakeIterator {
   def decode(text: String): Option[FakeIterator] =
     try {
       Some(text).filter(_.startsWith("fake-iterator-")).flatMap { t =>
-        new String(Base64.getUrlDecoder.decode(t.stripPrefix("fake-iterator-")), UTF_8).split('/') match {
-          case Array(stream, shard, position, issued, empty) =>
-            Some(FakeIterator(stream, shard, position.toInt, issued.toLong, empty.toInt))
-          case _                                      => None
+        // the stream may be an ARN, which has a '/' of its own
+        new String(Base64.getUrlDecoder.decode(t.stripPrefix("fake-iterator-")), UTF_8).split('/').reverse match {
+          case Array(empty, issued, position, shard, stream @ _*) if stream.nonEmpty =>
+            Some(FakeIterator(stream.reverse.mkString("/"), shard, position.toInt, issued.toLong, empty.toInt))
+          case _ => None
         }
       }
     } catch {

@@ -5,7 +5,7 @@ import scala.io.Source
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord, TaskEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition._
 
 /** Persisted formats stay readable: stored samples of every version are read back exactly. */
@@ -66,8 +66,43 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
     record.toJson shouldBe sample("shard-end-v2.json")
   }
 
+  private val offsetV3 = KinesisSourceOffset(7L, Map(
+    "orders" -> offset.streams("orders"),
+    "arn:aws:kinesis:us-east-1:123456789012:stream/clicks" -> Map(
+      "shardId-000000000000" -> ShardState(AfterSequenceNumber(seq), Nil))),
+    Some(Map(
+      "orders" -> Map(
+        "shardId-000000000001" -> ShardRead(Some(500L), Some(1714564800000L), Some(0)),
+        "shardId-000000000003" -> ShardRead(None, None, Some(1))),
+      "arn:aws:kinesis:us-east-1:123456789012:stream/clicks" -> Map(
+        "shardId-000000000000" -> ShardRead(None, None, Some(0))))))
+
+  test("given a stored version-3 offset, when read, then its streams, reads and tasks come back") {
+    KinesisSourceOffset.fromJson(sample("offset-v3.json")) shouldBe offsetV3
+    offsetV3.json() shouldBe sample("offset-v3.json")
+    offsetV3.isLegacy shouldBe false
+    offsetV3.plannedReads.map(r => (r.stream.takeRight(6), r.shardId.takeRight(1), r.task)) shouldBe Seq(
+      ("clicks", "0", 0), ("orders", "1", 0), ("orders", "3", 1))
+  }
+
+  test("given a version-2 offset, when its reads are planned, then each shard has a task of its own") {
+    offsetV2.isLegacy shouldBe true
+    offsetV2.plannedReads.map(r => r.shardId.takeRight(1) -> r.task) shouldBe Seq("1" -> 0, "3" -> 1)
+  }
+
+  test("given a stored version-1 task end record, when read, then the ends of its shards come back") {
+    val record = TaskEndRecord(7L, 3, Seq(
+      ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), ShardEnd, 42L, Some(ReadStats(
+        0L, moreAvailable = false, boundReached = false, Some(1714564800000L), bytes = 420L, getRecordsCalls = 2L,
+        throttledCalls = 0L))),
+      ShardEndRecord("orders", "shardId-000000000003", 7L, TrimHorizon, TrimHorizon, 0L, Some(ReadStats(
+        0L, moreAvailable = false, boundReached = false, None, bytes = 0L, getRecordsCalls = 1L, throttledCalls = 0L)))))
+    TaskEndRecord.fromJson(sample("task-end-v1.json"), "sample") shouldBe record
+    record.toJson shouldBe sample("task-end-v1.json")
+  }
+
   test("given an offset from a newer connector, when read, then the message says to use a newer version") {
-    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":3")
+    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":4")
     intercept[IllegalStateException](KinesisSourceOffset.fromJson(newer)).getMessage should include("newer spark-kinesis")
   }
 

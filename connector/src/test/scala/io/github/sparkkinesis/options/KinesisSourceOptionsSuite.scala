@@ -14,7 +14,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("given only a stream name, when parsed, then every option takes its registry default") {
     val parsed = KinesisSourceOptions.parse(minimal)
-    parsed.streamName shouldBe "orders"
+    parsed.streams shouldBe Seq("orders")
     parsed.startingPosition shouldBe StartingPosition.Latest
     parsed.failOnDataLoss shouldBe true
     parsed.maxFetchRecordsPerShard shouldBe 100000L
@@ -42,7 +42,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("given option names in any case, when parsed, then they are recognised") {
     val parsed = KinesisSourceOptions.parse(Map("KINESIS.STREAMNAME" -> "s", "kinesis.startingposition" -> "trim_horizon"))
-    parsed.streamName shouldBe "s"
+    parsed.streams shouldBe Seq("s")
     parsed.startingPosition shouldBe StartingPosition.TrimHorizon
   }
 
@@ -77,7 +77,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given options that are not the connector's, when parsed, then they are ignored") {
-    KinesisSourceOptions.parse(minimal + ("path" -> "x") + ("maxFilesPerTrigger" -> "3")).streamName shouldBe "orders"
+    KinesisSourceOptions.parse(minimal + ("path" -> "x") + ("maxFilesPerTrigger" -> "3")).streams shouldBe Seq("orders")
   }
 
   test("given SubscribeToShard, when parsed, then it is refused until enhanced fan-out is supported") {

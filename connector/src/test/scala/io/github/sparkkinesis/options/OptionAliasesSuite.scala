@@ -62,7 +62,7 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
       "kinesis.executor.idleTimeBetweenReadsInMs" -> "300", "kinesis.client.describeShardInterval" -> "2s",
       "kinesis.client.numRetries" -> "7", "kinesis.client.retryIntervalMs" -> "200",
       "kinesis.client.maxRetryIntervalMs" -> "3000")
-    parsed.streamName shouldBe "orders"
+    parsed.streams shouldBe Seq("orders")
     parsed.client.endpointUrl.map(_.toString) shouldBe Some("http://localhost:4567")
     parsed.client.credentials.map(c => (c.accessKeyId, c.secretKey)) shouldBe Some(("id", "secret"))
     parsed.startingPosition shouldBe StartingPosition.TrimHorizon
@@ -109,6 +109,12 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
     (parsed.recordsPerFetch, parsed.fetchIntervalMs, parsed.maxFetchTimePerShardMs) shouldBe ((500, 400L, 10000L))
     parsed.describeShardIntervalMs shouldBe 120000L
     parsed.client.credentials.map(_.accessKeyId) shouldBe Some("id")
+  }
+
+  test("given Databricks' comma-separated streamName and its streamARN, when parsed, then every stream is read") {
+    source("streamName" -> "a, b", "streamARN" -> "arn:aws:kinesis:us-east-1:123456789012:stream/c",
+      "shardsPerTask" -> "2").streams shouldBe Seq("a", "b", "arn:aws:kinesis:us-east-1:123456789012:stream/c")
+    source("streamName" -> "a", "shardsPerTask" -> "2").shardsPerTask shouldBe 2
   }
 
   test("given Databricks' at_timestamp JSON with and without a format, when parsed, then it starts at that instant") {
@@ -165,7 +171,7 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
         "waits until Kinesis has confirmed each of its rows (at most kinesis.sink.recordTtl), not for a fixed flush time.",
       "Option maxFetchRate (Databricks) has no effect with spark-kinesis: the source paces each shard by " +
         "kinesis.getRecords.fetchIntervalMs between GetRecords calls, not by MB/s.")
-    source("streamName" -> "s", "fetchBufferSize" -> "2gb", "kinesis.minBatchesToRetain" -> "5").streamName shouldBe "s"
+    source("streamName" -> "s", "fetchBufferSize" -> "2gb", "kinesis.minBatchesToRetain" -> "5").streams shouldBe Seq("s")
   }
 
   test("given an option whose meaning differs, when resolved, then the warning says what the connector does instead") {
@@ -179,14 +185,14 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
       "Option kinesis.consumerName is accepted but not supported by this version yet; it has no effect.",
       "Option roleArn (Databricks) is accepted but not supported by this version yet (it needs kinesis.stsRoleArn); " +
         "it has no effect.")
-    source("streamName" -> "s", "awsSTSRoleARN" -> "arn", "kinesis.stsRoleArn" -> "arn", "shardsPerTask" -> "2",
-      "requireConsumerDeregistration" -> "true").streamName shouldBe "s"
+    source("streamName" -> "s", "awsSTSRoleARN" -> "arn", "kinesis.stsRoleArn" -> "arn",
+      "requireConsumerDeregistration" -> "true").streams shouldBe Seq("s")
   }
 
   test("given a value the target refuses, when given through an alias, then the message names the alias") {
-    failure("streamName" -> "a,b") shouldBe "Invalid value 'a,b' for option streamName (qubole/roncemer, Databricks), " +
-      "read as kinesis.streamName: it is not a valid stream name. Accepted: a stream name, 1 to 128 characters of " +
-      "a-z A-Z 0-9 _ . -."
+    failure("streamName" -> "a b") shouldBe "Invalid value 'a b' for option streamName (qubole/roncemer, Databricks), " +
+      "read as kinesis.streamName: it is not a stream name or a comma-separated list of them. Accepted: a stream " +
+      "name, 1 to 128 characters of a-z A-Z 0-9 _ . -, or (source) a comma-separated list of them."
     failure("streamName" -> "s", "consumerMode" -> "efo") shouldBe "Invalid value 'efo' for option consumerMode " +
       "(Databricks), read as kinesis.consumerType: enhanced fan-out (SubscribeToShard) is not supported by this " +
       "version yet; use GetRecords. Accepted: polling or efo."

@@ -13,8 +13,10 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
 
   private val registry = KinesisOptionsRegistry.all
 
-  test("given the registry, when each option's check is described, then only the starting position is left out") {
-    registry.filter(_.check == OptionCheck.ConnectorOnly).map(_.name) shouldBe Seq(StartingPositionOption.name)
+  test("given the registry, when each option's check is described, then only the starting and ending positions " +
+    "are left out") {
+    registry.filter(_.check == OptionCheck.ConnectorOnly).map(_.name) shouldBe
+      Seq(StartingPositionOption.name, EndingPosition.name)
   }
 
   test("given a parser built from Parsers, when it refuses a value, then the reason is the one its check describes") {

@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
-import io.github.sparkkinesis.metadata.{HadoopShardEndStore, ShardEndRecord}
+import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 
 /** A checkpoint written by 0.1.0 (offsets and shard-end records of version 1) restarts with this version. */
@@ -26,11 +26,12 @@ class CheckpointCompatibilitySuite extends AnyFunSuite with Matchers {
     val batch0 = KinesisSourceOffset(0L, Map("s" -> Map(
       s0 -> ShardState(ShardPosition.TrimHorizon, Nil), s1 -> ShardState(ShardPosition.TrimHorizon, Nil))))
     batch0.json() should include("\"version\":1")
-    val store = new HadoopShardEndStore(new Path(driver.checkpoint, "shard-ends").toString, new Configuration())
     Seq(s0 -> read0, s1 -> read1).foreach { case (shard, last) =>
       val v1 = ShardEndRecord("s", shard, 0L, ShardPosition.TrimHorizon, ShardPosition.AfterSequenceNumber(last), 1L)
       v1.toJson should include("\"version\":1")
-      store.recordIfAbsent(v1)
+      // 0.1.0's layout: one file per stream, batch and shard
+      AtomicFiles.publishIfAbsent(new Path(driver.checkpoint, s"shard-ends/s/0/$shard.json"), v1.toJson,
+        new Configuration())
     }
     driver.committed = KinesisSourceOffset.fromJson(batch0.json())
     val later = Seq("later-0", "later-1", "later-2").map { p => fake.putRecord("s", p, p.getBytes(UTF_8)); p }

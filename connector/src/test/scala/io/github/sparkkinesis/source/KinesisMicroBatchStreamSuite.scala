@@ -73,7 +73,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
     while (a.next()) {}
     put(fake, keys.drop(5).take(5))
     val failure = intercept[IllegalStateException] { while (b.next()) {} }
-    failure.getMessage should include("Another attempt of this task recorded")
+    failure.getMessage should include("Another attempt of task 0 of batch 0 recorded")
   }
 
   test("given a driver restart after a batch was read but not committed, then the replay reads the same records") {

@@ -13,7 +13,8 @@ import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /** One row as tests compare them. */
-final case class Out(shardId: String, partitionKey: String, data: String, sequenceNumber: String, subSequence: Long)
+final case class Out(shardId: String, partitionKey: String, data: String, sequenceNumber: String, subSequence: Long,
+    stream: String = "s")
 
 /**
  * Drives a [[KinesisMicroBatchStream]] over a [[FakeKinesisClient]] the way Spark's micro-batch engine does:
@@ -25,7 +26,8 @@ final class MicroBatchDriver(
     val fake: FakeKinesisClient,
     options: Map[String, String],
     val checkpoint: String = Files.createTempDirectory("checkpoint").toString,
-    clock: ManualClock = new ManualClock()) {
+    clock: ManualClock = new ManualClock(),
+    parallelism: Int = 2) {
 
   val parsed: KinesisSourceOptions = KinesisSourceOptions.parse(Map(
     "kinesis.streamName" -> "s",
@@ -39,7 +41,8 @@ final class MicroBatchDriver(
   var committed: KinesisSourceOffset = stream.initialOffset().asInstanceOf[KinesisSourceOffset]
   val batches: mutable.Buffer[Seq[Out]] = mutable.Buffer.empty
 
-  private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake, clock)
+  private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake,
+    () => parallelism, clock)
 
   /**
    * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks
@@ -60,7 +63,7 @@ final class MicroBatchDriver(
         while (reader.next()) {
           val r = reader.get()
           rows += Out(r.getUTF8String(5).toString, r.getUTF8String(2).toString, new String(r.getBinary(0), UTF_8),
-            r.getUTF8String(3).toString, r.getLong(6))
+            r.getUTF8String(3).toString, r.getLong(6), r.getUTF8String(1).toString)
         }
       } finally reader.close()
       rows

@@ -28,7 +28,7 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
   private def read(fake: FakeKinesisClient, store: HadoopShardEndStore, start: ShardPosition = TrimHorizon,
       bounds: ShardRead = ShardRead.Unbounded, s: ReaderSettings = settings(),
       executorClock: () => Long = () => System.currentTimeMillis()): Seq[String] = {
-    val reader = new ShardPartitionReader(ShardPartition("s", shard, 0L, start, None, bounds), s, store, fake,
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, start, None, bounds))), s, store, fake,
       executorClock)
     val out = mutable.Buffer.empty[String]
     while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)
@@ -49,7 +49,7 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
     val store = newStore()
     // The time limit is already over when the task starts: only the empty pages stand between it and the records.
     read(fake, store, s = settings(maxTimeMs = 0L)) shouldBe Seq("a", "b")
-    store.get("s", 0L, shard).get.end shouldBe a[AfterSequenceNumber]
+    store.get(0L, 0).get.ends.head.end shouldBe a[AfterSequenceNumber]
   }
 
   test("given a replay through empty pages, when read, then it reaches the recorded end and yields the same records") {
@@ -77,14 +77,14 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
     val store = newStore()
     val ahead = AtTimestamp(service() + 60000L) // the driver's clock ran a minute ahead of Kinesis'
     read(fake, store, start = ahead) shouldBe empty
-    store.get("s", 0L, shard).get.end shouldBe ahead
+    store.get(0L, 0).get.ends.head.end shouldBe ahead
   }
 
   test("given a read-limit share, when read, then the first attempt stops at exactly that many records") {
     val fake = withRecords(new ManualClock(), (1 to 20).map(i => s"r$i"))
     val store = newStore()
     read(fake, store, bounds = ShardRead(Some(7L), None), s = settings(perFetch = 5)) shouldBe (1 to 7).map(i => s"r$i")
-    store.get("s", 0L, shard).get.stats.map(_.moreAvailable) shouldBe Some(true)
+    store.get(0L, 0).get.ends.head.stats.map(_.moreAvailable) shouldBe Some(true)
     // Then a replay reads the same seven, whatever the bounds say now.
     read(fake, store) shouldBe (1 to 7).map(i => s"r$i")
   }
@@ -97,7 +97,7 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
     Seq("after-1", "after-2").foreach(p => fake.putRecordToShard("s", shard, p.getBytes(UTF_8)))
     val store = newStore()
     read(fake, store, bounds = ShardRead(None, Some(bound))) shouldBe Seq("before-1", "before-2", "before-3")
-    val end = store.get("s", 0L, shard).get
+    val end = store.get(0L, 0).get.ends.head
     end.recordCount shouldBe 3
     end.stats.map(_.moreAvailable) shouldBe Some(false)
     read(fake, store) shouldBe Seq("before-1", "before-2", "before-3")
@@ -111,6 +111,6 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
     fake.putRecordToShard("s", shard, "late".getBytes(UTF_8))
     val store = newStore()
     read(fake, store, bounds = ShardRead(None, Some(bound))) shouldBe empty
-    store.get("s", 0L, shard).get.end shouldBe TrimHorizon
+    store.get(0L, 0).get.ends.head.end shouldBe TrimHorizon
   }
 }

@@ -28,7 +28,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
   private def readAll(
       fake: FakeKinesisClient, start: ShardPosition = TrimHorizon, s: ReaderSettings = settings(),
       store: HadoopShardEndStore = newStore(), range: Option[HashKeyRange] = None): Seq[(String, Long)] = {
-    val reader = new ShardPartitionReader(ShardPartition("s", shard, 0L, start, range), s, store, fake)
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, start, range))), s, store, fake)
     val out = mutable.Buffer.empty[(String, Long)]
     while (reader.next()) out += (new String(reader.get().getBinary(0), UTF_8) -> reader.get().getLong(6))
     out.toVector
@@ -44,7 +44,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     val (fake, expected) = oneShard(25)
     val store = newStore()
     readAll(fake, store = store).map(_._1) shouldBe expected
-    val end = store.get("s", 0L, shard).get
+    val end = store.get(0L, 0).get.ends.head
     end.recordCount shouldBe 25
     end.end shouldBe a[AfterSequenceNumber]
   }
@@ -57,7 +57,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
 
   test("given an iterator that expires mid-read, when read, then it is renewed from the last record read") {
     val (fake, expected) = oneShard(30)
-    val reader = new ShardPartitionReader(ShardPartition("s", shard, 0L, TrimHorizon, None), settings(perFetch = 10),
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 10),
       newStore(), fake)
     val out = mutable.Buffer.empty[String]
     while (reader.next()) {
@@ -72,7 +72,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     fake.splitShard("s", shard, BigInt(2).pow(127))
     val store = newStore()
     readAll(fake, store = store).map(_._1) shouldBe expected
-    store.get("s", 0L, shard).get.end shouldBe ShardEnd
+    store.get(0L, 0).get.ends.head.end shouldBe ShardEnd
   }
 
   test("given a recorded end, when read again later, then exactly the recorded records come back") {
@@ -117,7 +117,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     val (fake, expected) = oneShard(30)
     val store = newStore()
     readAll(fake, s = settings(maxRecords = 10, perFetch = 4), store = store).map(_._1) shouldBe expected.take(10)
-    val end = store.get("s", 0L, shard).get
+    val end = store.get(0L, 0).get.ends.head
     end.recordCount shouldBe 10
     end.stats.map(_.moreAvailable) shouldBe Some(true)
   }
@@ -128,7 +128,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     fake.createStream("s", 1)
     (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"old$i".getBytes(UTF_8)))
     clock.advance(10)
-    val reader = new ShardPartitionReader(ShardPartition("s", shard, 0L, TrimHorizon, None), settings(perFetch = 3),
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 3),
       newStore(), fake, clock)
     (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"new$i".getBytes(UTF_8)))
     val out = mutable.Buffer.empty[String]

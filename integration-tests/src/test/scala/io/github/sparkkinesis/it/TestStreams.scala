@@ -63,6 +63,10 @@ object TestStreams {
       status(stream) == StreamStatus.ACTIVE
     }
 
+  def arnOf(stream: String): String =
+    client.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
+      .streamDescriptionSummary().streamARN()
+
   def status(stream: String): StreamStatus =
     client.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
       .streamDescriptionSummary().streamStatus()

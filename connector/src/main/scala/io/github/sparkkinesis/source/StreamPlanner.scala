@@ -1,0 +1,210 @@
+package io.github.sparkkinesis.source
+
+import java.time.Instant
+
+import scala.collection.mutable
+
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.client.{HashKeyRange, KinesisClient, ShardDescription}
+import io.github.sparkkinesis.metadata.ShardEndRecord
+import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
+import io.github.sparkkinesis.options.KinesisSourceOptions
+
+/**
+ * The driver's view of one stream of a query: which shards it tracks (resharding and expiry, from a listing every
+ * `kinesis.describeShardInterval`), when each may next be looked at ([[PollSchedule]]), which have news
+ * ([[NewRecordsProbe]]), and, in a Trigger.AvailableNow run, the run's target ([[AvailableNowTarget]]).
+ */
+private[source] final class StreamPlanner(
+    val stream: String,
+    options: KinesisSourceOptions,
+    client: () => KinesisClient,
+    clock: () => Long) {
+  import StreamPlanner._
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private var probeStarted = false
+  private lazy val probe = {
+    probeStarted = true
+    new NewRecordsProbe(client(), stream, options.driverRetryTimeoutMs, clock)
+  }
+  private val listing = new ShardListing(client, stream, options.describeShardIntervalMs,
+    options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
+  private val schedule = new PollSchedule(options.fetchIntervalMs, options.idleShardCheckIntervalMs, clock)
+  private var trimHorizonChecked = false
+  private val reportedLost = mutable.Set.empty[String]
+  private var availableNow: Option[AvailableNowTarget] = None
+
+  /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
+  def initialShards(): Map[String, ShardState] =
+    ShardTracker.initial(stream, options.startingPosition, listing.current(force = true), clock())
+
+  def prepareForAvailableNow(): Unit = {
+    val target = AvailableNowTarget.fixedAt(clock(), listing.current(force = true))
+    log.info(s"Trigger.AvailableNow on stream $stream: this run reads the records that arrived before " +
+      s"${Instant.ofEpochMilli(target.arrivedBeforeMs)} (Kinesis' arrival times, the driver's clock), and closed " +
+      "shards to their end.")
+    availableNow = Some(target)
+  }
+
+  def isAvailableNow: Boolean = availableNow.isDefined
+
+  /** The AvailableNow bound of `shardId`: None outside such a run, and for shards read to their end. */
+  def arrivedBefore(shardId: String): Option[Long] = availableNow.flatMap(_.arrivedBefore(shardId))
+
+  /** GetRecords calls the driver's checks of this stream have made. */
+  def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
+
+  /**
+   * The shards to track after a batch moved them to `moved`: in line with the listing (children of a reshard added,
+   * expired shards dropped, lost ones reported under `kinesis.failOnDataLoss`), and once per run checked against the
+   * trim horizon. `lastRead` are the shard-end records of the batch that moved them.
+   */
+  def track(moved: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] = {
+    val reconciled = ShardTracker.reconcile(moved, listing.current(force = false))
+    val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), lastRead)
+    schedule.retain(tracked.contains)
+    tracked
+  }
+
+  /**
+   * One look at the readable shards that are due: those in `expectNews` count as news without a check, the others
+   * are checked, the most overdue first and, outside AvailableNow runs, at most [[MaxChecksPerLook]] of them, so that
+   * planning a batch stays quick with thousands of idle shards.
+   */
+  def look(tracked: Map[String, ShardState], expectNews: Set[String]): Look = {
+    val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
+    val known = due.filter(expectNews)
+    val unchecked = due.filterNot(expectNews)
+    val toCheck = (if (availableNow.isDefined) unchecked else schedule.mostOverdue(unchecked, MaxChecksPerLook)).toSet
+    val checked = probe.check(tracked, toCheck, arrivedBefore)
+    availableNow match {
+      case Some(target) => target.reach(checked.quiet)
+      case None         => schedule.idle(checked.quiet)
+    }
+    schedule.idle(checked.unanswered)
+    Look(checked, known)
+  }
+
+  /** How long until every readable shard short of the AvailableNow target may be looked at again. */
+  def msUntilDue(tracked: Map[String, ShardState]): Long =
+    schedule.msUntilDue(ShardState.readable(tracked).filterNot(id => availableNow.exists(_.reached(id))))
+
+  /**
+   * Whether the shard whose batch ended with `record` is read again without a check first: it stopped with more
+   * records known to lie ahead, or (outside AvailableNow runs) it is streaming ([[isStreaming]]).
+   */
+  def expectsNews(record: ShardEndRecord): Boolean = record.end != ShardPosition.ShardEnd &&
+    (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(record)))
+
+  /**
+   * A batch this run planned, which read `read`, has ended: the next look at each shard waits from now. Shards in
+   * `expectNews` are read again without a check; in an AvailableNow run every shard is looked at again as soon as
+   * pacing allows, and shards whose read reached the run's bound are done.
+   */
+  def batchEnded(read: Seq[String], expectNews: Set[String], records: Map[String, ShardEndRecord]): Unit = {
+    availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
+    val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
+    schedule.readOn(readOn)
+    schedule.idle(checkNext)
+  }
+
+  /**
+   * The hash key ranges of `shardIds`, for `kinesis.deaggregation.dropMisroutedRecords`: every one is needed, or this
+   * evaluation of the batch would keep sub-records that another evaluation drops.
+   */
+  def rangesOf(shardIds: Seq[String]): Map[String, HashKeyRange] = {
+    def known(listed: Seq[ShardDescription]) = listed.map(d => d.shardId -> d.hashKeyRange).toMap
+    val cached = known(listing.current(force = false))
+    val ranges = if (shardIds.forall(cached.contains)) cached else known(listing.current(force = true))
+    shardIds.filterNot(ranges.contains) match {
+      case Nil => ranges
+      case missing => throw new IllegalStateException(s"Shard(s) ${missing.mkString(", ")} of stream $stream are not " +
+        "in its listing, so kinesis.deaggregation.dropMisroutedRecords cannot tell which sub-records belong to " +
+        "them; ListShards may be failing (see the driver's log).")
+    }
+  }
+
+  def close(): Unit = if (probeStarted) probe.close()
+
+  /**
+   * Whether a read that stopped at the tip saw a shard that is streaming: several records, the newest of them
+   * younger than the idle interval. The driver's clock meets the service's here, which only decides whether a shard
+   * is read again without a check first (cost, and rarely an empty batch), never which records a batch holds.
+   */
+  private def isStreaming(r: ShardEndRecord): Boolean =
+    r.recordCount >= StreamingRecords &&
+      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs)
+
+  /**
+   * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record
+   * (where Kinesis would silently resume anyway). Where records were surely lost unread, `kinesis.failOnDataLoss`
+   * decides; where that cannot be known, a warning says so ([[TrimHorizonCheck]]).
+   */
+  private def checkTrimHorizon(
+      tracked: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] =
+    if (trimHorizonChecked) tracked
+    else {
+      trimHorizonChecked = true
+      val unfinished = tracked.filterNot(_._2.isFinished)
+      val oldest = probe.oldestRetained(TrimHorizonCheck.candidates(unfinished))
+      val behind = TrimHorizonCheck.behind(unfinished, oldest, lastRead)
+      def shown(found: Seq[TrimHorizonCheck.Behind]) =
+        found.map(b => s"${b.shardId} (read up to ${b.position}, oldest retained ${b.oldestRetained})").mkString(", ")
+      val (lost, unknown) = behind.partition(_.surelyLost)
+      if (unknown.nonEmpty) {
+        log.warn(s"The last record read from shard(s) ${shown(unknown)} of stream $stream has expired. They were " +
+          "caught up when last read, so records after it were lost only if some arrived and expired while the query " +
+          "was stopped for longer than the stream's retention period. Going on from the oldest retained record.")
+      }
+      if (lost.nonEmpty) {
+        dataLoss(s"The position of shard(s) ${shown(lost)} of stream $stream lies behind the trim horizon: records " +
+          "after it expired unread (the query was stopped, or fell behind, for longer than the stream's retention " +
+          "period).")
+      }
+      tracked ++ behind.map(b => b.shardId -> tracked(b.shardId).copy(position = ShardPosition.TrimHorizon))
+    }
+
+  /** Applies `kinesis.failOnDataLoss` to shards that expired before being read to their end. */
+  private def handleLost(lost: Seq[String]): Seq[String] = {
+    val unreported = lost.filterNot(reportedLost)
+    reportedLost ++= unreported // until a batch moves past them, each call finds them again: say it once
+    if (unreported.nonEmpty) {
+      dataLoss(s"Shard(s) ${unreported.mkString(", ")} of stream $stream expired or were deleted before they were " +
+        "read to their end: their unread records are lost (the query was stopped, or fell behind, for longer " +
+        "than the stream's retention period).")
+    }
+    lost
+  }
+
+  private def dataLoss(message: String): Unit = {
+    if (options.failOnDataLoss) {
+      throw new IllegalStateException(s"$message Set kinesis.failOnDataLoss=false to go on without them.")
+    }
+    log.warn(s"$message Going on without them (kinesis.failOnDataLoss=false).")
+  }
+}
+
+private[source] object StreamPlanner {
+  /**
+   * A shard whose read stopped at the tip after this many Kinesis records, recent ones, is taken to be streaming: it
+   * is read again without a check first. Below it, new records are not likely enough to risk an empty micro-batch.
+   */
+  val StreamingRecords = 5L
+
+  /**
+   * Most shards one look checks (outside AvailableNow runs): with the probe's threads, a look stays within a few
+   * hundred milliseconds on AWS however many shards are idle; the others stay due and are checked by the next look.
+   */
+  val MaxChecksPerLook = 64
+
+  /** What one look found: the check's outcome, and the shards taken as news without a check. */
+  final case class Look(checked: NewRecordsProbe.Checked, known: Seq[String]) {
+    def news: Seq[String] = (known ++ checked.news).distinct.sorted
+
+    /** Nothing new and nothing decided: checks went unanswered. */
+    def undecided(tracked: Map[String, ShardState]): Boolean =
+      known.isEmpty && checked.news.isEmpty && checked.unanswered.nonEmpty && checked.states == tracked
+  }
+}

@@ -1,0 +1,40 @@
+package io.github.sparkkinesis.source
+
+import io.github.sparkkinesis.client.HashKeyRange
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardRead}
+
+/** How a micro-batch's shards are shared out among its tasks; pure, so unit-tested without Spark. */
+private[source] object TaskPlan {
+
+  /**
+   * Tasks for a batch that reads `shards` shards: one per `shardsPerTask`, and at least one per core (`parallelism`)
+   * while there are enough shards, so a small batch still uses the whole cluster.
+   */
+  def taskCount(shards: Int, shardsPerTask: Int, parallelism: Int): Int =
+    if (shards == 0) 0 else math.max((shards + shardsPerTask - 1) / shardsPerTask, math.min(shards, parallelism))
+
+  /**
+   * How the next batch reads each (stream, shard) with news, in (stream, shard) order: its share of the read limit
+   * `maxRecords` (the shares add up to the limit, or to one record per shard when the batch reads more shards than
+   * that), its AvailableNow bound, and its task, dealt round-robin so each task gets shards of every stream.
+   */
+  def reads(news: Seq[(String, String)], maxRecords: Option[Long], tasks: Int,
+      arrivedBefore: (String, String) => Option[Long]): Map[String, Map[String, ShardRead]] =
+    news.sorted.zipWithIndex.map { case ((stream, id), i) =>
+      val share = maxRecords.map(m => math.max(1L, m / news.size + (if (i < m % news.size) 1 else 0)))
+      (stream, id, ShardRead(share, arrivedBefore(stream, id), Some(i % tasks)))
+    }.groupBy(_._1).map { case (stream, shards) => stream -> shards.map(s => s._2 -> s._3).toMap }
+
+  /** The tasks of the batch ending at `offset`; `ranges` gives a stream's shards' hash key ranges when needed. */
+  def partitions(offset: KinesisSourceOffset,
+      ranges: (String, Seq[String]) => Map[String, HashKeyRange]): Seq[TaskPartition] = {
+    val planned = offset.plannedReads
+    val rangesByStream = planned.groupBy(_.stream).map { case (s, reads) => s -> ranges(s, reads.map(_.shardId)) }
+    planned.groupBy(_.task).toSeq.sortBy(_._1).map { case (task, reads) =>
+      TaskPartition(offset.batch, task, reads.map { r =>
+        ShardPartition(r.stream, r.shardId, offset.batch, offset.streams(r.stream)(r.shardId).position,
+          rangesByStream(r.stream).get(r.shardId), r.read)
+      }, legacy = offset.isLegacy)
+    }
+  }
+}
