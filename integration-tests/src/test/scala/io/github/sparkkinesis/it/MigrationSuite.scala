@@ -164,13 +164,17 @@ class MigrationSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
     .option("fetchBufferSize", "2gb")
     .load()
 
-  test("given Databricks' read example, when run, then it reads every record once and a notebook can select stream") {
+  test("given Databricks' read example on two streams, when run, then it reads every record once and a notebook " +
+    "can select stream") {
     // Given
-    val stream = TestStreams.createStream("mig-databricks-read", shards = 2)
-    val puts = TestStreams.putStrings(stream, TestStreams.testRecords("databricks", n = 300, keys = 20))
+    val first = TestStreams.createStream("mig-databricks-a", shards = 2)
+    val second = TestStreams.createStream("mig-databricks-b", shards = 1)
+    val firstPuts = TestStreams.putStrings(first, TestStreams.testRecords("databricks-a", n = 200, keys = 20))
+    val secondPuts = TestStreams.putStrings(second, TestStreams.testRecords("databricks-b", n = 100, keys = 10))
+    val puts = firstPuts ++ secondPuts
     // When: the whole rows into the collector, and a notebook's selection of the stream column into a memory table
-    val (query, sink) = startCollecting(databricksRead(stream))
-    val notebook = databricksRead(stream)
+    val (query, sink) = startCollecting(databricksRead(s"$first,$second"))
+    val notebook = databricksRead(s"$first,$second")
       .selectExpr("stream", "CAST(data AS STRING) AS payload")
       .writeStream.format("memory").queryName("databricks_notebook")
       .option("checkpointLocation", newCheckpointDir()).start()
@@ -178,7 +182,8 @@ class MigrationSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
     assertReadsExactly(query, sink, puts)
     drain(notebook)
     val selected = spark.table("databricks_notebook").as[(String, String)].collect().toSeq
-    RecordChecks.assertExactlyOnce(puts.map(p => (stream, p.payload)), selected, "rows the notebook selected")
+    RecordChecks.assertExactlyOnce(firstPuts.map(p => (first, p.payload)) ++ secondPuts.map(p => (second, p.payload)),
+      selected, "rows the notebook selected")
   }
 
   test("given Databricks' option spellings on a write, when run, then every row lands once") {
