@@ -126,6 +126,13 @@ def test_given_the_arguments_then_there_is_one_typed_keyword_per_option() -> Non
     assert all(f":param {o.argument}:" in (KinesisSourceOptions.__doc__ or "") for o in SOURCE_OPTIONS)
 
 
+def test_given_other_connectors_names_then_the_docstring_shows_them_beside_the_option() -> None:
+    doc = " ".join((KinesisSourceOptions.__doc__ or "").split())
+    assert "also accept it as ``streamName`` (qubole/roncemer, Databricks). Accepted:" in doc
+    assert "``initialPosition`` (Databricks)" in doc
+    assert "``kinesis.executor.maxFetchTimeInMs`` (qubole/roncemer)" in doc
+
+
 def test_given_a_misspelt_keyword_then_the_closest_option_is_named() -> None:
     with pytest.raises(TypeError) as raised:
         KinesisSourceOptions(stream_name="s", starting_postion="LATEST")  # type: ignore[arg-type]

@@ -2,6 +2,8 @@ package io.github.sparkkinesis.source
 
 import java.util
 
+import scala.util.Try
+
 import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.hadoop.conf.Configuration
@@ -16,7 +18,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
-import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{AliasResolution, KinesisOptionsRegistry, KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
 /**
@@ -32,10 +34,10 @@ import io.github.sparkkinesis.sink.KinesisWriteBuilder
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
   extends Table with SupportsRead with SupportsWrite {
 
+  /** Names the streams however the options spell them; bad options fail elsewhere, with their own message. */
   override def name(): String = {
-    val streams = properties.collect {
-      case (k, v) if k.equalsIgnoreCase("kinesis.streamName") || k.equalsIgnoreCase("kinesis.streamARN") => v
-    }
+    val given = Try(AliasResolution.resolve(properties).options).getOrElse(Map.empty[String, String])
+    val streams = Seq(KinesisOptionsRegistry.StreamName, KinesisOptionsRegistry.StreamARN).flatMap(o => given.get(o.key))
     s"kinesis:${if (streams.isEmpty) "<per row>" else streams.mkString(",")}"
   }
 
