@@ -55,6 +55,9 @@ lazy val connector = (project in file("connector"))
   .settings(commonSettings)
   .settings(
     name := "spark-kinesis",
+    // The driver-planning benchmark lives in bench/ but runs against the connector's test fake (no network, no
+    // Spark), so it is compiled with the connector's tests: `bench/run --only planning`.
+    Test / unmanagedSourceDirectories += (ThisBuild / baseDirectory).value / "bench" / "src" / "planning" / "scala",
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkCompileVersion(scalaBinaryVersion.value) % Provided,
       "software.amazon.awssdk" % "kinesis" % awsSdkVersion,

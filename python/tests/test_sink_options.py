@@ -22,7 +22,7 @@ CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "s
 
 # Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason).
 CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
-    "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a valid stream name"),
+    "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a stream name or a comma-separated list of them"),
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
     "kinesis.endpointUrl": ("https://127.0.0.1:4567", "https://127.0.0.1:4567", "localhost:4567",
                             "it does not start with http:// or https://"),

@@ -23,7 +23,15 @@ CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "s
 # Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason, or None
 # where the registry's description leaves the check to the connector's load()).
 CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
-    "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a valid stream name"),
+    "kinesis.streamName": ("orders,payments", "orders,payments", "orders/2024",
+                           "it is not a stream name or a comma-separated list of them"),
+    "kinesis.streamARN": ("arn:aws:kinesis:us-east-1:123456789012:stream/orders",
+                          "arn:aws:kinesis:us-east-1:123456789012:stream/orders", "orders",
+                          "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a "
+                          "comma-separated list of them"),
+    "kinesis.shardsPerTask": (10, "10", "0", "it is outside 1..100"),
+    "kinesis.allowStreamRemoval": (True, "true", "yes", "it is not a boolean"),
+    "kinesis.endingPosition": ("LATEST", "LATEST", "SOON", None),
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
     "kinesis.endpointUrl": ("http://127.0.0.1:4566", "http://127.0.0.1:4566", "localhost:4566",
                             "it does not start with http:// or https://"),
@@ -140,6 +148,13 @@ def test_given_the_arguments_then_there_is_one_typed_keyword_per_option() -> Non
     assert hints["max_fetch_records_per_shard"] == typing.Optional[int]
     assert all(o.argument in hints for o in SOURCE_OPTIONS)
     assert all(f":param {o.argument}:" in (KinesisSourceOptions.__doc__ or "") for o in SOURCE_OPTIONS)
+
+
+def test_given_other_connectors_names_then_the_docstring_shows_them_beside_the_option() -> None:
+    doc = " ".join((KinesisSourceOptions.__doc__ or "").split())
+    assert "also accept it as ``streamName`` (qubole/roncemer, Databricks). Accepted:" in doc
+    assert "``initialPosition`` (Databricks)" in doc
+    assert "``kinesis.executor.maxFetchTimeInMs`` (qubole/roncemer)" in doc
 
 
 def test_given_a_misspelt_keyword_then_the_closest_option_is_named() -> None:

@@ -60,6 +60,15 @@ def meta(entry: Dict[str, Any]) -> OptionMeta:
     )
 
 
+def described(entry: Dict[str, Any]) -> str:
+    """An option's description, followed by the names other connectors give it (``aliases`` in the JSON)."""
+    aliases = entry.get("aliases", [])
+    if not aliases:
+        return entry["description"]
+    names = ", ".join(f"``{a['name']}`` ({', '.join(a['dialects'])})" for a in aliases)
+    return f"{entry['description']} Spark's reader and writer also accept it as {names}."
+
+
 def docstring_param(option: OptionMeta, description: str) -> List[str]:
     text = f"{description} Accepted: {option.accepted}."
     if option.default is not None:
@@ -237,7 +246,7 @@ def render(document: Dict[str, Any]) -> Dict[str, str]:
     if clashes:
         fail(f"several options would have the Python argument {', '.join(clashes)}")
     version = document.get("connectorVersion", "unknown")
-    descriptions = {e["name"]: e["description"] for e in entries}
+    descriptions = {e["name"]: described(e) for e in entries}
     rules = document["rules"]
     unknown = sorted({r["kind"] for r in rules} - RULE_KINDS)
     if unknown:

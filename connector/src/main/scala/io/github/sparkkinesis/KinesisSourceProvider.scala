@@ -15,11 +15,12 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.{KinesisSchema, KinesisTable}
 
 /**
- * Entry point of the `aws-kinesis` data source, for reads and writes. A reader's options are parsed and checked
+ * Entry point of the `aws-kinesis` data source (and of `kinesis`, see [[KinesisShortNameProvider]]), for reads and
+ * writes. A reader's options are parsed and checked
  * in `inferSchema`, when `load()` is called, so a bad option fails before any query starts; a writer's when Spark
  * analyses the write.
  */
-final class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
 
   override def shortName(): String = KinesisSourceProvider.ShortName
 
@@ -63,4 +64,18 @@ final class KinesisSourceProvider extends TableProvider with DataSourceRegister 
 
 object KinesisSourceProvider {
   val ShortName = "aws-kinesis"
+}
+
+/**
+ * The same data source under the format name the qubole/roncemer and Databricks connectors use, `kinesis`, so that
+ * their users' code runs with only the JAR swapped. When another JAR that registers `kinesis` is on the class path,
+ * Spark refuses the name as ambiguous (multiple sources found for kinesis); `aws-kinesis` or this class' name then
+ * picks this connector.
+ */
+final class KinesisShortNameProvider extends KinesisSourceProvider {
+  override def shortName(): String = KinesisShortNameProvider.ShortName
+}
+
+object KinesisShortNameProvider {
+  val ShortName = "kinesis"
 }

@@ -76,17 +76,14 @@ private[sparkkinesis] object AtomicFiles {
     } finally Files.deleteIfExists(tmp)
   }
 
-  /** The file's content, or None when there is no file. */
+  /** The file's content, or None when there is no file: one request (an open), not an existence check first. */
   def read(path: Path, conf: Configuration): Option[String] = {
     val fs = path.getFileSystem(conf)
-    if (!fs.exists(path)) None
-    else {
-      val in = fs.open(path)
-      try {
-        val bytes = new ByteArrayOutputStream()
-        IOUtils.copyBytes(in, bytes, 4096, false)
-        Some(new String(bytes.toByteArray, UTF_8))
-      } finally in.close()
-    }
+    val in = try fs.open(path) catch { case _: java.io.FileNotFoundException => return None }
+    try {
+      val bytes = new ByteArrayOutputStream()
+      IOUtils.copyBytes(in, bytes, 4096, false)
+      Some(new String(bytes.toByteArray, UTF_8))
+    } finally in.close()
   }
 }

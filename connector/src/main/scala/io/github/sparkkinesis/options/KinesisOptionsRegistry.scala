@@ -340,6 +340,12 @@ object KinesisOptionsRegistry {
       s"Options ${AwsAccessKeyId.name} and ${CredentialProviderClass.name} both name base credentials: keep " +
         "one (the keys, or the provider class)."))
 
+  /**
+   * The option names of the awslabs, qubole/roncemer and Databricks connectors accepted as they documented them
+   * (see [[OptionAliases]], which also lists the options other work adds: [[OptionAliases.AwaitingTargets]]).
+   */
+  val aliases: Seq[OptionAlias] = OptionAliases.all
+
   private val byKey: Map[String, OptionSpec[_]] = all.map(o => o.key -> o).toMap
 
   def find(name: String): Option[OptionSpec[_]] = byKey.get(name.toLowerCase(java.util.Locale.ROOT))

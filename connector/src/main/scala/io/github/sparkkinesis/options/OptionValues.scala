@@ -8,14 +8,19 @@ import io.github.sparkkinesis.client.{
 
 /**
  * The options of one DataFrame (source or sink), read through the registry's [[OptionSpec]]s. Keys are
- * case-insensitive, as in Spark; a `kinesis.*` key the registry does not know fails at construction, naming the
- * closest known option.
+ * case-insensitive, as in Spark; other connectors' spellings are read as the options they stand for, with their
+ * warnings logged ([[AliasResolution]]); a `kinesis.*` key the registry does not know fails at construction, naming
+ * the closest known option.
  */
 private[options] final class OptionValues(raw: Map[String, String]) {
   import KinesisOptionsRegistry._
 
-  private val options = raw.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
-  OptionValues.rejectUnknown(options.keys)
+  private val options = {
+    val resolution = AliasResolution.resolve(raw)
+    OptionValues.rejectUnknown(resolution.options.keys)
+    resolution.warnings.foreach(OptionValues.warnOnce)
+    resolution.options
+  }
 
   def get[T](spec: OptionSpec[T]): Option[T] = options.get(spec.key).map(spec.parseOrFail)
 
@@ -56,7 +61,17 @@ private[options] final class OptionValues(raw: Map[String, String]) {
 }
 
 private[options] object OptionValues {
-  import KinesisOptionsRegistry.{all, find}
+  import KinesisOptionsRegistry.{aliases, all, find}
+
+  private val log = org.slf4j.LoggerFactory.getLogger(classOf[OptionValues])
+  private val warned = java.util.concurrent.ConcurrentHashMap.newKeySet[String]()
+
+  /** Spark parses a DataFrame's options several times (schema, table, scan): each warning is logged once a JVM. */
+  private def warnOnce(warning: String): Unit = if (warned.add(warning)) log.warn(warning) else log.debug(warning)
+
+  /** The names an unknown `kinesis.*` option is compared with: the registry's, and the aliases of that form. */
+  private val knownNames: Seq[String] =
+    all.map(_.name) ++ (aliases.map(_.name) ++ OptionAliases.AwaitingTargets).filter(_.startsWith("kinesis."))
 
   private val AwsEndpointHost =
     """(?:^|.*\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?""".r
@@ -68,9 +83,9 @@ private[options] object OptionValues {
   /** Fails on a `kinesis.*` option the registry does not know, naming the closest known one. */
   private def rejectUnknown(keys: Iterable[String]): Unit =
     keys.filter(_.startsWith("kinesis.")).find(k => find(k).isEmpty).foreach { unknown =>
-      val closest = all.minBy(o => editDistance(o.key, unknown))
+      val closest = knownNames.minBy(name => editDistance(name.toLowerCase(Locale.ROOT), unknown))
       throw new IllegalArgumentException(
-        s"Unknown option '$unknown'. Did you mean ${closest.name}? The accepted options are listed in the " +
+        s"Unknown option '$unknown'. Did you mean $closest? The accepted options are listed in the " +
           "README's options table.")
     }
 

@@ -7,30 +7,62 @@ import io.github.sparkkinesis.ConnectorVersion
 import io.github.sparkkinesis.offsets.Json
 
 /**
- * Renders the options registry for people and other languages: the README's options table (between the
- * markers below) and a JSON description for other languages' option builders. `main(readmePath)` rewrites
- * the README's table in place; `main("--json", path)` writes the JSON description.
+ * Renders the options registry for people and other languages: the README's options table and its sections on
+ * migrating from other connectors (each between the markers below), and a JSON description for other languages'
+ * option builders. `main(readmePath)` rewrites the README's generated parts in place; `main("--json", path)` writes
+ * the JSON description.
  */
 object OptionsDocs {
   val Begin = "<!-- options-table:begin (generated from KinesisOptionsRegistry; do not edit by hand) -->"
   val End = "<!-- options-table:end -->"
+  val MigrationBegin = "<!-- migration:begin (generated from KinesisOptionsRegistry.aliases; do not edit by hand) -->"
+  val MigrationEnd = "<!-- migration:end -->"
+
+  private def cell(s: String) = s.replace("|", "\\|")
+
+  /** The aliases that set `option`, as the table shows them: `streamName` (qubole/roncemer, Databricks). */
+  def aliasesOf(option: OptionSpec[_]): Seq[OptionAlias] = KinesisOptionsRegistry.aliases.filter(_.effect match {
+    case AliasEffect.Sets(target, _, _) => target == option.name
+    case _                              => false
+  })
 
   def markdownTable: String = {
-    def cell(s: String) = s.replace("|", "\\|")
-    val header = "| Option | Used by | Type | Default | Description |\n|---|---|---|---|---|\n"
+    val header = "| Option | Used by | Type | Default | Description | Other connectors' names |\n" +
+      "|---|---|---|---|---|---|\n"
     header + KinesisOptionsRegistry.all.map { o =>
       s"| `${o.name}` | ${o.usage.name} | ${o.typeName} | ${o.default.map(d => s"`$d`").getOrElse("")} | " +
-        s"${cell(o.description)} |"
+        s"${cell(o.description)} | ${aliasesOf(o).map(a => s"`${a.name}` (${a.dialectNames})").mkString(", ")} |"
     }.mkString("\n") + "\n"
   }
 
-  /** The README text with its options table replaced by the generated one. */
-  def withTable(readme: String): String = {
-    val begin = readme.indexOf(Begin)
-    val end = readme.indexOf(End)
-    require(begin >= 0 && end > begin, s"the README has no options table markers ($Begin ... $End)")
-    readme.substring(0, begin + Begin.length) + "\n" + markdownTable + readme.substring(end)
+  /** What each alias does here, in the words of the migration tables. */
+  private def effectText(alias: OptionAlias): String = alias.effect match {
+    case AliasEffect.NoEffect(why) => s"no effect (warning): $why"
+    case AliasEffect.Sets(target, convert, differs) if KinesisOptionsRegistry.find(target).isDefined =>
+      (Seq(s"`$target`") ++ Some(convert.what).filter(_.nonEmpty).map(w => s"($w)") ++
+        differs.map(d => s"(warning: $d)")).mkString(" ")
+    case AliasEffect.Sets(target, _, _) => s"not supported by this version yet (warning; needs `$target`)"
   }
+
+  /** One section per connector: each option name it documents that differs from ours, and what it does here. */
+  def migrationSections: String = Dialect.all.map { dialect =>
+    val rows = KinesisOptionsRegistry.aliases.filter(_.dialects.contains(dialect)).map(a =>
+      s"| `${a.name}` | ${cell(effectText(a))} |")
+    s"### Migrating from ${dialect.name} (format `${dialect.format}`)\n\n| Their option | Here |\n|---|---|\n" +
+      rows.mkString("\n") + "\n"
+  }.mkString("\n") + "\nAccepted with a warning that this version does not support them yet, until a later version adds " +
+    s"them: ${OptionAliases.AwaitingTargets.map(t => s"`$t`").mkString(", ")}.\n"
+
+  private def replaceBetween(text: String, begin: String, end: String, content: String): String = {
+    val from = text.indexOf(begin)
+    val to = text.indexOf(end)
+    require(from >= 0 && to > from, s"the README has no markers $begin ... $end")
+    text.substring(0, from + begin.length) + "\n" + content + text.substring(to)
+  }
+
+  /** The README text with its options table and migration sections replaced by the generated ones. */
+  def withTable(readme: String): String =
+    replaceBetween(replaceBetween(readme, Begin, End, markdownTable), MigrationBegin, MigrationEnd, migrationSections)
 
   /**
    * Every option as JSON (name, usage, type, default when there is one, description, accepted values, secret and
@@ -41,7 +73,9 @@ object OptionsDocs {
       Json.obj(Seq(
         "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
         "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret), "usage" -> Json.text(o.usage.name),
-        "check" -> o.check.json) ++
+        "check" -> o.check.json,
+        "aliases" -> Json.arrayOf(aliasesOf(o).map(a =>
+          Json.obj("name" -> Json.text(a.name), "dialects" -> Json.array(a.dialects.map(_.name)))))) ++
         o.default.map(d => "default" -> Json.text(d)).toSeq: _*)
     }
     val array = Json.arrayOf(options)

@@ -6,15 +6,18 @@ import org.apache.spark.sql.connector.write.{
   WriterCommitMessage
 }
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
+import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOptions}
 
 /**
  * Plans a write of `info`'s rows to Kinesis. The columns are checked here, when Spark analyses the write, and so
- * is the stream named by `kinesis.streamName`, which then takes every row.
+ * is the stream named by `kinesis.streamName`, which then takes every row. A streaming query in update mode (the
+ * qubole/roncemer connector's example uses it) appends each updated row, as Spark's Kafka sink does.
  */
-final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo) extends WriteBuilder {
+final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo)
+  extends WriteBuilder with SupportsStreamingUpdateAsAppend {
 
   override def build(): Write = {
     val columns = SinkColumns.resolve(info.schema(), options.stream)

@@ -20,7 +20,9 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  * have, several per task ([[TaskPlan]]). With Trigger.AvailableNow, the run's target is fixed when it starts and the
  * run ends once every shard has reached it.
  *
- * @param parallelism the cluster's cores when a batch is planned (Spark's default parallelism)
+ * @param parallelism             the cluster's cores when a batch is planned (Spark's default parallelism)
+ * @param metadataOnExecutorDisks whether the metadata path is on a local disk while tasks run on other machines, so
+ *                                that the driver may never see what tasks record
  */
 final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
@@ -28,7 +30,8 @@ final class KinesisMicroBatchStream(
     hadoopConf: Configuration,
     clients: ClientSettings => KinesisClient,
     parallelism: () => Int = () => 1,
-    clock: () => Long = () => System.currentTimeMillis())
+    clock: () => Long = () => System.currentTimeMillis(),
+    metadataOnExecutorDisks: Boolean = false)
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
   import KinesisMicroBatchStream.Moved
 
@@ -43,6 +46,8 @@ final class KinesisMicroBatchStream(
   private var checksReported = 0L
   /** The batch whose offset this run last handed to Spark. */
   private var lastPlanned: Option[Long] = None
+  /** Batches in a row, planned by this run, of which the driver found no recorded end at all. */
+  private var batchesWithoutEnds = 0
 
   override def initialOffset(): Offset = initial
 
@@ -176,6 +181,7 @@ final class KinesisMicroBatchStream(
       // Only for a batch this run planned: after a restart nobody knows when the last one ended, Trigger.Once gets
       // one look, and a bound reached in an earlier AvailableNow run says nothing about this run's.
       if (lastPlanned.contains(start.batch)) {
+        checkEndsVisible(start.batch, records.values.toSeq)
         records.keys.groupBy(_._1).foreach { case (s, read) =>
           planners.get(s).foreach(_.batchEnded(read.map(_._2).toSeq, expectNews(s), lastRead(s)))
         }
@@ -183,6 +189,22 @@ final class KinesisMicroBatchStream(
       val next = Moved(KinesisSourceOffset(start.batch + 1, moved), expectNews, lastRead)
       basis = Some(start -> next)
       next
+  }
+
+  /**
+   * A batch is read again when its ends were not recorded (its tasks never finished, say because of a `limit`), but
+   * when the driver never sees any end, batch after batch, while the metadata path is a local disk of a cluster, the
+   * tasks record on their own machines' disks: the query would read the same records forever.
+   */
+  private def checkEndsVisible(batch: Long, found: Seq[Option[ShardEndRecord]]): Unit = {
+    batchesWithoutEnds = if (found.nonEmpty && found.forall(_.isEmpty)) batchesWithoutEnds + 1 else 0
+    if (metadataOnExecutorDisks && batchesWithoutEnds >= KinesisMicroBatchStream.BatchesWithoutEndsTolerated) {
+      throw new IllegalStateException(s"The driver has found none of the shard ends its tasks recorded for the last " +
+        s"$batchesWithoutEnds batches (up to batch $batch), and the metadata path is on a local disk while tasks run " +
+        "on other machines: each task records on its own machine's disk, so the query would read the same records " +
+        "forever. Put the checkpoint (or kinesis.metadataPath) on a file system the driver and every executor share, " +
+        "such as HDFS, or use kinesis.metadataCommitterType=DYNAMODB.")
+    }
   }
 
   private def movedTo(batch: Long, stream: String, id: String, state: ShardState,
@@ -206,6 +228,9 @@ object KinesisMicroBatchStream {
    */
   private final case class Moved(offset: KinesisSourceOffset, expectNews: Map[String, Set[String]],
       lastRead: Map[String, Map[String, ShardEndRecord]])
+
+  /** Batches in a row without any recorded end after which a query with its metadata on executors' disks fails. */
+  val BatchesWithoutEndsTolerated = 3
 
   /** Batches of shard-end records kept behind the last committed one, for inspection after a failure. */
   val RetainedBatches = 10L

@@ -8,7 +8,11 @@ import org.apache.spark.unsafe.types.UTF8String
 import io.github.sparkkinesis.aggregation.UserRecord
 import io.github.sparkkinesis.client.{KinesisRecord, StreamRef}
 
-/** The fixed schema of the source's rows: one row per user record (KPL sub-records each get their own). */
+/**
+ * The fixed schema of the source's rows: one row per user record (KPL sub-records each get their own). The last
+ * column, `stream`, repeats `streamName` under the name Databricks' connector gives it, so that notebooks written for
+ * it run unchanged.
+ */
 object KinesisSchema {
   val schema: StructType = StructType(Seq(
     StructField("data", BinaryType, nullable = false),
@@ -17,7 +21,8 @@ object KinesisSchema {
     StructField("sequenceNumber", StringType, nullable = false),
     StructField("approximateArrivalTimestamp", TimestampType, nullable = false),
     StructField("shardId", StringType, nullable = false),
-    StructField("subSequenceNumber", LongType, nullable = false)))
+    StructField("subSequenceNumber", LongType, nullable = false),
+    StructField("stream", StringType, nullable = false)))
 }
 
 /** Builds rows for one shard; the stream and shard names are encoded once, not per record. */
@@ -32,5 +37,6 @@ private[source] final class RowBuilder(streamName: String, shardId: String) {
     UTF8String.fromString(record.sequenceNumber),
     record.approximateArrivalTimestampMillis * 1000L,
     shard,
-    user.subSequenceNumber))
+    user.subSequenceNumber,
+    stream))
 }

@@ -2,9 +2,12 @@ package io.github.sparkkinesis.source
 
 import java.util
 
+import scala.util.Try
+
 import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.metric.CustomMetric
@@ -16,7 +19,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
 import io.github.sparkkinesis.metadata.ShardEndStores
-import io.github.sparkkinesis.options.{KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{AliasResolution, KinesisOptionsRegistry, KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
 /**
@@ -32,10 +35,10 @@ import io.github.sparkkinesis.sink.KinesisWriteBuilder
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
   extends Table with SupportsRead with SupportsWrite {
 
+  /** Names the streams however the options spell them; bad options fail elsewhere, with their own message. */
   override def name(): String = {
-    val streams = properties.collect {
-      case (k, v) if k.equalsIgnoreCase("kinesis.streamName") || k.equalsIgnoreCase("kinesis.streamARN") => v
-    }
+    val given = Try(AliasResolution.resolve(properties).options).getOrElse(Map.empty[String, String])
+    val streams = Seq(KinesisOptionsRegistry.StreamName, KinesisOptionsRegistry.StreamARN).flatMap(o => given.get(o.key))
     s"kinesis:${if (streams.isEmpty) "<per row>" else streams.mkString(",")}"
   }
 
@@ -91,7 +94,9 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
     }
     val spark = SparkSession.active
     val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
+    val metadata = new Path(options.metadataPath.getOrElse(checkpointLocation))
+    val onLocalDisk = metadata.getFileSystem(hadoopConf).getScheme == "file"
     new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
-      () => spark.sparkContext.defaultParallelism)
+      () => spark.sparkContext.defaultParallelism, metadataOnExecutorDisks = onLocalDisk && !spark.sparkContext.isLocal)
   }
 }

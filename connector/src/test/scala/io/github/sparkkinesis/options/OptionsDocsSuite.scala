@@ -30,4 +30,24 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     (0 until options.size).map(i => options.get(i)).filter(_.get("secret").asBoolean).map(_.get("name").asText) shouldBe
       Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken", "kinesis.credentialProviderParam")
   }
+
+  test("given the aliases, then each connector's migration section lists its names and what each does here") {
+    val sections = OptionsDocs.migrationSections
+    Dialect.all.foreach(d => sections should include(s"### Migrating from ${d.name} (format `${d.format}`)"))
+    KinesisOptionsRegistry.aliases.foreach(a => sections should include(s"| `${a.name}` |"))
+    sections should include("| `kinesis.executor.maxFetchTimeInMs` | `kinesis.maxFetchTimePerShardSec` (milliseconds " +
+      "to seconds, rounded up) |")
+    sections should include("| `roleArn` | `kinesis.stsRoleArn` |")
+    sections should include("| `consumerName` | not supported by this version yet (warning; needs `kinesis.consumerName`) |")
+    sections should include("| `maxFetchRate` | no effect (warning): the source paces each shard")
+    OptionAliases.AwaitingTargets.foreach(t => sections should include(s"`$t`"))
+  }
+
+  test("given the aliases, then the options table and the JSON description name each option's other spellings") {
+    OptionsDocs.markdownTable should include("| `streamName` (qubole/roncemer, Databricks) |")
+    val json = io.github.sparkkinesis.offsets.Json.read(OptionsDocs.json, "options").get("options")
+    val stream = (0 until json.size).map(json.get).find(_.get("name").asText == "kinesis.streamName").get
+    stream.get("aliases").get(0).get("name").asText shouldBe "streamName"
+    stream.get("aliases").get(0).get("dialects").get(1).asText shouldBe "Databricks"
+  }
 }

@@ -151,4 +151,24 @@ class DriverResilienceSuite extends AnyFunSuite with Matchers {
     batchOf("neighbour-2") should be < batchOf("gen-3")
     driver.batches.flatten.filter(_.shardId == merged).map(_.data) shouldBe Seq("gen-3")
   }
+
+  test("given a metadata path on the executors' local disks, when the driver sees no recorded end for 3 batches " +
+    "in a row, then the query fails naming the fix instead of reading the same records forever") {
+    val (fake, clock) = fixture(2)
+    put(fake, s0, "again")
+    def planWithoutEnds(driver: MicroBatchDriver): Unit = {
+      val end = driver.plan().get // its tasks record where the driver cannot see: here, they never run
+      driver.stream.commit(end)
+      driver.committed = end
+    }
+    val cluster = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock,
+      metadataOnExecutorDisks = true)
+    (1 to 3).foreach(_ => planWithoutEnds(cluster))
+    intercept[IllegalStateException](cluster.plan()).getMessage should
+      (include("none of the shard ends") and include("kinesis.metadataCommitterType=DYNAMODB"))
+    // Given the same on a machine of its own (local mode), then the batch is read again: a limit() explains it.
+    val local = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    (1 to 4).foreach(_ => planWithoutEnds(local))
+    local.drain().map(_.data) shouldBe Seq("again")
+  }
 }

@@ -27,7 +27,8 @@ final class MicroBatchDriver(
     options: Map[String, String],
     val checkpoint: String = Files.createTempDirectory("checkpoint").toString,
     clock: ManualClock = new ManualClock(),
-    parallelism: Int = 2) {
+    parallelism: Int = 2,
+    metadataOnExecutorDisks: Boolean = false) {
 
   val parsed: KinesisSourceOptions = KinesisSourceOptions.parse(Map(
     "kinesis.streamName" -> "s",
@@ -42,7 +43,7 @@ final class MicroBatchDriver(
   val batches: mutable.Buffer[Seq[Out]] = mutable.Buffer.empty
 
   private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake,
-    () => parallelism, clock)
+    () => parallelism, clock, metadataOnExecutorDisks)
 
   /**
    * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks

@@ -19,7 +19,8 @@ class StartingPositionSuite extends AnyFunSuite with Matchers with SparkIntegrat
     StructField("sequenceNumber", StringType),
     StructField("approximateArrivalTimestamp", TimestampType),
     StructField("shardId", StringType),
-    StructField("subSequenceNumber", LongType)))
+    StructField("subSequenceNumber", LongType),
+    StructField("stream", StringType)))
 
   test("TRIM_HORIZON reads the records put before and after the start, once each, in the documented columns") {
     // Given
