@@ -63,6 +63,8 @@ lazy val connector = (project in file("connector"))
       "software.amazon.awssdk" % "kinesis" % awsSdkVersion,
       "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
       "software.amazon.awssdk" % "sts" % awsSdkVersion,
+      // The DYNAMODB metadata store (kinesis.metadataCommitterType).
+      "software.amazon.awssdk" % "dynamodb" % awsSdkVersion,
       "com.fasterxml.jackson.core" % "jackson-databind" % "2.17.2",
       // The protobuf runtime the KPL's generated messages need (4.x); our de-aggregator uses it too.
       "com.google.protobuf" % "protobuf-java" % "4.29.0",
@@ -190,7 +192,8 @@ lazy val integrationTests = (project in file("integration-tests"))
       s"-Dsparkkinesis.assemblyJar=${(connector / assembly).value.getAbsolutePath}",
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"
     ),
-    Test / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
+    // The emulators bin/test started once (kinesis-mock, moto, DynamoDB Local); otherwise each suite starts its own.
+    Test / envVars ++= sys.env.filter { case (k, _) => Seq("KINESIS_MOCK", "MOTO_", "DYNAMODB_LOCAL").exists(k.startsWith) }
   )
 
 /**

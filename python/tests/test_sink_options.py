@@ -8,7 +8,7 @@ from __future__ import annotations
 import doctest
 import inspect
 import typing
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import pytest
 
@@ -21,7 +21,7 @@ BY_NAME = {o.name: o for o in SINK_OPTIONS}
 CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "secret"}
 
 # Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason).
-CASES: Dict[str, Tuple[Any, str, str, str]] = {
+CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a stream name or a comma-separated list of them"),
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
     "kinesis.endpointUrl": ("https://127.0.0.1:4567", "https://127.0.0.1:4567", "localhost:4567",
@@ -39,6 +39,14 @@ CASES: Dict[str, Tuple[Any, str, str, str]] = {
     "kinesis.sink.recordTtl": (60000, "60000", "99", "it is outside 100..9223372036854775807"),
     "kinesis.sink.maxPendingRecordsPerExecutor": (5000, "5000", "0", "it is outside 1..10000000"),
     "kinesis.sink.maxPendingBytesPerExecutor": (8388608, "8388608", "1024", "it is outside 1048576..68719476736"),
+    "kinesis.stsRoleArn": ("arn:aws:iam::123456789012:role/reader", "arn:aws:iam::123456789012:role/reader",
+                           "arn:aws:iam::12345:role/reader", "it is not an IAM role ARN"),
+    "kinesis.stsSessionName": ("query-7", "query-7", "a", "it is not a valid role session name"),
+    "kinesis.stsExternalId": ("partner-42", "partner-42", "x", "it is not a valid external id"),
+    "kinesis.stsEndpointUrl": ("https://sts.eu-west-1.amazonaws.com", "https://sts.eu-west-1.amazonaws.com",
+                               "sts.eu-west-1.amazonaws.com", "it does not start with http:// or https://"),
+    "kinesis.credentialProviderParam": ("vault-path", "vault-path", "", "the value is empty"),
+    "kinesis.credentialProviderClass": ("com.example.Provider", "com.example.Provider", "1abc", None),
 }
 
 
@@ -47,6 +55,10 @@ def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
     base: Dict[str, Any] = {}
     if option in ("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken"):
         base.update(CREDENTIALS)
+    if option in ("kinesis.stsSessionName", "kinesis.stsExternalId", "kinesis.stsEndpointUrl"):
+        base["sts_role_arn"] = "arn:aws:iam::123456789012:role/reader"
+    if option == "kinesis.credentialProviderParam":
+        base["credential_provider_class"] = "com.example.Provider"
     return {**base, **arguments}
 
 
@@ -68,7 +80,8 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
         "stream_name", "region", "endpoint_url", "client_num_retries", "client_retry_intervals_ms",
         "client_max_retry_interval_ms", "aws_access_key_id", "aws_secret_key", "session_token", "verify_certificate",
         "record_max_buffered_time_ms", "max_connections", "aggregation_enabled", "record_ttl",
-        "max_pending_records_per_executor", "max_pending_bytes_per_executor"]
+        "max_pending_records_per_executor", "max_pending_bytes_per_executor", "sts_role_arn", "sts_session_name",
+        "sts_external_id", "sts_endpoint_url", "credential_provider_class", "credential_provider_param"]
     assert all(p.default is None for name, p in parameters.items() if name != "unknown")
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")
     assert hints["stream_name"] == typing.Optional[str]
@@ -84,6 +97,7 @@ def test_the_defaults_are_the_connectors_and_none_is_sent_unless_given() -> None
     assert defaults == {
         "kinesis.clientNumRetries": "3", "kinesis.clientRetryIntervalsMs": "500",
         "kinesis.clientMaxRetryIntervalMs": "10000", "kinesis.verifyCertificate": "true",
+        "kinesis.stsSessionName": "spark-kinesis",
         "kinesis.sink.recordMaxBufferedTimeMs": "100",
         "kinesis.sink.maxConnections": "24", "kinesis.sink.aggregationEnabled": "true",
         "kinesis.sink.recordTtl": "30000", "kinesis.sink.maxPendingRecordsPerExecutor": "100000",
@@ -103,6 +117,10 @@ def test_given_a_good_value_when_built_then_the_option_text_is_the_connectors(na
 def test_given_a_bad_value_when_checked_then_the_message_is_the_connectors(name: str) -> None:
     option = BY_NAME[name]
     _, _, bad, reason = CASES[name]
+    if reason is None:  # the connector alone checks it, when the DataFrame is created
+        assert option.check == {"kind": "connectorOnly"}
+        assert KinesisSinkOptions.from_options({name: bad}).as_options()[name] == bad
+        return
     shown = "<redacted>" if option.secret else f"'{bad}'"
     expected = f"Invalid value {shown} for option {name}: {reason}. Accepted: {option.accepted}."
     with pytest.raises(ValueError) as raised:

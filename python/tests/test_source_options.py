@@ -56,6 +56,18 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
     "kinesis.deaggregation.dropMisroutedRecords": (True, "true", "1", "it is not a boolean"),
     "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
+    "kinesis.stsRoleArn": ("arn:aws:iam::123456789012:role/reader", "arn:aws:iam::123456789012:role/reader",
+                           "arn:aws:iam::12345:role/reader", "it is not an IAM role ARN"),
+    "kinesis.stsSessionName": ("query-7", "query-7", "a", "it is not a valid role session name"),
+    "kinesis.stsExternalId": ("partner-42", "partner-42", "x", "it is not a valid external id"),
+    "kinesis.stsEndpointUrl": ("https://sts.eu-west-1.amazonaws.com", "https://sts.eu-west-1.amazonaws.com",
+                               "sts.eu-west-1.amazonaws.com", "it does not start with http:// or https://"),
+    "kinesis.credentialProviderParam": ("vault-path", "vault-path", "", "the value is empty"),
+    "kinesis.credentialProviderClass": ("com.example.Provider", "com.example.Provider", "1abc", None),
+    "kinesis.metadataCommitterType": ("DYNAMODB", "DYNAMODB", "S3", "it is not one of the accepted values"),
+    "kinesis.dynamodb.tableName": ("query-metadata", "query-metadata", "ab", "it is not a valid DynamoDB table name"),
+    "kinesis.dynamodb.endpointUrl": ("http://127.0.0.1:8000", "http://127.0.0.1:8000", "127.0.0.1:8000",
+                                     "it does not start with http:// or https://"),
 }
 
 
@@ -68,6 +80,10 @@ def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
     base: Dict[str, Any] = {"stream_name": "s"}
     if option in ("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken"):
         base.update(CREDENTIALS)
+    if option in ("kinesis.stsSessionName", "kinesis.stsExternalId", "kinesis.stsEndpointUrl"):
+        base["sts_role_arn"] = "arn:aws:iam::123456789012:role/reader"
+    if option == "kinesis.credentialProviderParam":
+        base["credential_provider_class"] = "com.example.Provider"
     return {**base, **arguments}
 
 
@@ -86,7 +102,7 @@ def test_given_a_bad_value_when_checked_then_the_message_is_the_connectors(name:
     raw = {"kinesis.streamName": "s", "kinesis.awsAccessKeyId": "A", "kinesis.awsSecretKey": "S", name: bad}
     if reason is None:  # the connector alone checks it, at load(): test_options_vs_jvm.py
         assert option.check == {"kind": "connectorOnly"}
-        assert KinesisSourceOptions.from_options(raw).as_options()[name] == bad
+        assert KinesisSourceOptions.from_options({"kinesis.streamName": "s", name: bad}).as_options()[name] == bad
         return
     shown = "<redacted>" if option.secret else f"'{bad}'"
     expected = f"Invalid value {shown} for option {name}: {reason}. Accepted: {option.accepted}."

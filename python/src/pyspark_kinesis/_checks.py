@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 #: The kinds of check (``OptionCheck.kind``) and of rule (``OptionRule.kind``) interpreted here; the generator
 #: refuses a registry with any other.
 CHECK_KINDS = frozenset({"nonEmpty", "oneOf", "whole", "duration", "matches", "url", "connectorOnly"})
-RULE_KINDS = frozenset({"required", "together", "needs", "notBelow"})
+RULE_KINDS = frozenset({"required", "together", "needs", "excludes", "notBelow"})
 
 #: What each side is called in messages, and the builder that takes its options.
 SIDES = {
@@ -93,6 +93,8 @@ def rule_problem(rule: Mapping[str, Any], given: Iterable[str], number: Callable
         broken = any(n in given for n in names) and not all(n in given for n in names)
     elif kind == "needs":
         broken = names[0] in given and not all(n in given for n in names[1:])
+    elif kind == "excludes":
+        broken = sum(n in given for n in names) > 1
     else:  # notBelow
         value, floor = number(names[0]), number(names[1])
         return str(rule["message"]).format(value=value, floor=floor) if value < floor else None

@@ -19,14 +19,36 @@ final case class RetrySettings(numRetries: Int, baseDelayMs: Long, maxDelayMs: L
 }
 
 /**
+ * The IAM role assumed on top of the base credentials (options `kinesis.stsRoleArn` and friends); `stsEndpoint`
+ * None means the regional STS endpoint of the client's region.
+ */
+final case class AssumeRoleSettings(
+    roleArn: String,
+    sessionName: String,
+    externalId: Option[String],
+    stsEndpoint: Option[URI])
+
+/**
+ * A user's credentials provider class (option `kinesis.credentialProviderClass`), built with `param` when given;
+ * `toString` hides the parameter, which may hold a secret.
+ */
+final case class ProviderClassSettings(className: String, param: Option[String]) {
+  override def toString: String = s"ProviderClassSettings($className${param.fold("")(_ => ", <redacted>")})"
+}
+
+/**
  * Everything needed to reach Kinesis, for the source's [[SdkKinesisClient]] and the sink's producer alike; shipped
  * to executors, hence serializable. `region` None means the SDK's default region chain, `credentials` None the SDK's
- * default credentials provider chain; `verifyCertificate` false accepts any TLS certificate (local emulators only).
+ * default credentials provider chain unless `providerClass` names another; `assumeRole` is a role assumed with those
+ * base credentials. `verifyCertificate` false accepts any TLS certificate (local emulators only). Two clients with
+ * equal settings are interchangeable, which is why caches key on these settings and never on resolved credentials.
  */
 final case class ClientSettings(
     region: Option[String],
     endpointUrl: Option[URI],
     credentials: Option[AwsCredentials],
     retry: RetrySettings,
-    verifyCertificate: Boolean = true)
+    verifyCertificate: Boolean = true,
+    providerClass: Option[ProviderClassSettings] = None,
+    assumeRole: Option[AssumeRoleSettings] = None)
   extends Serializable

@@ -14,17 +14,19 @@ import software.amazon.awssdk.services.kinesis.model.{
  * Translates the SDK's exceptions into the connector's [[KinesisClientException]] family, with messages that name
  * the stream (and shard), say which option to check, and never contain `secrets`.
  *
- * @param explicitCredentials whether the credentials came from options rather than the default chain, so access
- *                            errors can say where the rejected credentials came from
- * @param secrets             values (secret key, session token) scrubbed from any text copied out of the SDK
+ * @param origin  where the credentials came from, a sentence naming the options, so access errors can say it
+ * @param secrets values (secret key, session token) scrubbed from any text copied out of the SDK
  */
-private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq[String]) {
+private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
   import SdkErrors._
 
   /** The connector exception for `e`, raised by `operation` (e.g. "GetRecords") on the stream and shard given. */
   def translate(e: Throwable, operation: String, streamName: String, shardId: Option[String]): KinesisClientException = {
     val where = shardId.fold(s"stream '$streamName'")(id => s"shard '$id' of stream '$streamName'")
     e match {
+      case ex if credentialsFailure(ex).isDefined =>
+        // No cause: the chain holds the SDK's exceptions, whose messages can echo the signed request.
+        new AccessException(s"No credentials for $operation on $where: ${scrub(credentialsFailure(ex).get.getMessage)}")
       case ex: SdkExpiredIteratorException =>
         new ExpiredIteratorException(
           s"The shard iterator used by $operation on $where has expired (iterators live five minutes): " +
@@ -47,12 +49,13 @@ private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq
         // No cause: the messages of signature errors can echo the signed request, session token included.
         new AccessException(
           s"Kinesis refused $operation on $where (${code(ex)}, HTTP ${ex.statusCode}): ${accessAdvice(ex, operation)} " +
-            s"${credentialsOrigin} Kinesis said: ${scrub(firstLine(message(ex)))} (request id ${ex.requestId})")
+            s"$origin Kinesis said: ${scrub(firstLine(message(ex)))} (request id ${ex.requestId})")
       case ex: SdkClientException if mentionsCredentials(ex) =>
         new AccessException(
           s"No AWS credentials for $operation on $where: set options kinesis.awsAccessKeyId and " +
-            "kinesis.awsSecretKey, or provide credentials through the AWS default credentials chain (environment " +
-            "variables, system properties, ~/.aws profile, web identity, container or instance role). " +
+            "kinesis.awsSecretKey (or kinesis.credentialProviderClass), or provide credentials through the AWS " +
+            "default credentials chain (environment variables, system properties, ~/.aws profile, web identity, " +
+            s"container or instance role). $origin " +
             s"SDK said: ${scrub(firstLine(ex.getMessage))}", ex)
       case ex: AwsServiceException =>
         new KinesisClientException(
@@ -72,11 +75,6 @@ private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq
       s"the credentials lack the IAM permission kinesis:$operation on this stream."
     }
 
-  private def credentialsOrigin: String =
-    if (explicitCredentials) "The credentials came from options kinesis.awsAccessKeyId and kinesis.awsSecretKey."
-    else "The credentials came from the AWS default credentials chain; set options kinesis.awsAccessKeyId and " +
-      "kinesis.awsSecretKey to use others."
-
   private def details(ex: Throwable): String = ex match {
     case s: AwsServiceException => s"Kinesis said: ${scrub(message(s))} (request id ${s.requestId})"
     case other                  => s"SDK said: ${scrub(String.valueOf(other.getMessage))}"
@@ -87,6 +85,14 @@ private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq
 }
 
 private[client] object SdkErrors {
+
+  /** The translator for a client built from `settings`. */
+  def of(settings: ClientSettings): SdkErrors =
+    new SdkErrors(CredentialsProviders.origin(settings), CredentialsProviders.secrets(settings))
+
+  /** A failure to obtain credentials, anywhere among the causes (the SDK wraps what providers throw). */
+  private def credentialsFailure(e: Throwable): Option[CredentialsUnavailable] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).collectFirst { case c: CredentialsUnavailable => c }
 
   /** Error codes meaning the credentials themselves were not accepted, as opposed to lacking a permission. */
   private val RejectedCredentialCodes = Set(

@@ -31,11 +31,9 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
   // Resolved first: it is the step most likely to fail, and nothing needs closing yet when it does.
   private val region = SdkKinesisClient.region(settings)
 
-  private val credentialsProvider: AwsCredentialsProvider = CredentialsProviders.of(settings.credentials)
+  private val credentialsProvider: AwsCredentialsProvider = CredentialsProviders.of(settings)
 
-  private val errors = new SdkErrors(
-    explicitCredentials = settings.credentials.isDefined,
-    secrets = settings.credentials.toSeq.flatMap(c => c.secretKey +: c.sessionToken.toSeq))
+  private val errors = SdkErrors.of(settings)
 
   private val sdk: AwsKinesisClient = {
     val builder = AwsKinesisClient.builder()
@@ -166,7 +164,7 @@ object SdkKinesisClient {
    * exponential backoff between the base and maximum delays. The circuit breaker is off: it would make one shard's
    * retries depend on how many failures other shards of the same client saw recently.
    */
-  private[client] def retryStrategy(retry: RetrySettings): RetryStrategy = {
+  private[sparkkinesis] def retryStrategy(retry: RetrySettings): RetryStrategy = {
     val backoff = BackoffStrategy.exponentialDelay(Duration.ofMillis(retry.baseDelayMs), Duration.ofMillis(retry.maxDelayMs))
     AwsRetryStrategy.standardRetryStrategy().toBuilder
       .maxAttempts(retry.numRetries + 1)

@@ -2,18 +2,39 @@ package io.github.sparkkinesis.client
 
 import java.util.concurrent.ConcurrentHashMap
 
+import io.github.sparkkinesis.compat.JavaCollections._
+
 /**
- * One [[SdkKinesisClient]] per distinct [[ClientSettings]] in this JVM, shared by every task and query, so
- * that connections and threads are reused across micro-batches instead of being set up per task. The
- * clients live as long as the JVM (executor) does.
+ * One client per distinct [[ClientSettings]], opened with `open` on first use and closed after `idleMs` without
+ * calls (see [[IdleClosingClient]]). Keys are the settings, never resolved credentials, so temporary credentials
+ * that rotate (an assumed role, a provider class) keep one client; [[sweep]] closes the idle ones.
+ */
+private[client] final class ClientCache(open: ClientSettings => KinesisClient, idleMs: Long, clock: () => Long) {
+  private val clients = new ConcurrentHashMap[ClientSettings, IdleClosingClient]()
+
+  def apply(settings: ClientSettings): KinesisClient =
+    clients.computeIfAbsent(settings, new java.util.function.Function[ClientSettings, IdleClosingClient] {
+      override def apply(s: ClientSettings): IdleClosingClient = new IdleClosingClient(() => open(s), idleMs, clock)
+    })
+
+  /** Closes the underlying clients idle for `idleMs`; returns how many it closed. */
+  def sweep(): Int = clients.values.asScala.count(_.closeIfIdle())
+}
+
+/**
+ * This JVM's [[ClientCache]] of [[SdkKinesisClient]]s, shared by every task and query, so that connections and
+ * threads are reused across micro-batches instead of being set up per task. A daemon thread closes clients idle
+ * for 10 minutes (a query stopped, or credentials options changed on restart); a later call opens a new one.
  */
 object SharedClients extends (ClientSettings => KinesisClient) with Serializable {
-  @transient private val clients = new ConcurrentHashMap[ClientSettings, KinesisClient]()
 
-  override def apply(settings: ClientSettings): KinesisClient =
-    clients.computeIfAbsent(settings, new java.util.function.Function[ClientSettings, KinesisClient] {
-      override def apply(s: ClientSettings): KinesisClient = new SdkKinesisClient(s)
-    })
+  @transient private lazy val cache = {
+    val cache = new ClientCache(new SdkKinesisClient(_), IdleSweeper.IdleMs, () => System.currentTimeMillis())
+    IdleSweeper.start("spark-kinesis-idle-clients")(() => cache.sweep())
+    cache
+  }
+
+  override def apply(settings: ClientSettings): KinesisClient = cache(settings)
 
   private def readResolve(): AnyRef = SharedClients
 }

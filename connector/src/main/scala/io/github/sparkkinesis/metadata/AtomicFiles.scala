@@ -16,6 +16,33 @@ import org.apache.hadoop.io.IOUtils
  */
 private[sparkkinesis] object AtomicFiles {
 
+  /**
+   * Object stores whose Hadoop connectors rename by copying (a check, then a copy: two writers can both "win"), so
+   * publishing there is not first-writer-wins. abfs/abfss are among them unless the account has a hierarchical
+   * namespace, which Hadoop's ABFS connector tells by preserving etags on rename. No conditional create
+   * (S3's If-None-Match) is reachable through the file system API of the Hadoop releases Spark 3.5 and 4.x bundle.
+   */
+  private val CopyingRenameSchemes =
+    Set("s3", "s3a", "s3n", "gs", "wasb", "wasbs", "oss", "cos", "cosn", "obs", "abfs", "abfss")
+
+  /**
+   * Fails, naming the fix, unless files published under `dir` are published atomically (at most one writer wins):
+   * the Hadoop metadata store relies on it for exactly-once reads.
+   */
+  def requireAtomicPublish(dir: Path, conf: Configuration): Unit = {
+    val fs = dir.getFileSystem(conf)
+    val scheme = Option(fs.getScheme).getOrElse(fs.getUri.getScheme).toLowerCase(java.util.Locale.ROOT)
+    val hierarchicalAbfs = scheme.startsWith("abfs") &&
+      fs.hasPathCapability(dir, org.apache.hadoop.fs.CommonPathCapabilities.ETAGS_PRESERVED_IN_RENAME)
+    if (CopyingRenameSchemes.contains(scheme) && !hierarchicalAbfs) {
+      throw new IllegalArgumentException(
+        s"The metadata store's directory ${fs.makeQualified(dir)} is on $scheme://, an object store without an " +
+          "atomic no-overwrite rename, where two attempts of a task could both record where a batch ended and " +
+          "records could be read twice or lost. Set option kinesis.metadataCommitterType to DYNAMODB (with " +
+          "kinesis.dynamodb.tableName) to keep these records in DynamoDB, or point kinesis.metadataPath at HDFS.")
+    }
+  }
+
   /** Publishes `content` at `target` unless a file is there; true when this call's content was published. */
   def publishIfAbsent(target: Path, content: String, conf: Configuration): Boolean = {
     val fs = target.getFileSystem(conf)

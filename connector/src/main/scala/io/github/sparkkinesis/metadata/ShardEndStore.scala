@@ -3,7 +3,7 @@ package io.github.sparkkinesis.metadata
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
-import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.options.{KinesisSourceOptions, MetadataStoreSettings}
 
 /**
  * Durable record of where each micro-batch ended in each shard, one record per task: written once by the task
@@ -34,10 +34,34 @@ trait ShardEndStore extends Serializable {
   def legacyGet(stream: String, batch: Long, shardId: String): Option[ShardEndRecord] = None
 }
 
-/** Opens the store a query's options ask for. */
+/** Opens the store a query's options ask for (`kinesis.metadataCommitterType`). */
 object ShardEndStores {
 
+  /**
+   * The query's store, on the driver: the DynamoDB table created if missing, or the Hadoop directory checked to be
+   * on a file system where first-writer-wins holds ([[AtomicFiles.requireAtomicPublish]]).
+   */
   def open(options: KinesisSourceOptions, checkpointLocation: String, hadoopConf: Configuration): ShardEndStore =
-    new HadoopShardEndStore(
-      options.metadataPath.getOrElse(new Path(checkpointLocation, "shard-ends").toString), hadoopConf)
+    options.metadataStore match {
+      case MetadataStoreSettings.DynamoDb(tableName, endpoint) =>
+        val table = DynamoDbTable(tableName, endpoint)
+        table.ensure(options.client)
+        new DynamoDbShardEndStore(options.client, table, qualified(checkpointLocation, hadoopConf))
+      case MetadataStoreSettings.Hdfs =>
+        val root = options.metadataPath.getOrElse(new Path(checkpointLocation, "shard-ends").toString)
+        AtomicFiles.requireAtomicPublish(new Path(root), hadoopConf)
+        new HadoopShardEndStore(root, hadoopConf)
+    }
+
+  /** When the DataFrame is created: refuses a `kinesis.metadataPath` where the Hadoop store would not be safe. */
+  def checkAtLoad(options: KinesisSourceOptions, hadoopConf: Configuration): Unit =
+    if (options.metadataStore == MetadataStoreSettings.Hdfs) {
+      options.metadataPath.foreach(p => AtomicFiles.requireAtomicPublish(new Path(p), hadoopConf))
+    }
+
+  /** The checkpoint location with its file system's scheme and authority: one query's key, however it was written. */
+  private def qualified(location: String, conf: Configuration): String = {
+    val path = new Path(location)
+    path.getFileSystem(conf).makeQualified(path).toString
+  }
 }

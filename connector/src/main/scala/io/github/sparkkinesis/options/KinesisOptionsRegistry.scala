@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.options
 
+import io.github.sparkkinesis.client.UserCredentialsProvider
 import io.github.sparkkinesis.offsets.StartingPosition
 
 /**
@@ -134,7 +135,8 @@ object KinesisOptionsRegistry {
   val MetadataPath: OptionSpec[String] = OptionSpec[String](
     "kinesis.metadataPath", "string", None,
     "Directory (any Hadoop file system with atomic rename, such as HDFS or a local path) where tasks record " +
-      "where each micro-batch ended in each shard. Default: inside the query's checkpoint location.",
+      "where each micro-batch ended in each shard, with kinesis.metadataCommitterType HDFS. Default: inside the " +
+      "query's checkpoint location.",
     "a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata", usage = Source)(string)
 
   val AwsAccessKeyId: OptionSpec[String] = OptionSpec[String](
@@ -230,6 +232,69 @@ object KinesisOptionsRegistry {
     "LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position", usage = Source)(
     StartingPosition.parse)
 
+  val StsRoleArn: OptionSpec[String] = OptionSpec[String](
+    "kinesis.stsRoleArn", "string", None,
+    "ARN of an IAM role to assume for Kinesis (and the DynamoDB metadata store), with the base credentials: " +
+      "kinesis.awsAccessKeyId/awsSecretKey, kinesis.credentialProviderClass, else the default chain. The " +
+      "temporary credentials are refreshed before they expire, on the driver and on every executor.",
+    "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader")(
+    matches("arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]{1,512}", "it is not an IAM role ARN"))
+
+  val StsSessionName: OptionSpec[String] = OptionSpec[String](
+    "kinesis.stsSessionName", "string", Some("spark-kinesis"),
+    "Session name of the assumed role (it appears in CloudTrail); needs kinesis.stsRoleArn.",
+    "2 to 64 characters of a-z A-Z 0-9 and + = , . @ _ -")(
+    matches("[a-zA-Z0-9+=,.@_-]{2,64}", "it is not a valid role session name"))
+
+  val StsExternalId: OptionSpec[String] = OptionSpec[String](
+    "kinesis.stsExternalId", "string", None,
+    "External id passed to AssumeRole, for roles whose trust policy demands one; needs kinesis.stsRoleArn.",
+    "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -")(
+    matches("[a-zA-Z0-9+=,.@:/_-]{2,1224}", "it is not a valid external id"))
+
+  val StsEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.stsEndpointUrl", "url", None,
+    "STS endpoint for kinesis.stsRoleArn, for VPC endpoints and local emulators. Default: the regional STS " +
+      "endpoint of kinesis.region.",
+    "an http:// or https:// URL such as https://sts.us-east-1.amazonaws.com")(url)
+
+  val CredentialProviderClass: OptionSpec[String] = OptionSpec[String](
+    "kinesis.credentialProviderClass", "string", None,
+    "Class of the base credentials, on the driver's and executors' class path, implementing the AWS SDK for " +
+      "Java v2's AwsCredentialsProvider; built with a public constructor taking kinesis.credentialProviderParam " +
+      "(a String) when that is set, else with a public no-argument constructor. Instead of " +
+      "kinesis.awsAccessKeyId/awsSecretKey.",
+    "a fully qualified name of such a class, such as com.example.VaultCredentialsProvider")(
+    // Loaded when the DataFrame is created, so a missing class or one of the wrong type fails at once.
+    raw => UserCredentialsProvider.loadClass(raw).map(_ => raw))
+
+  val CredentialProviderParam: OptionSpec[String] = OptionSpec[String](
+    "kinesis.credentialProviderParam", "string", None,
+    "The String handed to the constructor of kinesis.credentialProviderClass; needs that option.",
+    "any text", secret = true)(string)
+
+  val MetadataCommitterType: OptionSpec[String] = OptionSpec[String](
+    "kinesis.metadataCommitterType", "enum", Some("HDFS"),
+    "Where tasks record where each micro-batch ended. HDFS: files under kinesis.metadataPath, on a Hadoop file " +
+      "system with an atomic no-overwrite rename (HDFS, a local or mounted disk; object stores such as s3a:// " +
+      "and gs:// are refused). DYNAMODB: items in the DynamoDB table kinesis.dynamodb.tableName, for checkpoints " +
+      "on S3 and other object stores.",
+    "HDFS or DYNAMODB", usage = Source)(oneOf(Seq("HDFS", "DYNAMODB")))
+
+  val DynamoDbTableName: OptionSpec[String] = OptionSpec[String](
+    "kinesis.dynamodb.tableName", "string", Some("spark-kinesis-metadata"),
+    "DynamoDB table of the DYNAMODB metadata store, in kinesis.region with the Kinesis credentials; created " +
+      "(on-demand billing) if missing. Several queries can share it: each keeps its items under its checkpoint " +
+      "location.",
+    "a table name, 3 to 255 characters of a-z A-Z 0-9 _ . -", usage = Source)(
+    matches("[a-zA-Z0-9_.-]{3,255}", "it is not a valid DynamoDB table name"))
+
+  val DynamoDbEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.dynamodb.endpointUrl", "url", None,
+    "DynamoDB endpoint of the DYNAMODB metadata store, for VPC endpoints and DynamoDB Local. Default: the " +
+      "regional endpoint of kinesis.region.",
+    "an http:// or https:// URL such as https://dynamodb.us-east-1.amazonaws.com", usage = Source)(url)
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
@@ -237,11 +302,14 @@ object KinesisOptionsRegistry {
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
-    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition)
+    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition,
+    StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
+    MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl)
 
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials
-   * come as a pair (a session token with them), the retry maximum is not below the base interval.
+   * come as a pair (a session token with them), the retry maximum is not below the base interval, the STS options
+   * need a role, a provider parameter its class, and keys and a provider class exclude each other.
    */
   val rules: Seq[OptionRule] = Seq(
     OptionRule.Required(Seq(StreamName, StreamARN), Source,
@@ -255,7 +323,22 @@ object KinesisOptionsRegistry {
         "three for temporary credentials, or none to use the default credentials chain."),
     OptionRule.NotBelow(ClientMaxRetryIntervalMs, ClientRetryIntervalsMs,
       s"Option ${ClientMaxRetryIntervalMs.name} ({value}) is smaller than ${ClientRetryIntervalsMs.name} " +
-        "({floor}): make the maximum at least the base interval."))
+        "({floor}): make the maximum at least the base interval."),
+    OptionRule.Needs(Seq(StsExternalId, StsRoleArn),
+      s"Option ${StsExternalId.name} is set without ${StsRoleArn.name}: an external id is only used when " +
+        "assuming a role; set the role's ARN too, or remove the external id."),
+    OptionRule.Needs(Seq(StsSessionName, StsRoleArn),
+      s"Option ${StsSessionName.name} is set without ${StsRoleArn.name}: set the ARN of the role to assume, or " +
+        "remove the session name."),
+    OptionRule.Needs(Seq(StsEndpointUrl, StsRoleArn),
+      s"Option ${StsEndpointUrl.name} is set without ${StsRoleArn.name}: it is only used to assume a role; " +
+        "set the role's ARN too, or remove it."),
+    OptionRule.Needs(Seq(CredentialProviderParam, CredentialProviderClass),
+      s"Option ${CredentialProviderParam.name} is set without ${CredentialProviderClass.name}: set the class " +
+        "it is handed to, or remove it."),
+    OptionRule.Excludes(Seq(AwsAccessKeyId, CredentialProviderClass),
+      s"Options ${AwsAccessKeyId.name} and ${CredentialProviderClass.name} both name base credentials: keep " +
+        "one (the keys, or the provider class)."))
 
   /**
    * The option names of the awslabs, qubole/roncemer and Databricks connectors accepted as they documented them

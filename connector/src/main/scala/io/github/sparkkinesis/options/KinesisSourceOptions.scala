@@ -28,11 +28,32 @@ final case class KinesisSourceOptions(
     shardsPerTask: Int = 5,
     allowStreamRemoval: Boolean = false,
     batchStartingPosition: StartingPosition = StartingPosition.TrimHorizon,
-    endingPosition: Option[StartingPosition] = None) {
+    endingPosition: Option[StartingPosition] = None,
+    metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
       s"endpoint=${client.endpointUrl.getOrElse("<AWS>")}, startingPosition=$startingPosition)"
+}
+
+/** Which store keeps the ends of micro-batches (`kinesis.metadataCommitterType`), with its settings. */
+sealed trait MetadataStoreSettings extends Serializable
+
+object MetadataStoreSettings {
+
+  /** Files under `kinesis.metadataPath` (default: inside the checkpoint). */
+  case object Hdfs extends MetadataStoreSettings
+
+  /** Items of DynamoDB table `tableName`, at `endpoint` (None: the region's). */
+  final case class DynamoDb(tableName: String, endpoint: Option[java.net.URI]) extends MetadataStoreSettings
+
+  private[options] def parse(options: OptionValues): MetadataStoreSettings = {
+    import KinesisOptionsRegistry._
+    options.getOrDefault(MetadataCommitterType).toUpperCase(java.util.Locale.ROOT) match {
+      case "DYNAMODB" => DynamoDb(options.getOrDefault(DynamoDbTableName), options.get(DynamoDbEndpointUrl))
+      case _          => Hdfs
+    }
+  }
 }
 
 object KinesisSourceOptions {
@@ -76,6 +97,7 @@ object KinesisSourceOptions {
       shardsPerTask = getOrDefault(ShardsPerTask),
       allowStreamRemoval = getOrDefault(AllowStreamRemoval),
       batchStartingPosition = get(StartingPositionOption).getOrElse(StartingPosition.TrimHorizon),
-      endingPosition = get(EndingPosition))
+      endingPosition = get(EndingPosition),
+      metadataStore = MetadataStoreSettings.parse(options))
   }
 }

@@ -145,16 +145,13 @@ object OptionAliases {
    * name from this list when its option lands (a test fails until then).
    */
   val AwaitingTargets: Seq[String] = Seq(
-    "kinesis.stsRoleArn", "kinesis.stsSessionName", "kinesis.stsExternalId", "kinesis.stsEndpointUrl",
-    "kinesis.credentialProviderClass", "kinesis.credentialProviderParam", "kinesis.metadataCommitterType",
-    "kinesis.dynamodb.tableName",
     "kinesis.consumerName", "kinesis.consumerArn", "kinesis.deregisterConsumerOnStop",
     "kinesis.subscribeToShard.timeoutSec", "kinesis.subscribeToShard.maxRetries")
 
   private val FlushNoEffect = NoEffect("a write task waits until Kinesis has confirmed each of its rows (at most " +
     "kinesis.sink.recordTtl), not for a fixed flush time")
   private val MetadataRetriesNoEffect = NoEffect("shard ends are recorded through the Hadoop file system, whose " +
-    "client retries by its own settings")
+    "client retries by its own settings, or in DynamoDB with the retries of kinesis.clientNumRetries")
 
   val awslabs: Seq[OptionAlias] = Seq(
     OptionAlias("kinesis.kinesisRegion", Seq(Awslabs), Sets("kinesis.region")),

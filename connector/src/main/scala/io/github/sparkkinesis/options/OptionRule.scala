@@ -42,6 +42,13 @@ object OptionRule {
       Some(message).filter(_ => isSet(options.head) && !options.tail.forall(isSet))
   }
 
+  /** At most one of the `options` is given. */
+  final case class Excludes(options: Seq[OptionSpec[_]], why: String)
+    extends OptionRule("excludes", OptionUsage.Both, why) {
+    def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long): Option[String] =
+      Some(message).filter(_ => options.count(isSet) > 1)
+  }
+
   /**
    * The first option's whole-number value is at least the second's, defaults included; `{value}` and `{floor}` in
    * the message stand for the two values.

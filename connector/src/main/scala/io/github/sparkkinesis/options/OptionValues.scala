@@ -2,7 +2,9 @@ package io.github.sparkkinesis.options
 
 import java.util.Locale
 
-import io.github.sparkkinesis.client.{AwsCredentials, ClientSettings, RetrySettings}
+import io.github.sparkkinesis.client.{
+  AssumeRoleSettings, AwsCredentials, ClientSettings, ProviderClassSettings, RetrySettings, UserCredentialsProvider
+}
 
 /**
  * The options of one DataFrame (source or sink), read through the registry's [[OptionSpec]]s. Keys are
@@ -48,7 +50,13 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     // The credential rules (a pair, a token only with them) were checked by checkAll too.
     val credentials = for (id <- get(AwsAccessKeyId); secret <- get(AwsSecretKey))
       yield AwsCredentials(id, secret, get(SessionToken))
-    ClientSettings(region, endpoint, credentials, retry, verifyCertificate = getOrDefault(VerifyCertificate))
+    val providerClass = get(CredentialProviderClass).map(ProviderClassSettings(_, get(CredentialProviderParam)))
+    // Loaded now, on the driver, so a missing class or one of the wrong type fails when the DataFrame is created.
+    providerClass.foreach(UserCredentialsProvider.check)
+    val assumeRole = get(StsRoleArn).map(arn =>
+      AssumeRoleSettings(arn, getOrDefault(StsSessionName), get(StsExternalId), get(StsEndpointUrl)))
+    ClientSettings(region, endpoint, credentials, retry, verifyCertificate = getOrDefault(VerifyCertificate),
+      providerClass = providerClass, assumeRole = assumeRole)
   }
 }
 

@@ -9,6 +9,8 @@ import software.amazon.kinesis.producer.{
   KinesisProducer, KinesisProducerConfiguration, UserRecordFailedException, UserRecordResult
 }
 
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
+
 import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, SdkKinesisClient}
 
 /**
@@ -29,7 +31,9 @@ private[sink] final case class ProducerSettings(
 /** [[RecordProducer]] on the Kinesis Producer Library's native daemon (one child process per instance). */
 private[sink] final class KplProducer(settings: ProducerSettings) extends StoppableProducer {
 
-  private val kpl = new KinesisProducer(KplProducer.configuration(settings))
+  // Built here, not inside the configuration, so that destroy() can close it (an assumed role's refresh thread).
+  private val credentials = CredentialsProviders.of(settings.client)
+  private val kpl = new KinesisProducer(KplProducer.configuration(settings, credentials))
   private val failures = new KplFailures(settings)
 
   override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = {
@@ -48,17 +52,23 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Stoppa
   }
 
   /** Ends the native daemon; records not yet written are dropped, so callers wait for their records first. */
-  override def destroy(): Unit = kpl.destroy()
+  override def destroy(): Unit = {
+    kpl.destroy()
+    credentials match {
+      case closeable: AutoCloseable => closeable.close()
+      case _                        =>
+    }
+  }
 }
 
 private[sink] object KplProducer {
 
-  /** The KPL configuration for `settings`: endpoint, region and credentials the same way the source gets them. */
-  def configuration(settings: ProducerSettings): KinesisProducerConfiguration = {
+  /** The KPL configuration for `settings`: endpoint, region and `credentials` (built as the source's are). */
+  def configuration(settings: ProducerSettings, credentials: AwsCredentialsProvider): KinesisProducerConfiguration = {
     val client = settings.client
     val config = new KinesisProducerConfiguration()
       .setRegion(SdkKinesisClient.region(client).id)
-      .setCredentialsProvider(CredentialsProviders.of(client.credentials))
+      .setCredentialsProvider(credentials)
       .setRecordMaxBufferedTime(settings.recordMaxBufferedTimeMs)
       .setMaxConnections(settings.maxConnections.toLong)
       .setAggregationEnabled(settings.aggregationEnabled)
@@ -78,7 +88,7 @@ private[sink] object KplProducer {
 
 /** Turns the KPL's failure reports into messages that name the stream and say what to do, without secrets. */
 private[sink] final class KplFailures(settings: ProducerSettings) {
-  private val secrets = settings.client.credentials.toSeq.flatMap(c => c.secretKey +: c.sessionToken.toSeq)
+  private val secrets = CredentialsProviders.secrets(settings.client)
 
   def describe(stream: String, result: UserRecordResult): String = {
     val attempts = result.getAttempts.asScala.toVector
@@ -91,8 +101,8 @@ private[sink] final class KplFailures(settings: ProducerSettings) {
         "the stream does not exist: create it, or correct option kinesis.streamName (or the row's streamName " +
           "column), kinesis.region and kinesis.endpointUrl."
       } else if (codes.exists(KplFailures.AccessCodes)) {
-        "Kinesis refused the credentials, or they lack kinesis:PutRecords and kinesis:ListShards on the stream: " +
-          "check kinesis.awsAccessKeyId / kinesis.awsSecretKey or the default credentials chain."
+        "Kinesis refused the credentials, or they lack kinesis:PutRecords and kinesis:ListShards on the stream. " +
+          CredentialsProviders.origin(settings.client)
       } else if (codes.contains("Expired")) {
         s"it was not written within kinesis.sink.recordTtl (${settings.recordTtlMs} ms): Kinesis was unreachable, " +
           "throttled or failing for that long. Raise kinesis.sink.recordTtl to ride out longer outages."

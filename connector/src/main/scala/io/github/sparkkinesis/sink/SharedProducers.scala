@@ -5,6 +5,8 @@ import scala.util.control.NonFatal
 
 import org.slf4j.LoggerFactory
 
+import io.github.sparkkinesis.client.IdleSweeper
+
 /** A [[RecordProducer]] that owns resources (the KPL's daemon) to give back when no task needs it any more. */
 private[sink] trait StoppableProducer extends RecordProducer {
 
@@ -16,14 +18,20 @@ private[sink] trait StoppableProducer extends RecordProducer {
  * One producer per distinct [[ProducerSettings]], shared by every write task that holds a [[ProducerPool#Lease]]
  * on it, with the [[PendingLimit]] those tasks share (the executor's cap on unconfirmed records). A producer that
  * failed is discarded: no new task gets it, but it is destroyed only once the last task holding it lets go, so a
- * task's failure never drops the records other tasks still wait for.
+ * task's failure never drops the records other tasks still wait for. A producer no task has held for `idleMs` is
+ * destroyed by [[destroyIdle]]. Keys are settings, never resolved credentials: rotating credentials (an assumed
+ * role) keep one producer, whose provider the KPL asks again for fresh ones.
  */
-private[sink] final class ProducerPool(create: ProducerSettings => StoppableProducer) {
+private[sink] final class ProducerPool(
+    create: ProducerSettings => StoppableProducer,
+    idleMs: Long = Long.MaxValue,
+    clock: () => Long = () => System.currentTimeMillis()) {
   private val log = LoggerFactory.getLogger(getClass)
 
   private final class Shared(val producer: StoppableProducer, val limit: PendingLimit) {
     var holders = 0 // guarded by the pool
     var discarded = false // guarded by the pool
+    var idleSinceMs = clock() // guarded by the pool; meaningful while holders is 0
   }
 
   private val current = mutable.Map.empty[ProducerSettings, Shared] // guarded by this
@@ -34,6 +42,17 @@ private[sink] final class ProducerPool(create: ProducerSettings => StoppableProd
       new Shared(create(settings), new PendingLimit(settings.maxPendingRecords, settings.maxPendingBytes)))
     shared.holders += 1
     new Lease(settings, shared)
+  }
+
+  /** Destroys the producers no task has held for `idleMs`; returns how many. */
+  def destroyIdle(): Int = synchronized {
+    val now = clock()
+    val idle = current.filter { case (_, s) => s.holders == 0 && now - s.idleSinceMs >= idleMs }
+    idle.foreach { case (settings, s) =>
+      current.remove(settings)
+      stop(s.producer)
+    }
+    idle.size
   }
 
   /** Destroys every producer, held or not; for the JVM's shutdown. */
@@ -64,6 +83,7 @@ private[sink] final class ProducerPool(create: ProducerSettings => StoppableProd
       if (!released) {
         released = true
         shared.holders -= 1
+        if (shared.holders == 0) shared.idleSinceMs = clock()
         stopIfUnused()
       }
     }
@@ -81,11 +101,12 @@ private[sink] final class ProducerPool(create: ProducerSettings => StoppableProd
 /**
  * This JVM's pool of [[KplProducer]]s, shared by every write task of the executor: the KPL's daemon, its
  * connections and its aggregation buffers outlive single tasks. The daemons end when the JVM does (a shutdown hook
- * destroys them) or after failing. Nothing is lost by not flushing at shutdown: a task commits only once all its
+ * destroys them), after failing, or after 10 minutes without a write task. Nothing is lost by not flushing at shutdown: a task commits only once all its
  * records are confirmed, so a record still buffered belongs to a task that did not commit and that Spark runs again.
  */
 private[sink] object SharedProducers {
-  val pool = new ProducerPool(new KplProducer(_))
+  val pool = new ProducerPool(new KplProducer(_), IdleSweeper.IdleMs)
+  IdleSweeper.start("spark-kinesis-idle-producers")(() => pool.destroyIdle())
 
   Runtime.getRuntime.addShutdownHook(new Thread("spark-kinesis-producers-shutdown") {
     override def run(): Unit = pool.destroyAll()

@@ -18,6 +18,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
+import io.github.sparkkinesis.metadata.ShardEndStores
 import io.github.sparkkinesis.options.{AliasResolution, KinesisOptionsRegistry, KinesisSinkOptions, KinesisSourceOptions}
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
@@ -57,6 +58,7 @@ final class KinesisTable(properties: Map[String, String], requestedSchema: Optio
           KinesisSchema.schema.simpleString)
     }
     val options = KinesisSourceOptions.parse(properties ++ scanOptions.asScala)
+    ShardEndStores.checkAtLoad(options, SparkSession.active.sparkContext.hadoopConfiguration)
     new ScanBuilder {
       override def build(): Scan = new KinesisScan(options)
     }

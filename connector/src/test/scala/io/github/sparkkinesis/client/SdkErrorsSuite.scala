@@ -10,8 +10,9 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
 
   private val secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRET"
   private val token = "FwoGZXIvYXdzEXAMPLESESSIONTOKEN"
-  private val fromOptions = new SdkErrors(explicitCredentials = true, secrets = Seq(secret, token))
-  private val fromChain = new SdkErrors(explicitCredentials = false, secrets = Nil)
+  private val chainSettings = ClientSettings(Some("us-east-1"), None, None, RetrySettings(0, 1, 1))
+  private val fromOptions = SdkErrors.of(chainSettings.copy(credentials = Some(AwsCredentials("AKID", secret, Some(token)))))
+  private val fromChain = SdkErrors.of(chainSettings)
 
   private def serviceError(builder: AwsServiceException.Builder, status: Int, code: String, message: String) =
     builder.statusCode(status).requestId("req-42").message(message)

@@ -181,12 +181,19 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   }
 
   test("given options awaiting their target, when resolved, then they are accepted with a not-yet-supported warning") {
-    warnings("roleArn" -> "arn:aws:iam::1:role/r", "kinesis.consumerName" -> "c") shouldBe Seq(
+    warnings("consumerName" -> "c2", "kinesis.consumerName" -> "c") should contain theSameElementsAs Seq(
       "Option kinesis.consumerName is accepted but not supported by this version yet; it has no effect.",
-      "Option roleArn (Databricks) is accepted but not supported by this version yet (it needs kinesis.stsRoleArn); " +
-        "it has no effect.")
-    source("streamName" -> "s", "awsSTSRoleARN" -> "arn", "kinesis.stsRoleArn" -> "arn",
-      "requireConsumerDeregistration" -> "true").streams shouldBe Seq("s")
+      "Option consumerName (Databricks) is accepted but not supported by this version yet (it needs " +
+        "kinesis.consumerName); it has no effect.")
+    source("streamName" -> "s", "kinesis.consumerArn" -> "arn", "requireConsumerDeregistration" -> "true")
+      .streams shouldBe Seq("s")
+  }
+
+  test("given the role aliases of qubole/roncemer and Databricks, when resolved, then they assume the role") {
+    val role = "arn:aws:iam::123456789012:role/reader"
+    source("streamName" -> "s", "awsSTSRoleARN" -> role).client.assumeRole.map(_.roleArn) shouldBe Some(role)
+    source("streamName" -> "s", "roleArn" -> role, "roleExternalId" -> "ext-42").client.assumeRole.map(r =>
+      (r.roleArn, r.externalId)) shouldBe Some((role, Some("ext-42")))
   }
 
   test("given a value the target refuses, when given through an alias, then the message names the alias") {

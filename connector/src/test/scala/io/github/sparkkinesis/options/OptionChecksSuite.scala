@@ -14,9 +14,9 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
   private val registry = KinesisOptionsRegistry.all
 
   test("given the registry, when each option's check is described, then only the starting and ending positions " +
-    "are left out") {
+    "and the credentials provider class (loaded to be checked) are left out") {
     registry.filter(_.check == OptionCheck.ConnectorOnly).map(_.name) shouldBe
-      Seq(StartingPositionOption.name, EndingPosition.name)
+      Seq(StartingPositionOption.name, EndingPosition.name, CredentialProviderClass.name)
   }
 
   test("given a parser built from Parsers, when it refuses a value, then the reason is the one its check describes") {
@@ -69,7 +69,7 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     (whole.get("check").get("min").asLong, whole.get("check").get("max").asLong) shouldBe ((1L, 10000L))
     val jsonRules = json.get("rules")
     (0 until jsonRules.size).map(i => jsonRules.get(i).get("kind").asText) shouldBe
-      Seq("required", "together", "needs", "notBelow")
+      Seq("required", "together", "needs", "notBelow", "needs", "needs", "needs", "needs", "excludes")
     jsonRules.get(0).get("usage").asText shouldBe "source"
   }
 }

@@ -28,7 +28,7 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     val startingPosition = (0 until options.size).map(i => options.get(i)).find(_.get("name").asText == "kinesis.startingPosition").get
     startingPosition.get("default").asText shouldBe "LATEST"
     (0 until options.size).map(i => options.get(i)).filter(_.get("secret").asBoolean).map(_.get("name").asText) shouldBe
-      Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken")
+      Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken", "kinesis.credentialProviderParam")
   }
 
   test("given the aliases, then each connector's migration section lists its names and what each does here") {
@@ -37,7 +37,8 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     KinesisOptionsRegistry.aliases.foreach(a => sections should include(s"| `${a.name}` |"))
     sections should include("| `kinesis.executor.maxFetchTimeInMs` | `kinesis.maxFetchTimePerShardSec` (milliseconds " +
       "to seconds, rounded up) |")
-    sections should include("| `roleArn` | not supported by this version yet (warning; needs `kinesis.stsRoleArn`) |")
+    sections should include("| `roleArn` | `kinesis.stsRoleArn` |")
+    sections should include("| `consumerName` | not supported by this version yet (warning; needs `kinesis.consumerName`) |")
     sections should include("| `maxFetchRate` | no effect (warning): the source paces each shard")
     OptionAliases.AwaitingTargets.foreach(t => sections should include(s"`$t`"))
   }

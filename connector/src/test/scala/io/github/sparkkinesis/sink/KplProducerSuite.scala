@@ -4,6 +4,7 @@ import java.net.URI
 
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider
 import software.amazon.kinesis.producer.{Attempt, UserRecordResult}
 
 import io.github.sparkkinesis.client.{AwsCredentials, ClientSettings, RetrySettings}
@@ -18,8 +19,11 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
     recordMaxBufferedTimeMs = 250, maxConnections = 7, aggregationEnabled = false, recordTtlMs = 4000,
     maxPendingRecords = 1000, maxPendingBytes = 1L << 20)
 
+  private def configuration(s: ProducerSettings) =
+    KplProducer.configuration(s, AnonymousCredentialsProvider.create())
+
   test("the endpoint's host and port, the region and the sink options reach the KPL configuration") {
-    val config = KplProducer.configuration(settings(Some("https://127.0.0.1:4567")))
+    val config = configuration(settings(Some("https://127.0.0.1:4567")))
     (config.getKinesisEndpoint, config.getKinesisPort, config.getRegion) shouldBe (("127.0.0.1", 4567L, "eu-west-1"))
     (config.getRecordMaxBufferedTime, config.getMaxConnections, config.isAggregationEnabled, config.getRecordTtl) shouldBe
       ((250L, 7L, false, 4000L))
@@ -28,9 +32,9 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
   }
 
   test("an endpoint without a port means 443; no endpoint leaves the KPL's regional default") {
-    KplProducer.configuration(settings(Some("https://vpce-1.kinesis.eu-west-1.vpce.amazonaws.com"))).getKinesisPort shouldBe
+    configuration(settings(Some("https://vpce-1.kinesis.eu-west-1.vpce.amazonaws.com"))).getKinesisPort shouldBe
       443L
-    KplProducer.configuration(settings(None)).getKinesisEndpoint shouldBe ""
+    configuration(settings(None)).getKinesisEndpoint shouldBe ""
   }
 
   private def failed(attempts: (String, String)*) = new UserRecordResult(

@@ -10,7 +10,10 @@ import scala.collection.JavaConverters._
 /** Starts a `main` of the test classpath in a child JVM with this JVM's flags (Spark's --add-opens and friends). */
 object ChildJvm {
 
-  def start(mainObject: AnyRef, log: File, args: String*): Process = {
+  def start(mainObject: AnyRef, log: File, args: String*): Process = startWith(mainObject, log, Map.empty, args: _*)
+
+  /** [[start]] with `env` changed: a value of None removes the variable. */
+  def startWith(mainObject: AnyRef, log: File, env: Map[String, Option[String]], args: String*): Process = {
     val inherited = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala.filterNot { a =>
       a.startsWith("-Xmx") || a.startsWith("-Xms") || a.startsWith("-agentlib:") || a.startsWith("-javaagent:")
     }
@@ -19,6 +22,10 @@ object ChildJvm {
     val pb = new ProcessBuilder(command.asJava).redirectErrorStream(true).redirectOutput(log)
     pb.environment().put("KINESIS_MOCK_ENDPOINT", KinesisMock.endpoint)
     pb.environment().put("KINESIS_MOCK_TLS_PORT", java.net.URI.create(KinesisMock.tlsEndpoint).getPort.toString)
+    env.foreach {
+      case (k, Some(v)) => pb.environment().put(k, v)
+      case (k, None)    => pb.environment().remove(k)
+    }
     pb.start()
   }
 

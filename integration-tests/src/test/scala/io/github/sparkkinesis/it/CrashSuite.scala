@@ -20,7 +20,9 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   /** A child JVM starts Spark in 10-20 s on two busy cores; its first batch follows shortly after. */
   private val ChildProgressTimeout = 120.seconds
 
-  private def startChild(log: File, args: String*): Process = ChildJvm.start(CrashDriver, log, args: _*)
+  private def startChild(log: File, stream: String, checkpoint: String, output: String,
+      storeOptions: Seq[(String, String)]): Process =
+    ChildJvm.start(CrashDriver, log, Seq(stream, checkpoint, output) ++ storeOptions.map { case (k, v) => s"$k=$v" }: _*)
 
   private def kill(child: Process): Unit = {
     child.destroyForcibly()
@@ -45,6 +47,15 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     if (!child.isAlive) Eventually.giveUp(s"the child JVM exited with ${child.exitValue()}; ${tail(log)}")
 
   test(s"a query SIGKILLed and restarted 3-4 times while records keep coming writes each record once (seed $seed)") {
+    crashesAndRestarts(storeOptions = Nil)
+  }
+
+  test(s"Given the DynamoDB metadata store, a query SIGKILLed and restarted 3-4 times writes each record once (seed $seed)") {
+    crashesAndRestarts(storeOptions = DynamoDbLocal.storeOptions())
+  }
+
+  /** `storeOptions`: the metadata store's options (none: the Hadoop store in the checkpoint). */
+  private def crashesAndRestarts(storeOptions: Seq[(String, String)]): Unit = {
     // Given: a stream with a steady producer, and a query in a child JVM writing parquet with a checkpoint
     val stream = TestStreams.createStream("it-crash", shards = 2)
     val checkpoint = newCheckpointDir()
@@ -58,7 +69,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       (1 to kills).foreach { run =>
         val log = new File(logs, s"run-$run.log")
         val committed = committedBatches(checkpoint)
-        child = startChild(log, stream, checkpoint, output)
+        child = startChild(log, stream, checkpoint, output, storeOptions)
         Eventually.await(s"run $run to commit a batch (had $committed)", ChildProgressTimeout, tail(log)) {
           failIfDead(child, log)
           committedBatches(checkpoint) > committed
@@ -69,7 +80,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       }
       val produced = producer.stop()
       val log = new File(logs, "final.log")
-      child = startChild(log, stream, checkpoint, output)
+      child = startChild(log, stream, checkpoint, output, storeOptions)
       // Then: the last run catches up, and the sink holds every record exactly once
       // Once a second: each check is a Spark job in this JVM, competing with the child for the two cores.
       Eventually.await(s"all ${produced.size} records in the parquet sink after $kills kills", ChildProgressTimeout,
