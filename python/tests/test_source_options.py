@@ -32,6 +32,7 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.shardsPerTask": (10, "10", "0", "it is outside 1..100"),
     "kinesis.allowStreamRemoval": (True, "true", "yes", "it is not a boolean"),
     "kinesis.endingPosition": ("LATEST", "LATEST", "SOON", None),
+    "kinesis.checkNewRecordThreads": (16, "16", "65", "it is outside 1..64"),
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
     "kinesis.endpointUrl": ("http://127.0.0.1:4566", "http://127.0.0.1:4566", "localhost:4566",
                             "it does not start with http:// or https://"),

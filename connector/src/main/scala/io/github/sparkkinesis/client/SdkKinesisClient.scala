@@ -51,14 +51,15 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
   override def listShards(streamName: String): Seq[ShardDescription] = call("ListShards", streamName, None) {
     val shards = Vector.newBuilder[ShardDescription]
     // ListShards rejects StreamName together with NextToken: the token alone names the stream on later pages.
+    // The largest page ListShards allows: a stream of thousands of shards is listed in one call.
     var request = (if (StreamRef.isArn(streamName)) ListShardsRequest.builder().streamARN(streamName)
-      else ListShardsRequest.builder().streamName(streamName)).build()
+      else ListShardsRequest.builder().streamName(streamName)).maxResults(10000).build()
     var more = true
     while (more) {
       val page = sdk.listShards(request)
       page.shards.asScala.foreach(s => shards += describe(s))
       more = page.nextToken != null
-      if (more) request = ListShardsRequest.builder().nextToken(page.nextToken).build()
+      if (more) request = ListShardsRequest.builder().nextToken(page.nextToken).maxResults(10000).build()
     }
     shards.result()
   }

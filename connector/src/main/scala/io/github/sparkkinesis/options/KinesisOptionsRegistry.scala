@@ -295,6 +295,13 @@ object KinesisOptionsRegistry {
       "regional endpoint of kinesis.region.",
     "an http:// or https:// URL such as https://dynamodb.us-east-1.amazonaws.com", usage = Source)(url)
 
+  val CheckNewRecordThreads: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.checkNewRecordThreads", "int", Some("8"),
+    "Driver threads that check idle shards for new records, each check one GetRecords call. One look at the " +
+      "shards checks at most 8 per thread (the most overdue first; the first look of a run checks every shard), so " +
+      "with thousands of idle shards more threads check each shard more often.",
+    "a whole number from 1 to 64", usage = Source)(int(1, 64))
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
@@ -302,7 +309,7 @@ object KinesisOptionsRegistry {
     FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
-    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition,
+    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition, CheckNewRecordThreads,
     StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
     MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl)
 

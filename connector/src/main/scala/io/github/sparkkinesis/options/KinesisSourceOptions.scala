@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.options
 
-import io.github.sparkkinesis.client.ClientSettings
+import io.github.sparkkinesis.client.{ClientSettings, StreamRef}
 import io.github.sparkkinesis.offsets.StartingPosition
 
 /**
@@ -29,6 +29,7 @@ final case class KinesisSourceOptions(
     allowStreamRemoval: Boolean = false,
     batchStartingPosition: StartingPosition = StartingPosition.TrimHorizon,
     endingPosition: Option[StartingPosition] = None,
+    checkNewRecordThreads: Int = 8,
     metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs) {
 
   override def toString: String =
@@ -68,10 +69,14 @@ object KinesisSourceOptions {
 
     // checkAll's rules require one of the two for the source
     val streams = (get(StreamName).toSeq ++ get(StreamARN).toSeq).flatMap(_.split(",").map(_.trim))
-    val repeated = streams.diff(streams.distinct).distinct
+    // Rows and metrics name a stream by its name, so two entries with one name (a stream given by name and by
+    // ARN, or two accounts' streams) could not be told apart.
+    val repeated = streams.groupBy(StreamRef.nameOf).collect { case (name, given) if given.size > 1 => name -> given }
     if (repeated.nonEmpty) {
-      throw new IllegalArgumentException(s"Stream(s) ${repeated.mkString(", ")} appear more than once in options " +
-        s"${StreamName.name} and ${StreamARN.name}: name each stream once.")
+      throw new IllegalArgumentException(repeated.toSeq.sortBy(_._1).map { case (name, given) =>
+        s"stream name $name is given ${given.size} times (${given.mkString(", ")})"
+      }.mkString("Options " + StreamName.name + " and " + StreamARN.name + " must name each stream once: ", "; ",
+        ". Rows and metrics tell streams apart by name; read same-named streams of other accounts in separate queries."))
     }
     val start = getOrDefault(StartingPositionOption)
     if (streams.size > 1 && start.isInstanceOf[StartingPosition.PerShard]) {
@@ -98,6 +103,7 @@ object KinesisSourceOptions {
       allowStreamRemoval = getOrDefault(AllowStreamRemoval),
       batchStartingPosition = get(StartingPositionOption).getOrElse(StartingPosition.TrimHorizon),
       endingPosition = get(EndingPosition),
+      checkNewRecordThreads = getOrDefault(CheckNewRecordThreads),
       metadataStore = MetadataStoreSettings.parse(options))
   }
 }

@@ -155,8 +155,6 @@ object OptionAliases {
 
   val awslabs: Seq[OptionAlias] = Seq(
     OptionAlias("kinesis.kinesisRegion", Seq(Awslabs), Sets("kinesis.region")),
-    OptionAlias("kinesis.checkNewRecordThreads", Seq(Awslabs), NoEffect(
-      "the driver checks shards for new records with a fixed pool of 8 threads (that option's default)")),
     OptionAlias("kinesis.minBatchesToRetain", Seq(Awslabs), NoEffect(
       "the source keeps the shard ends of its last 10 micro-batches, a few bytes per shard")),
     OptionAlias("kinesis.metadataNumRetries", Seq(Awslabs), MetadataRetriesNoEffect),

@@ -10,8 +10,9 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 /**
  * A batch read (`spark.read`) of a bounded range: every shard of every stream, from `kinesis.startingPosition`
  * (TRIM_HORIZON when unset) to `kinesis.endingPosition` (LATEST when unset), planned once. Each shard's end is fixed
- * when the read is planned, as an arrival time or a sequence number, so a retried task reads the same records; the
- * arrival bound of LATEST is the driver's clock against Kinesis' arrival times, as for Trigger.AvailableNow.
+ * when the read is planned, as an arrival time no later than the planning instant and optionally a sequence number,
+ * so a retried task reads the same records; the arrival bound is the driver's clock against Kinesis' arrival times,
+ * as for Trigger.AvailableNow.
  */
 final class KinesisBatch(
     options: KinesisSourceOptions,
@@ -46,7 +47,7 @@ final class KinesisBatch(
   override def createReaderFactory(): PartitionReaderFactory = new TaskReaderFactory(
     ReaderSettings(options.client, options.recordsPerFetch, options.fetchIntervalMs, maxRecordsPerShard = Long.MaxValue,
       maxTimePerShardMs = KinesisBatch.Unlimited, options.client.retry.baseDelayMs, options.client.retry.maxDelayMs,
-      options.dropMisroutedRecords),
+      options.dropMisroutedRecords, readsWholeRange = true),
     KinesisBatch.Unrecorded, clients)
 
   /**
@@ -55,10 +56,12 @@ final class KinesisBatch(
    */
   private def endsOf(stream: String, listing: Seq[ShardDescription],
       nowMs: Long): Map[String, Option[(Option[Long], Option[SequenceBound])]] = {
+    // Records that arrive after the read is planned could reach one attempt of a task and not another: no end lies
+    // later than the planning instant.
     val latest = Some((Some(nowMs + 1), None))
     def bound(position: Option[ShardPosition]): Option[(Option[Long], Option[SequenceBound])] = position match {
       case None                                        => latest
-      case Some(ShardPosition.AtTimestamp(ms))         => Some((Some(ms), None))
+      case Some(ShardPosition.AtTimestamp(ms))         => Some((Some(math.min(ms, nowMs + 1)), None))
       case Some(ShardPosition.AtSequenceNumber(seq))   => Some((Some(nowMs + 1), Some(SequenceBound(seq, inclusive = false))))
       case Some(ShardPosition.AfterSequenceNumber(seq)) => Some((Some(nowMs + 1), Some(SequenceBound(seq, inclusive = true))))
       case Some(_)                                     => None // the trim horizon: nothing before it

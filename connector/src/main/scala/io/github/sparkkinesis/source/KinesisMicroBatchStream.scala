@@ -129,7 +129,8 @@ final class KinesisMicroBatchStream(
       checksReported = checks
       val byStream = ends.of(offset).toSeq.flatMap { case ((s, _), record) => record.map(s -> _) }
         .groupBy(_._1).map { case (s, records) => s -> records.map(_._2) }
-      SourceMetrics.ofBatch(byStream, offset.streams) + (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
+      SourceMetrics.ofBatch(byStream, planners.map { case (s, planner) => s -> planner.shardCounts }) +
+        (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
     }
     val out = new java.util.HashMap[String, String]()
     metrics.foreach { case (k, v) => out.put(k, v) }

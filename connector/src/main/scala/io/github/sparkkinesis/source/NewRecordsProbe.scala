@@ -30,6 +30,7 @@ private[source] final class NewRecordsProbe(
     client: KinesisClient,
     stream: String,
     failureTimeoutMs: Long,
+    threads: Int,
     clock: () => Long = () => System.currentTimeMillis())
   extends AutoCloseable {
   import NewRecordsProbe._
@@ -157,7 +158,7 @@ private[source] final class NewRecordsProbe(
     else {
       val executor = synchronized {
         pool.getOrElse {
-          val created = Executors.newFixedThreadPool(ProbeThreads, new ThreadFactory {
+          val created = Executors.newFixedThreadPool(threads, new ThreadFactory {
             override def newThread(r: Runnable): Thread = {
               val t = new Thread(r, s"kinesis-probe-$stream")
               t.setDaemon(true)
@@ -179,9 +180,6 @@ private[source] final class NewRecordsProbe(
 }
 
 private[source] object NewRecordsProbe {
-  /** Driver threads that check shards at once (the awslabs connector's kinesis.checkNewRecordThreads default). */
-  val ProbeThreads = 8
-
   /** Most GetRecords calls one check spends walking empty pages; the next check goes on where it stopped. */
   val WalkPages = 3
 

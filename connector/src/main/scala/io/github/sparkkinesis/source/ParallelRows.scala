@@ -8,17 +8,20 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.PartitionReader
 
 /**
- * The rows of several readers, read at once, one thread each: a task's shards wait on Kinesis in parallel instead of
- * one after another. Rows come in chunks through a bounded queue, so a fast shard cannot fill the task's memory while
- * the task hands over another's; a reader's failure fails the task. Every reader has been read to its end when
+ * The rows of several readers, read at once, up to [[ParallelRows.MaxThreads]] at a time: a task's shards wait on
+ * Kinesis in parallel instead of one after another. Rows come in chunks of at most about 1 MiB through a queue of
+ * a few chunks per thread, so what a task holds stays bounded by its threads, not its shards; a reader's failure
+ * fails the task. Every reader has been read to its end when
  * `next()` first returns false.
  */
 private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRow]], name: String)
   extends PartitionReader[InternalRow] {
   import ParallelRows._
 
-  private val queue = new ArrayBlockingQueue[Chunk](readers.size + 2)
-  private val pool: ExecutorService = Executors.newFixedThreadPool(readers.size, new ThreadFactory {
+  private val threads = math.min(readers.size, MaxThreads)
+  private val queue = new ArrayBlockingQueue[Chunk](threads + 2)
+  @volatile private var closed = false
+  private val pool: ExecutorService = Executors.newFixedThreadPool(threads, new ThreadFactory {
     override def newThread(r: Runnable): Thread = {
       val thread = new Thread(r, s"kinesis-read $name")
       thread.setDaemon(true)
@@ -45,6 +48,7 @@ private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRo
   override def get(): InternalRow = chunk(index)
 
   override def close(): Unit = {
+    closed = true
     pool.shutdownNow()
     readers.foreach(_.close())
   }
@@ -66,15 +70,17 @@ private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRo
       if (rows.nonEmpty) queue.put(Rows(rows.toArray))
       queue.put(Done)
     } catch {
-      case _: InterruptedException => // the task was closed: nobody waits for these rows
-      case e: Throwable            =>
+      case e: Throwable if closed => // the task was closed: nobody waits for these rows
+      case e: Throwable           =>
         try queue.put(Failed(e)) catch { case _: InterruptedException => () }
     }
 }
 
 private object ParallelRows {
+  /** Shards of a task read at once; a task with more reads the others as these finish. */
+  val MaxThreads = 8
   val ChunkRows = 1000
-  val ChunkBytes: Long = 4L << 20
+  val ChunkBytes: Long = 1L << 20
 
   sealed trait Chunk
   final case class Rows(rows: Array[InternalRow]) extends Chunk

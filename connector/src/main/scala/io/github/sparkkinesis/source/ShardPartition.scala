@@ -45,7 +45,8 @@ final case class ReaderSettings(
     maxTimePerShardMs: Long,
     retryBaseMs: Long,
     retryMaxMs: Long,
-    dropMisroutedRecords: Boolean)
+    dropMisroutedRecords: Boolean,
+    readsWholeRange: Boolean = false)
 
 /** Creates a [[TaskReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
 final class TaskReaderFactory(

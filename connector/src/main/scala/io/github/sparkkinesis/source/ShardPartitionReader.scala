@@ -108,7 +108,9 @@ final class ShardPartitionReader(
         if (tipAtFirstPageMs.isEmpty) {
           tipAtFirstPageMs = page.records.lastOption.map(_.approximateArrivalTimestampMillis + page.millisBehindLatest)
         }
-        val chasing = kept.lastOption.exists(r => tipAtFirstPageMs.exists(r.approximateArrivalTimestampMillis >= _))
+        // A batch read has no recorded end to replay: it reads its whole range, up to its bound or the tip.
+        val chasing = !settings.readsWholeRange &&
+          kept.lastOption.exists(r => tipAtFirstPageMs.exists(r.approximateArrivalTimestampMillis >= _))
         if (beyond.nonEmpty) {
           boundReached = true
           stop(moreAvailable = false)

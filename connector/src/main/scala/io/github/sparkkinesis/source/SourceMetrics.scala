@@ -3,7 +3,7 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
 
 import io.github.sparkkinesis.metadata.ShardEndRecord
-import io.github.sparkkinesis.offsets.ShardState
+import io.github.sparkkinesis.client.StreamRef
 
 /**
  * The source's metrics: per task in the Spark UI (records, bytes, GetRecords calls, throttled calls, summed over a
@@ -31,33 +31,31 @@ object SourceMetrics {
     }
 
   /**
-   * The metrics of the batch whose shard-end records are `ends` (per stream), given the shards tracked after it (per
-   * stream): lag of the shards it read (avg, max, min MillisBehindLatest when their tasks stopped), shards open and
-   * closed, shards read, and the records, bytes, calls and throttled calls of its tasks; over all streams under the
-   * plain names, and per stream under `stream.<name>.` names. Records written by 0.1.0 count towards shards and
-   * records.
+   * The metrics of the batch whose shard-end records are `ends` (per stream), given each stream's listed shards
+   * (open, closed): lag of the shards it read (avg, max, min MillisBehindLatest when their tasks stopped), shards
+   * open and closed, shards read, and the records, bytes, calls and throttled calls of its tasks; over all streams
+   * under the plain names, and per stream under `stream.<stream name>.` names. Records written by 0.1.0 count
+   * towards shards and records.
    */
-  def ofBatch(ends: Map[String, Seq[ShardEndRecord]],
-      tracked: Map[String, Map[String, ShardState]]): Map[String, String] = {
-    val perStream = tracked.keys.toSeq.flatMap { s =>
-      of(ends.getOrElse(s, Nil), tracked(s).values.toSeq).map { case (k, v) => s"$StreamPrefix$s.$k" -> v }
+  def ofBatch(ends: Map[String, Seq[ShardEndRecord]], shards: Map[String, (Int, Int)]): Map[String, String] = {
+    val perStream = shards.keys.toSeq.flatMap { s =>
+      of(ends.getOrElse(s, Nil), shards(s)).map { case (k, v) => s"$StreamPrefix${StreamRef.nameOf(s)}.$k" -> v }
     }
-    (of(ends.values.flatten.toSeq, tracked.values.flatMap(_.values).toSeq) ++ perStream).map {
-      case (k, v) => k -> v.toString
-    }.toMap
+    val total = (shards.values.map(_._1).sum, shards.values.map(_._2).sum)
+    (of(ends.values.flatten.toSeq, total) ++ perStream).map { case (k, v) => k -> v.toString }.toMap
   }
 
   /** The prefix of a stream's own metrics: `stream.orders.avgMsBehindLatest`, say. */
   val StreamPrefix = "stream."
 
-  private def of(ends: Seq[ShardEndRecord], tracked: Seq[ShardState]): Seq[(String, Long)] = {
+  private def of(ends: Seq[ShardEndRecord], shards: (Int, Int)): Seq[(String, Long)] = {
     val stats = ends.flatMap(_.stats)
     val lags = stats.map(_.millisBehindLatest)
     val lag = if (lags.isEmpty) Nil else Seq(
       "avgMsBehindLatest" -> lags.sum / lags.size, "maxMsBehindLatest" -> lags.max, "minMsBehindLatest" -> lags.min)
     lag ++ Seq(
-      "shardsOpen" -> tracked.count(!_.isFinished).toLong,
-      "shardsClosed" -> tracked.count(_.isFinished).toLong,
+      "shardsOpen" -> shards._1.toLong,
+      "shardsClosed" -> shards._2.toLong,
       "shardsRead" -> ends.size.toLong,
       RecordsRead -> ends.map(_.recordCount).sum,
       BytesRead -> stats.map(_.bytes).sum,

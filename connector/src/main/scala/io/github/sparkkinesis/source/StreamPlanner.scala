@@ -27,7 +27,7 @@ private[source] final class StreamPlanner(
   private var probeStarted = false
   private lazy val probe = {
     probeStarted = true
-    new NewRecordsProbe(client(), stream, options.driverRetryTimeoutMs, clock)
+    new NewRecordsProbe(client(), stream, options.driverRetryTimeoutMs, options.checkNewRecordThreads, clock)
   }
   private val listing = new ShardListing(client, stream, options.describeShardIntervalMs,
     options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
@@ -35,6 +35,7 @@ private[source] final class StreamPlanner(
   private var trimHorizonChecked = false
   private val reportedLost = mutable.Set.empty[String]
   private var availableNow: Option[AvailableNowTarget] = None
+  private var looked = false
 
   /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
   def initialShards(): Map[String, ShardState] =
@@ -53,6 +54,12 @@ private[source] final class StreamPlanner(
   /** The AvailableNow bound of `shardId`: None outside such a run, and for shards read to their end. */
   def arrivedBefore(shardId: String): Option[Long] = availableNow.flatMap(_.arrivedBefore(shardId))
 
+  /** The stream's shards as last listed: how many are open, how many closed (still retained). */
+  def shardCounts: (Int, Int) = {
+    val (closed, open) = listing.current(force = false).partition(_.isClosed)
+    (open.size, closed.size)
+  }
+
   /** GetRecords calls the driver's checks of this stream have made. */
   def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
 
@@ -70,14 +77,17 @@ private[source] final class StreamPlanner(
 
   /**
    * One look at the readable shards that are due: those in `expectNews` count as news without a check, the others
-   * are checked, the most overdue first and, outside AvailableNow runs, at most [[MaxChecksPerLook]] of them, so that
-   * planning a batch stays quick with thousands of idle shards.
+   * are checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
+   * stays quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned
+   * in one batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
    */
   def look(tracked: Map[String, ShardState], expectNews: Set[String]): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
     val known = due.filter(expectNews)
     val unchecked = due.filterNot(expectNews)
-    val toCheck = (if (availableNow.isDefined) unchecked else schedule.mostOverdue(unchecked, MaxChecksPerLook)).toSet
+    val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
+    looked = true
+    val toCheck = schedule.mostOverdue(unchecked, cap).toSet
     val checked = probe.check(tracked, toCheck, arrivedBefore)
     availableNow match {
       case Some(target) => target.reach(checked.quiet)
@@ -194,10 +204,11 @@ private[source] object StreamPlanner {
   val StreamingRecords = 5L
 
   /**
-   * Most shards one look checks (outside AvailableNow runs): with the probe's threads, a look stays within a few
-   * hundred milliseconds on AWS however many shards are idle; the others stay due and are checked by the next look.
+   * Most shards one look checks per probe thread (`kinesis.checkNewRecordThreads`), after a run's first look: a look
+   * stays within a few hundred milliseconds on AWS however many shards are idle; the others stay due and are checked
+   * by the next look.
    */
-  val MaxChecksPerLook = 64
+  val ChecksPerThread = 8
 
   /** What one look found: the check's outcome, and the shards taken as news without a check. */
   final case class Look(checked: NewRecordsProbe.Checked, known: Seq[String]) {

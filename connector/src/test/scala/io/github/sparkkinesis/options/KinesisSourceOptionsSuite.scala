@@ -148,4 +148,11 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       spec.default.foreach(spec.parseOrFail)
     }
   }
+
+  test("given one stream by name and by ARN, when parsed, then the message names both spellings") {
+    val failure = intercept[IllegalArgumentException](KinesisSourceOptions.parse(Map("kinesis.streamName" -> "orders",
+      "kinesis.streamARN" -> "arn:aws:kinesis:us-east-1:123456789012:stream/orders")))
+    failure.getMessage should (include("stream name orders is given 2 times") and
+      include("arn:aws:kinesis:us-east-1:123456789012:stream/orders"))
+  }
 }

@@ -159,12 +159,10 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   }
 
   test("given options with no equivalent here, when resolved, then each is accepted with a warning saying why") {
-    warnings("kinesis.checkNewRecordThreads" -> "16", "maxFetchRate" -> "2.0", "awsUseInstanceProfile" -> "false",
+    warnings("maxFetchRate" -> "2.0", "awsUseInstanceProfile" -> "false",
       "kinesis.client.avoidEmptyBatches" -> "true", "kinesis.executor.flushwaittimemillis" -> "100") shouldBe Seq(
       "Option awsUseInstanceProfile (qubole/roncemer) has no effect with spark-kinesis: without credentials in the " +
         "options the connector uses the AWS SDK's default chain, which ends with the instance profile.",
-      "Option kinesis.checkNewRecordThreads (awslabs) has no effect with spark-kinesis: the driver checks shards for " +
-        "new records with a fixed pool of 8 threads (that option's default).",
       "Option kinesis.client.avoidEmptyBatches (qubole/roncemer) has no effect with spark-kinesis: the source always " +
         "checks for unread records before it plans a micro-batch, and plans none without them.",
       "Option kinesis.executor.flushWaitTimeMillis (qubole/roncemer) has no effect with spark-kinesis: a write task " +

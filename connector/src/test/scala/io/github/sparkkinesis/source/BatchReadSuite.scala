@@ -94,4 +94,24 @@ class BatchReadSuite extends AnyFunSuite with Matchers {
     intercept[IllegalArgumentException](batch(fake, clock, "kinesis.endingPosition" -> ending).planInputPartitions())
       .getMessage should (include("shardId-000000000009") and include("shardId-000000000001"))
   }
+
+  test("given an ending instant in the future, when records arrive between two attempts of a task, then both read " +
+    "the same records: no end lies after the planning instant") {
+    val (fake, clock) = fixture(shards = 1)
+    val early = put(fake, "early", 3)
+    val future = java.time.Instant.ofEpochMilli(clock() + 60000).toString
+    val b = batch(fake, clock, "kinesis.endingPosition" -> s"AT_TIMESTAMP $future")
+    val factory = b.createReaderFactory()
+    val partition = b.planInputPartitions().head
+    def attempt(): Seq[String] = {
+      val reader = factory.createReader(partition)
+      try Iterator.continually(reader.next()).takeWhile(identity).map(_ => new String(reader.get().getBinary(0), UTF_8))
+        .toVector finally reader.close()
+    }
+    val first = attempt()
+    clock.advance(5)
+    put(fake, "between", 3)
+    attempt() shouldBe first
+    first should contain theSameElementsAs early
+  }
 }

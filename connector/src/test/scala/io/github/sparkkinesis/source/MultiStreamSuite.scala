@@ -47,7 +47,7 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
     metrics.get("recordsRead") shouldBe "55"
     metrics.get("stream.orders.recordsRead") shouldBe "30"
     metrics.get("stream.payments.recordsRead") shouldBe "20"
-    metrics.get(s"stream.$clicksArn.recordsRead") shouldBe "5"
+    metrics.get("stream.clicks.recordsRead") shouldBe "5"
     metrics.get("stream.orders.shardsOpen") shouldBe "3"
     metrics.get("shardsOpen") shouldBe "6"
     driver.drain() shouldBe empty

@@ -127,7 +127,29 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
       driver.plan() shouldBe None
       fake.getRecordsCalls - before
     }
-    calls.foreach(_ should be <= StreamPlanner.MaxChecksPerLook)
+    calls.foreach(_ should be <= StreamPlanner.ChecksPerThread * 8)
     calls.sum should be >= 1000
+  }
+
+  test("given 200 idle shards and one record in shard 150, when Trigger.Once looks once, then it finds the record: " +
+    "the first look of a run checks every shard") {
+    val fake = new FakeKinesisClient(new ManualClock())
+    val ids = fake.createStream("s", 200)
+    fake.putRecordToShard("s", ids(150), "late".getBytes(UTF_8))
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"))
+    driver.runBatch(org.apache.spark.sql.connector.read.streaming.ReadLimit.allAvailable()).map(_.map(_.data)) shouldBe
+      Some(Seq("late"))
+  }
+
+  test("given a merge, when its batch's metrics are reported, then the closed parents still listed count as closed") {
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    val Seq(s0, s1) = fake.createStream("s", 2)
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    fake.mergeShards("s", s0, s1)
+    fake.putRecord("s", "k", "after".getBytes(UTF_8))
+    driver.drain().map(_.data) shouldBe Seq("after")
+    val metrics = driver.stream.metrics(java.util.Optional.of(driver.committed))
+    (metrics.get("shardsOpen"), metrics.get("shardsClosed")) shouldBe (("1", "2"))
   }
 }
