@@ -18,7 +18,8 @@ final case class KinesisSourceOptions(
     maxRecordsPerTrigger: Option[Long],
     driverRetryTimeoutMs: Long,
     metadataPath: Option[String],
-    dropMisroutedRecords: Boolean) {
+    dropMisroutedRecords: Boolean,
+    fanOut: Option[FanOutOptions] = None) {
 
   override def toString: String =
     s"KinesisSourceOptions(stream=$streamName, region=${client.region.getOrElse("<default chain>")}, " +
@@ -49,6 +50,7 @@ object KinesisSourceOptions {
       maxRecordsPerTrigger = get(MaxRecordsPerTrigger),
       driverRetryTimeoutMs = getOrDefault(DriverRetryTimeout),
       metadataPath = get(MetadataPath),
-      dropMisroutedRecords = getOrDefault(DropMisroutedAggregates))
+      dropMisroutedRecords = getOrDefault(DropMisroutedAggregates),
+      fanOut = FanOutOptions.parse(options))
   }
 }

@@ -41,6 +41,10 @@ final class KinesisMicroBatchStream(
   private val listing = new ShardListing(() => client, stream, options.describeShardIntervalMs,
     options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
   private val schedule = new PollSchedule(options.fetchIntervalMs, options.idleShardCheckIntervalMs, clock)
+  // EFO hook: the stream consumer tasks read through (kinesis.consumerType=SubscribeToShard), resolved on first use.
+  private val fanOut = options.fanOut.map(f => new efo.FanOutConsumer(efo.FanOutClients.of(client), stream, f,
+    new Path(checkpointLocation, s"efo-consumer-$stream"), hadoopConf, options.driverRetryTimeoutMs,
+    new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock))
 
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per shard. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
@@ -183,7 +187,7 @@ final class KinesisMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory = new ShardReaderFactory(
     ReaderSettings(options.client, options.recordsPerFetch, options.fetchIntervalMs, options.maxFetchRecordsPerShard,
       options.maxFetchTimePerShardMs, options.client.retry.baseDelayMs, options.client.retry.maxDelayMs,
-      options.dropMisroutedRecords),
+      options.dropMisroutedRecords, fanOut.map(_.readerSettings)), // EFO hook: resolves (or registers) the consumer
     store, clients)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
@@ -191,7 +195,10 @@ final class KinesisMicroBatchStream(
   override def commit(end: Offset): Unit =
     store.purgeBefore(stream, KinesisSourceOffset.of(end).batch - KinesisMicroBatchStream.RetainedBatches)
 
-  override def stop(): Unit = probe.close()
+  override def stop(): Unit = {
+    probe.close()
+    fanOut.foreach(_.stop()) // EFO hook: deregisters a consumer this query registered, unless options keep it
+  }
 
   override def getDefaultReadLimit: ReadLimit =
     options.maxRecordsPerTrigger.map(ReadLimit.maxRows).getOrElse(ReadLimit.allAvailable())

@@ -29,7 +29,8 @@ final case class ReaderSettings(
     maxTimePerShardMs: Long,
     retryBaseMs: Long,
     retryMaxMs: Long,
-    dropMisroutedRecords: Boolean)
+    dropMisroutedRecords: Boolean,
+    fanOut: Option[efo.FanOutReaderSettings] = None)
 
 /** Creates a [[ShardPartitionReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
 final class ShardReaderFactory(

@@ -39,8 +39,7 @@ final class ShardPartitionReader(
     }
     record.end
   }
-  private val fetcher = new ShardFetcher(client, stream, shardId, start, settings.recordsPerFetch,
-    settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
+  private val fetcher: ShardPages = ShardPages.open(client, partition, settings, clock)
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
@@ -71,7 +70,7 @@ final class ShardPartitionReader(
 
   override def get(): InternalRow = current
 
-  override def close(): Unit = ()
+  override def close(): Unit = fetcher.close()
 
   /** This attempt's reading so far, for the Spark UI's task metrics ([[SourceMetrics]]). */
   override def currentMetricsValues(): Array[CustomTaskMetric] =
@@ -125,7 +124,7 @@ final class ShardPartitionReader(
 
   /** Later attempts: read exactly up to the recorded end, however long it takes. */
   private def replayTowards(end: ShardPosition): Unit = {
-    val batch = fetcher.fetch(Long.MaxValue).get
+    val batch = fetcher.fetchAll()
     end match {
       case ShardEnd =>
         emit(batch.records)
