@@ -37,7 +37,8 @@ private[client] final class SdkErrors(explicitCredentials: Boolean, secrets: Seq
         new ThrottledException(
           s"Kinesis cannot serve $operation on $where right now (${code(ex)}, HTTP ${ex.statusCode}): back off and " +
             s"retry; if this persists, the stream needs more shards or fewer readers. ${details(ex)}", ex)
-      case ex: InvalidArgumentException if operation == "GetShardIterator" && mentionsFuture(ex) =>
+      case ex: InvalidArgumentException if (operation == "GetShardIterator" || operation == "SubscribeToShard") &&
+          mentionsFuture(ex) =>
         new TimestampInFutureException(
           s"$operation on $where: the AT_TIMESTAMP position lies in the future for Kinesis. ${details(ex)}", ex)
       case ex: ResourceNotFoundException =>

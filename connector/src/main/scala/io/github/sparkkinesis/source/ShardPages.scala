@@ -39,13 +39,14 @@ private[sparkkinesis] trait ShardPages {
 private[sparkkinesis] object ShardPages {
 
   /** The pages a task reads its shard from: a subscription when `settings.fanOut` names a consumer, else polling. */
-  def open(client: KinesisClient, partition: ShardPartition, settings: ReaderSettings, clock: () => Long): ShardPages =
+  def open(client: KinesisClient, partition: ShardPartition, settings: ReaderSettings, clock: () => Long,
+      sleep: Long => Unit): ShardPages =
     settings.fanOut match {
       case None =>
         new ShardFetcher(client, partition.stream, partition.shardId, partition.start, settings.recordsPerFetch,
           settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
       case Some(fanOut) =>
         new SubscriptionPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start, fanOut,
-          new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared, clock)
+          new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared, clock, sleep)
     }
 }

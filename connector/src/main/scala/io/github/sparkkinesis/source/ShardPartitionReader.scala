@@ -23,7 +23,8 @@ final class ShardPartitionReader(
     settings: ReaderSettings,
     store: ShardEndStore,
     client: KinesisClient,
-    clock: () => Long = () => System.currentTimeMillis())
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep)
   extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
@@ -39,7 +40,7 @@ final class ShardPartitionReader(
     }
     record.end
   }
-  private val fetcher: ShardPages = ShardPages.open(client, partition, settings, clock)
+  private val fetcher: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)

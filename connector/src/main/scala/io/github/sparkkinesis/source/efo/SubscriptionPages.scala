@@ -4,7 +4,8 @@ import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
   AccessException, FanOutClient, IteratorStart, KinesisClient, KinesisClientException, KinesisRecord, RecordBatch,
-  ResourceMissingException, ShardSubscription, SubscriptionBusyException, SubscriptionSignal, ThrottledException
+  ResourceMissingException, ShardSubscription, SubscriptionBusyException, SubscriptionSignal, ThrottledException,
+  TimestampInFutureException
 }
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
@@ -136,7 +137,8 @@ private[sparkkinesis] final class SubscriptionPages(
     lastPage = taken
     taken.lastOption.foreach(r => lastReturned = Some(r.sequenceNumber))
     if (buffered.isEmpty && (finalEventSeen || (millisBehind.contains(0L) && isClosed))) ended = true
-    val lag = if (buffered.isEmpty) millisBehind.getOrElse(1L) else math.max(1L, millisBehind.getOrElse(1L))
+    // At the tip only if this task heard so: a lag from an event an earlier task received may be stale.
+    val lag = if (buffered.isEmpty && millisBehindFresh) millisBehind.getOrElse(1L) else math.max(1L, millisBehind.getOrElse(1L))
     RecordBatch(taken, if (ended) None else Some(SubscriptionMarker), lag)
   }
 
@@ -156,7 +158,11 @@ private[sparkkinesis] final class SubscriptionPages(
 
   /** Waits at most `waitMs` for the subscription's next signal and applies it; false when nothing came. */
   private def receive(waitMs: Long): Boolean = {
-    val sub = subscription.getOrElse(subscribe())
+    val sub = subscription.orElse(subscribe()).getOrElse {
+      millisBehind = Some(0L) // an AT_TIMESTAMP start in Kinesis' future: caught up, with nothing yet
+      millisBehindFresh = true
+      return false
+    }
     sub.next(waitMs) match {
       case Some(SubscriptionSignal.Event(records, _, lag, children)) =>
         failuresInARow = 0
@@ -189,7 +195,7 @@ private[sparkkinesis] final class SubscriptionPages(
   }
 
   /** Subscribes from just after the last record received (else `start`), paced and retried. */
-  private def subscribe(): ShardSubscription = {
+  private def subscribe(): Option[ShardSubscription] = {
     while (subscription.isEmpty) {
       cache.lastSubscribedAt(key).foreach { at =>
         val wait = at + MinSubscribeIntervalMs - clock()
@@ -200,9 +206,12 @@ private[sparkkinesis] final class SubscriptionPages(
       cache.subscribed(key, clock())
       subscribes += 1
       try subscription = Some(client.subscribeToShard(settings.consumerArn, shardId, from))
-      catch { case e: KinesisClientException => failed(e) }
+      catch {
+        case _: TimestampInFutureException => return None // nothing can have arrived at or after it yet
+        case e: KinesisClientException     => failed(e)
+      }
     }
-    subscription.get
+    subscription
   }
 
   /** Counts a failed or refused subscription and backs off, or fails the task when it cannot or should not go on. */
