@@ -40,7 +40,9 @@ final class KinesisMicroBatchStream(
   private lazy val probe = new NewRecordsProbe(client, stream, options.driverRetryTimeoutMs, clock)
   private val listing = new ShardListing(() => client, stream, options.describeShardIntervalMs,
     options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
-  private val schedule = new PollSchedule(options.fetchIntervalMs, options.idleShardCheckIntervalMs, clock)
+  // EFO hook: a shard read through a subscription costs no GetRecords, so a busy one is read again without a pause.
+  private val schedule = new PollSchedule(if (options.fanOut.isDefined) 0L else options.fetchIntervalMs,
+    options.idleShardCheckIntervalMs, clock)
   // EFO hook: the stream consumer tasks read through (kinesis.consumerType=SubscribeToShard), resolved on first use.
   private val fanOut = options.fanOut.map(f => new efo.FanOutConsumer(efo.FanOutClients.of(client), stream, f,
     new Path(checkpointLocation, s"efo-consumer-$stream"), hadoopConf, options.driverRetryTimeoutMs,

@@ -56,7 +56,7 @@ private[sparkkinesis] final class FanOutConsumer(
     resolved.foreach { consumer =>
       if (options.consumerName.isDefined && options.deregisterOnStop && ownedByThisQuery(consumer)) {
         log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
-          "(kinesis.deregisterConsumerOnStop=false keeps it).")
+          "(set kinesis.deregisterConsumerOnStop=false to keep it).")
         try client.deregisterConsumer(consumer.arn)
         catch { case e: KinesisClientException => log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}") }
         ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)

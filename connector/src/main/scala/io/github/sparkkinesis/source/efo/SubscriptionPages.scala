@@ -136,7 +136,7 @@ private[sparkkinesis] final class SubscriptionPages(
     beforePage = lastReturned
     lastPage = taken
     taken.lastOption.foreach(r => lastReturned = Some(r.sequenceNumber))
-    if (buffered.isEmpty && (finalEventSeen || (millisBehind.contains(0L) && isClosed))) ended = true
+    if (buffered.isEmpty && (finalEventSeen || (millisBehind.contains(0L) && endReached))) ended = true
     // At the tip only if this task heard so: a lag from an event an earlier task received may be stale.
     val lag = if (buffered.isEmpty && millisBehindFresh) millisBehind.getOrElse(1L) else math.max(1L, millisBehind.getOrElse(1L))
     RecordBatch(taken, if (ended) None else Some(SubscriptionMarker), lag)
@@ -146,14 +146,23 @@ private[sparkkinesis] final class SubscriptionPages(
   private def atTip(): RecordBatch = {
     beforePage = lastReturned
     lastPage = Nil
-    if (isClosed) ended = true
+    if (endReached) ended = true
     RecordBatch(Nil, if (ended) None else Some(SubscriptionMarker), 0L)
   }
 
-  /** Whether ListShards shows the shard closed; asked once per task, and only once caught up. */
-  private def isClosed: Boolean = !closedChecked && {
+  /**
+   * Whether the shard is closed and nothing follows the last record received: ListShards shows it closed, and a
+   * GetRecords from there finds no record and no next iterator. Asked at most once per task, only when the
+   * subscription has nothing more to give: AWS names the child shards in the last event, but kinesis-mock never does
+   * and goes on sending empty events, with a lag that says nothing about the shard's end.
+   */
+  private def endReached: Boolean = !closedChecked && {
     closedChecked = true
-    listing.listShards(stream).find(_.shardId == shardId).exists(_.isClosed)
+    listing.listShards(stream).find(_.shardId == shardId).exists(_.isClosed) && {
+      val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
+      val rest = listing.getRecords(stream, listing.shardIterator(stream, shardId, from), 1)
+      rest.records.isEmpty && rest.nextIterator.isEmpty
+    }
   }
 
   /** Waits at most `waitMs` for the subscription's next signal and applies it; false when nothing came. */
@@ -175,7 +184,7 @@ private[sparkkinesis] final class SubscriptionPages(
         if (children.nonEmpty) {
           finalEventSeen = true
           log.info(s"Shard $shardId of stream $stream has ended; its children are ${children.mkString(", ")}")
-        }
+        } else if (fresh.isEmpty && buffered.isEmpty && endReached) finalEventSeen = true
         true
       case Some(SubscriptionSignal.Completed) =>
         subscription = None // ended by design (5 minutes): the next receive subscribes again from where it stood
