@@ -66,12 +66,14 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     val stream = TestStreams.createStream("it-efo-reshard", shards = 2)
     val producer = new BackgroundProducer(stream, "reshard", keys = 12)
     val (query, sink) = startCollecting(readEfo(stream, "TRIM_HORIZON", "q-reshard"))
-    sink.awaitRecords(query, 20)
+    // kinesis-mock pushes one event per second per subscription, and on a closed shard may trail GetRecords by
+    // seconds: generous waits, not a tighter promise.
+    sink.awaitRecords(query, 20, 120.seconds)
     TestStreams.splitShard(stream, TestStreams.openShards(stream).head.shardId)
-    sink.awaitRecords(query, producer.produced.size + 5)
+    sink.awaitRecords(query, producer.produced.size + 5, 120.seconds)
     val (a, b) = TestStreams.adjacentOpenShards(stream)
     TestStreams.mergeShards(stream, a, b)
-    sink.awaitRecords(query, producer.produced.size + 5)
+    sink.awaitRecords(query, producer.produced.size + 5, 120.seconds)
     val produced = producer.stop()
     assertReadsExactly(query, sink, produced, 120.seconds)
     RecordChecks.assertShardOrder(sink.records)

@@ -158,10 +158,13 @@ private[sparkkinesis] final class SubscriptionPages(
    */
   private def endReached: Boolean = !closedChecked && {
     closedChecked = true
-    listing.listShards(stream).find(_.shardId == shardId).exists(_.isClosed) && {
+    val closed = listing.listShards(stream).find(_.shardId == shardId).exists(_.isClosed)
+    closed && {
       val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
       val rest = listing.getRecords(stream, listing.shardIterator(stream, shardId, from), 1)
-      rest.records.isEmpty && rest.nextIterator.isEmpty
+      val ended = rest.records.isEmpty && rest.nextIterator.isEmpty
+      if (ended) log.info(s"Shard $shardId of stream $stream is closed and read to its end.")
+      ended
     }
   }
 

@@ -21,8 +21,17 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     (1 to n).map { i => fake.putRecord("s", s"k${i % 7}", s"$prefix$i".getBytes(UTF_8)); s"$prefix$i" }
 
   test("given a split and a merge between batches, when drained through subscriptions, then each record comes once") {
+    splitAndMerge(childShardsInEvents = true)
+  }
+
+  test("given a split and a merge and no child shards in events (the emulator), when drained, then each record comes once") {
+    splitAndMerge(childShardsInEvents = false)
+  }
+
+  private def splitAndMerge(childShardsInEvents: Boolean): Unit = {
     val clock = new ManualClock()
     val fake = new FakeKinesisClient(clock)
+    fake.fanOut.sendChildShards = childShardsInEvents
     fake.createStream("s", 2)
     val driver = new MicroBatchDriver(fake, efo, clock = clock)
     val first = put(fake, 40, "a")
