@@ -6,17 +6,15 @@ import org.apache.spark.sql.streaming.Trigger
 
 /**
  * The query [[CrashSuite]] kills: reads a stream from TRIM_HORIZON into a parquet sink with a checkpoint until the
- * JVM dies. Arguments: stream name, checkpoint directory, output directory, then any source options as key=value.
- * The emulator comes from
+ * JVM dies. Arguments: stream name, checkpoint directory, output directory. The emulator comes from
  * `KINESIS_MOCK_ENDPOINT`, which the parent sets to its own.
  */
 object CrashDriver {
   def main(args: Array[String]): Unit = {
-    require(args.length >= 3, "usage: CrashDriver <stream> <checkpoint dir> <output dir> [option=value ...]")
-    val Array(stream, checkpoint, output) = args.take(3)
-    val extra = args.drop(3).map(_.split("=", 2)).map(kv => kv(0) -> kv(1))
+    require(args.length == 3, "usage: CrashDriver <stream> <checkpoint dir> <output dir>")
+    val Array(stream, checkpoint, output) = args
     require(sys.env.contains("KINESIS_MOCK_ENDPOINT"), "KINESIS_MOCK_ENDPOINT must name the parent's emulator")
-    val query = SparkHarness.readKinesis(stream, "TRIM_HORIZON", extra: _*).writeStream
+    val query = SparkHarness.readKinesis(stream, "TRIM_HORIZON").writeStream
       .format("parquet")
       .option("path", output)
       .option("checkpointLocation", checkpoint)

@@ -45,18 +45,8 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     if (!child.isAlive) Eventually.giveUp(s"the child JVM exited with ${child.exitValue()}; ${tail(log)}")
 
   test(s"a query SIGKILLed and restarted 3-4 times while records keep coming writes each record once (seed $seed)") {
-    crashTest("it-crash", Nil)
-  }
-
-  test(s"the same with enhanced fan-out (SubscribeToShard) writes each record once (seed $seed)") {
-    crashTest("it-crash-efo", Seq("kinesis.endpointUrl" -> KinesisMock.tlsEndpoint, "kinesis.verifyCertificate" -> "false",
-      "kinesis.consumerType" -> "SubscribeToShard", "kinesis.consumerName" -> "crash"))
-  }
-
-  private def crashTest(prefix: String, options: Seq[(String, String)]): Unit = {
     // Given: a stream with a steady producer, and a query in a child JVM writing parquet with a checkpoint
-    val stream = TestStreams.createStream(prefix, shards = 2)
-    val extra = options.map { case (k, v) => s"$k=$v" }
+    val stream = TestStreams.createStream("it-crash", shards = 2)
     val checkpoint = newCheckpointDir()
     val output = newDir("parquet").getAbsolutePath
     val logs = newDir("child-logs")
@@ -68,7 +58,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       (1 to kills).foreach { run =>
         val log = new File(logs, s"run-$run.log")
         val committed = committedBatches(checkpoint)
-        child = startChild(log, Seq(stream, checkpoint, output) ++ extra: _*)
+        child = startChild(log, stream, checkpoint, output)
         Eventually.await(s"run $run to commit a batch (had $committed)", ChildProgressTimeout, tail(log)) {
           failIfDead(child, log)
           committedBatches(checkpoint) > committed
@@ -79,7 +69,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       }
       val produced = producer.stop()
       val log = new File(logs, "final.log")
-      child = startChild(log, Seq(stream, checkpoint, output) ++ extra: _*)
+      child = startChild(log, stream, checkpoint, output)
       // Then: the last run catches up, and the sink holds every record exactly once
       // Once a second: each check is a Spark job in this JVM, competing with the child for the two cores.
       Eventually.await(s"all ${produced.size} records in the parquet sink after $kills kills", ChildProgressTimeout,

@@ -210,7 +210,7 @@ private[sparkkinesis] final class SubscriptionPages(
   private def subscribe(): Option[ShardSubscription] = {
     while (subscription.isEmpty) {
       cache.lastSubscribedAt(key).foreach { at =>
-        val wait = at + MinSubscribeIntervalMs - clock()
+        val wait = math.min(MinSubscribeIntervalMs, at + MinSubscribeIntervalMs - clock()) // bounded if the clock jumps
         if (wait > 0) sleep(wait)
       }
       val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).getOrElse(

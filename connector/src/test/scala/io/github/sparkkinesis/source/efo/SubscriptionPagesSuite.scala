@@ -209,4 +209,14 @@ class SubscriptionPagesSuite extends AnyFunSuite with Matchers with BeforeAndAft
     val (polledAgain, _) = t.read(2L, end2, t.settings(fanOut = false))
     polled ++ pushed ++ polledAgain shouldBe t.expected ++ more
   }
+
+  test("given a subscription a killed executor left open, when a task subscribes, then it takes over after 5 s (AWS)") {
+    val t = new Setup(10)
+    t.fake.subscribeToShard(t.consumerArn, shard, IteratorStart.TrimHorizon) // the dead executor's, never cancelled
+    val started = t.clock()
+    val (values, _) = t.read(0L, TrimHorizon)
+    values shouldBe t.expected
+    (t.clock() - started) should be >= 5000L // refused (ResourceInUse) until AWS lets the new call take over
+    t.store.get("s", 0L, shard).get.stats.get.throttledCalls should be > 0L
+  }
 }
