@@ -141,8 +141,8 @@ private[client] object SdkFanOutClient {
   /** Open subscriptions (HTTP/2 streams) one executor may hold at once, plus room for consumer calls. */
   private val MaxStreams = 2000
 
-  /** Events asked for ahead of the reader: one being read and one on its way. */
-  private val Prefetch = 2L
+  /** Events asked for ahead of the reader, so a few arrive while a batch is planned; each holds at most 2 MB-ish. */
+  private val Prefetch = 3L
 
   /** Bridges the SDK's pushed event stream to a reader that pulls, asking for more only as it takes events. */
   private final class SdkSubscription(translate: Throwable => KinesisClientException) extends ShardSubscription {

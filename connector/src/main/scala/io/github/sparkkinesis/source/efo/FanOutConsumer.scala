@@ -67,7 +67,14 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private def managed(name: String): ConsumerDescription = {
     val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
-    if (retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name)).isEmpty) {
+    // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
+    val since = clock()
+    var existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
+    while (existing.exists(_.status == "DELETING") && clock() - since <= waitMs) {
+      sleep(MinPollMs)
+      existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
+    }
+    if (existing.forall(_.status == "DELETING")) {
       val registered =
         try Some(retryingThrottled(s"registering consumer $name")(client.registerConsumer(streamArn, name)))
         catch {

@@ -101,9 +101,17 @@ private[sparkkinesis] final class SubscriptionPages(
         return Some(atTip()) // a taken-over subscription, caught up when parked, and nothing new since
       }
     }
+    absorbArrived(limit)
     healthy = true
     Some(page(math.max(1, limit)))
   }
+
+  /**
+   * Takes in the events that have already arrived, without waiting, until `limit` records are buffered: a page holds
+   * everything received so far, as a GetRecords page holds everything available, however small the events are.
+   */
+  private def absorbArrived(limit: Int): Unit =
+    while (buffered.size < limit && !finalEventSeen && subscription.isDefined && receive(0L)) ()
 
   override def rewind(to: ShardPosition): Unit = {
     val before = beforePage.map(AfterSequenceNumber).getOrElse(start)
