@@ -30,6 +30,7 @@ private[sparkkinesis] final class FanOutConsumer(
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep) {
 
+  options.checkConsumer() // at the query's start: which consumer is named decides everything below
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var resolved: Option[ConsumerDescription] = None
 
