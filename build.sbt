@@ -62,6 +62,8 @@ lazy val connector = (project in file("connector"))
       "org.apache.spark" %% "spark-sql" % sparkCompileVersion(scalaBinaryVersion.value) % Provided,
       "software.amazon.awssdk" % "kinesis" % awsSdkVersion,
       "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
+      // Enhanced fan-out: SubscribeToShard needs the async client on Netty's HTTP/2 (relocated below, like all Netty).
+      "software.amazon.awssdk" % "netty-nio-client" % awsSdkVersion,
       "software.amazon.awssdk" % "sts" % awsSdkVersion,
       // The DYNAMODB metadata store (kinesis.metadataCommitterType).
       "software.amazon.awssdk" % "dynamodb" % awsSdkVersion,
@@ -180,6 +182,7 @@ lazy val integrationTests = (project in file("integration-tests"))
       "org.apache.spark" %% "spark-sql" % sparkTestVersion(scalaBinaryVersion.value) % Test,
       "software.amazon.awssdk" % "kinesis" % awsSdkVersion % Test,
       "software.amazon.awssdk" % "apache-client" % awsSdkVersion % Test,
+      "software.amazon.awssdk" % "netty-nio-client" % awsSdkVersion % Test,
       // The Kinesis aggregator from awslabs: a real KPL-format aggregator to build test records with.
       ("com.amazonaws" % "amazon-kinesis-aggregator" % "1.0.3" % Test).intransitive(),
       ("com.amazonaws" % "amazon-kinesis-client" % "1.8.8" % Test).intransitive(),

@@ -42,7 +42,7 @@ CORPUS = [
     '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "12a"}}',
     '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": null}}',
     '{"s": {"iteratorType": null}}', '{"s": 1}', '{"s": {"iteratorType": {"x": 1}}}', "{}", '{"metadata": {}}',
-    '{"s": {"iteratorType": "LATEST"}} trailing', "{not json", "GetRecords", "getrecords", "SubscribeToShard",
+    '{"s": {"iteratorType": "LATEST"}} trailing', "{not json", "GetRecords", "getrecords", "SubscribeToShard", "efo",
     "Polling", "my-stream", "a" * 128, "a" * 129, "stream/name", "s3://bucket/meta", "/tmp/meta",
 ]
 

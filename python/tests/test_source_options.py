@@ -36,8 +36,7 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
     "kinesis.endpointUrl": ("http://127.0.0.1:4566", "http://127.0.0.1:4566", "localhost:4566",
                             "it does not start with http:// or https://"),
-    "kinesis.consumerType": ("GetRecords", "GetRecords", "SubscribeToShard",
-                             "enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords"),
+    "kinesis.consumerType": ("SubscribeToShard", "SubscribeToShard", "Push", "it is not one of the accepted values"),
     "kinesis.startingPosition": ("TRIM_HORIZON", "TRIM_HORIZON", "OLDEST", None),
     "kinesis.failOnDataLoss": (False, "false", "no", "it is not a boolean"),
     "kinesis.maxFetchRecordsPerShard": (5000, "5000", "0", "it is outside 1..100000000"),
@@ -69,6 +68,13 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.dynamodb.tableName": ("query-metadata", "query-metadata", "ab", "it is not a valid DynamoDB table name"),
     "kinesis.dynamodb.endpointUrl": ("http://127.0.0.1:8000", "http://127.0.0.1:8000", "127.0.0.1:8000",
                                      "it does not start with http:// or https://"),
+    "kinesis.consumerName": ("my-query", "my-query", "my query", "it is not a valid consumer name"),
+    "kinesis.consumerArn": ("arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000",
+                            "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000", "arn:c",
+                            "it is not a stream consumer ARN"),
+    "kinesis.deregisterConsumerOnStop": (False, "false", "keep", "it is not a boolean"),
+    "kinesis.subscribeToShard.timeoutSec": (30, "30", "301", "it is outside 1..300"),
+    "kinesis.subscribeToShard.maxRetries": (3, "3", "101", "it is outside 0..100"),
 }
 
 

@@ -24,7 +24,7 @@ final case class BenchConfig(
 
 object BenchConfig {
 
-  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency")
+  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency", "efo")
 
   /**
    * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query
@@ -64,7 +64,7 @@ object BenchConfig {
       |  --sink-latency-rows-per-second N  pace of its writers (the sink's rate source, the raw client) [1000]
       |  --sink-latency-seconds N   how long its rows are measured [30]
       |  --sink-latency-warm-up-seconds N  how long it writes before measuring [10]
-      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency
+      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency, efo
       |""".stripMargin
 
   /** Parses `--name value` pairs; fails with a message naming the bad argument. */

@@ -28,7 +28,7 @@ object BenchMain {
       }
     // The sink part's TLS endpoint is looked up first, so that a run missing it fails before measuring anything.
     log(s"kinesis-mock at ${KinesisMock.endpoint}" +
-      (if (config.parts("sink") || config.parts("sink-latency")) s", TLS ${KinesisMock.tlsEndpoint}" else ""))
+      (if (config.parts("sink") || config.parts("sink-latency") || config.parts("efo")) s", TLS ${KinesisMock.tlsEndpoint}" else ""))
     val spark = BenchStreams.session()
     try {
       if (config.parts("drain") || config.parts("latency")) {
@@ -38,6 +38,10 @@ object BenchMain {
       if (config.parts("latency")) {
         log("latency: producer and query running")
         println(Report.latency(config, LatencyBench.run(spark, config)))
+      }
+      if (config.parts("efo")) {
+        log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
+        println(EfoBench.run(spark, config, log))
       }
       if (config.parts("sink")) {
         println(Report.sink(config.sink, SinkBench.run(spark, config.sink, log)))

@@ -71,7 +71,7 @@ object RawDrain {
   }
 
   /** User records and their bytes; the bytes are summed so that the JIT cannot drop the copies. */
-  private final class Counts {
+  private[bench] final class Counts {
     var userRecords = 0L
     var payloadBytes = 0L
 
@@ -82,7 +82,7 @@ object RawDrain {
   }
 
   /** Counts the user records in one Kinesis record, copying out each one's partition key and data. */
-  private def deaggregate(data: Array[Byte], partitionKey: String, md5: MessageDigest, counts: Counts): Unit = {
+  private[bench] def deaggregate(data: Array[Byte], partitionKey: String, md5: MessageDigest, counts: Counts): Unit = {
     val messageLength = data.length - Magic.length - DigestLength
     val isAggregate = messageLength > 0 &&
       java.util.Arrays.equals(java.util.Arrays.copyOfRange(data, 0, Magic.length), Magic) && {

@@ -25,3 +25,10 @@ final class AccessException(message: String, cause: Throwable = null)
  */
 final class TimestampInFutureException(message: String, cause: Throwable = null)
   extends KinesisClientException(message, cause)
+
+/**
+ * SubscribeToShard refused because a subscription of the same consumer to the same shard is still open, or the
+ * last subscribe was less than a second or so ago (ResourceInUseException): wait and subscribe again.
+ */
+final class SubscriptionBusyException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)

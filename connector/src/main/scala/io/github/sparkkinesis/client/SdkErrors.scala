@@ -7,7 +7,7 @@ import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.services.kinesis.model.{
   ExpiredIteratorException => SdkExpiredIteratorException,
   InvalidArgumentException, KmsAccessDeniedException, KmsThrottlingException, LimitExceededException,
-  ProvisionedThroughputExceededException, ResourceNotFoundException
+  ProvisionedThroughputExceededException, ResourceInUseException, ResourceNotFoundException
 }
 
 /**
@@ -31,11 +31,16 @@ private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
         new ExpiredIteratorException(
           s"The shard iterator used by $operation on $where has expired (iterators live five minutes): " +
             s"request a new iterator from the last sequence number read. ${details(ex)}", ex)
+      case ex: ResourceInUseException if operation == "SubscribeToShard" =>
+        new SubscriptionBusyException(
+          s"Kinesis refused $operation on $where for now: a subscription of the same consumer to this shard is still " +
+            s"open, or the last one began less than a few seconds ago. ${details(ex)}", ex)
       case ex: AwsServiceException if isThrottling(ex) =>
         new ThrottledException(
           s"Kinesis cannot serve $operation on $where right now (${code(ex)}, HTTP ${ex.statusCode}): back off and " +
             s"retry; if this persists, the stream needs more shards or fewer readers. ${details(ex)}", ex)
-      case ex: InvalidArgumentException if operation == "GetShardIterator" && mentionsFuture(ex) =>
+      case ex: InvalidArgumentException if (operation == "GetShardIterator" || operation == "SubscribeToShard") &&
+          mentionsFuture(ex) =>
         new TimestampInFutureException(
           s"$operation on $where: the AT_TIMESTAMP position lies in the future for Kinesis. ${details(ex)}", ex)
       case ex: ResourceNotFoundException =>
@@ -44,6 +49,8 @@ private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
             "does not exist. Check options kinesis.streamName, kinesis.region and kinesis.endpointUrl: the stream " +
             "must exist in that region and account" +
             shardId.fold("")(_ => "; shards and records also disappear once older than the stream's retention period") +
+            (if (FanOutOperations.contains(operation)) "; or the stream consumer named by option kinesis.consumerArn " +
+              "or kinesis.consumerName was deregistered" else "") +
             s". ${details(ex)}", ex)
       case ex: AwsServiceException if isAccessProblem(ex) =>
         // No cause: the messages of signature errors can echo the signed request, session token included.
@@ -71,6 +78,10 @@ private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
       "the stream is encrypted and the credentials lack kms:Decrypt on its KMS key."
     } else if (RejectedCredentialCodes.contains(code(ex))) {
       "the credentials were rejected (wrong, expired, or not valid for this endpoint and region)."
+    } else if (FanOutOperations.contains(operation)) {
+      s"the credentials lack the IAM permission kinesis:$operation, which option kinesis.consumerType=" +
+        "SubscribeToShard (enhanced fan-out) needs on the stream and its consumer (kinesis.consumerName or " +
+        "kinesis.consumerArn); grant it, or set kinesis.consumerType=GetRecords to poll instead."
     } else {
       s"the credentials lack the IAM permission kinesis:$operation on this stream."
     }
@@ -98,6 +109,10 @@ private[client] object SdkErrors {
   private val RejectedCredentialCodes = Set(
     "UnrecognizedClientException", "InvalidSignatureException", "IncompleteSignature", "ExpiredToken",
     "ExpiredTokenException", "InvalidClientTokenId", "MissingAuthenticationToken", "SignatureDoesNotMatch")
+
+  /** The calls of enhanced fan-out, each needing its own IAM permission of the same name. */
+  private val FanOutOperations = Set("SubscribeToShard", "RegisterStreamConsumer", "DescribeStreamConsumer",
+    "DeregisterStreamConsumer", "DescribeStreamSummary")
 
   private val AccessCodes = RejectedCredentialCodes ++ Set("AccessDeniedException", "AccessDenied")
 

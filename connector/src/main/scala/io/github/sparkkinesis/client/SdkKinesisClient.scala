@@ -25,7 +25,7 @@ import software.amazon.awssdk.services.kinesis.model.{
  * [[KinesisClient]] on the AWS SDK v2's synchronous Kinesis client, configured entirely from `settings`; the SDK
  * client is built (and the region resolved) at construction, so a missing region fails there.
  */
-final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
+final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient with FanOutClient {
   import SdkKinesisClient._
 
   // Resolved first: it is the step most likely to fail, and nothing needs closing yet when it does.
@@ -93,7 +93,33 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient {
         childShardIds = response.childShards.asScala.map(_.shardId).toVector)
     }
 
+  /** Built on the first enhanced fan-out call: a polling query never starts Netty's threads. */
+  private lazy val fanOut = new SdkFanOutClient(settings, region, credentialsProvider, errors)
+  @volatile private var fanOutStarted = false
+
+  private def fanOutClient: SdkFanOutClient = {
+    fanOutStarted = true
+    fanOut
+  }
+
+  override def streamArn(streamName: String): String = fanOutClient.streamArn(streamName)
+
+  override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] =
+    fanOutClient.describeConsumer(streamArn, consumerName)
+
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
+    fanOutClient.describeConsumerByArn(consumerArn)
+
+  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
+    fanOutClient.registerConsumer(streamArn, consumerName)
+
+  override def deregisterConsumer(consumerArn: String): Unit = fanOutClient.deregisterConsumer(consumerArn)
+
+  override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
+    fanOutClient.subscribeToShard(consumerArn, shardId, start)
+
   override def close(): Unit = {
+    if (fanOutStarted) fanOut.close()
     sdk.close()
     credentialsProvider match {
       case closeable: AutoCloseable => closeable.close() // the SDK does not close providers handed to it
@@ -185,7 +211,7 @@ object SdkKinesisClient {
       records.lastOption.fold(0L)(last => math.max(0L, nowMillis - last.approximateArrivalTimestampMillis))
     }
 
-  private def toRecord(r: Record): KinesisRecord =
+  private[client] def toRecord(r: Record): KinesisRecord =
     // asByteArrayUnsafe: no copy of the payload; the SDK response is dropped right after, so nothing else shares it.
     KinesisRecord(r.data.asByteArrayUnsafe, r.partitionKey, r.sequenceNumber, r.approximateArrivalTimestamp.toEpochMilli)
 

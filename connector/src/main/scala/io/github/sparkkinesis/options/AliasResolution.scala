@@ -4,8 +4,7 @@ import java.util.Locale
 
 /**
  * Spark's options with every alias replaced by the registry option it stands for (value converted), and the
- * one-line warnings for aliases that have no effect here, mean something slightly different, or await an option a
- * later version adds. Keys of `options` are lower case, as Spark hands them.
+ * one-line warnings for aliases that have no effect here or mean something slightly different. Keys of `options` are lower case, as Spark hands them.
  */
 final case class AliasResolution(options: Map[String, String], warnings: Seq[String])
 
@@ -14,8 +13,6 @@ object AliasResolution {
   import KinesisOptionsRegistry.{aliases, find}
 
   private val byKey: Map[String, OptionAlias] = aliases.map(a => a.key -> a).toMap
-  private val awaiting: Map[String, String] =
-    OptionAliases.AwaitingTargets.map(t => t.toLowerCase(Locale.ROOT) -> t).toMap
 
   /** What one key given by the user becomes: an option of the registry under some spelling, or nothing. */
   private final case class Spelled(target: OptionSpec[_], spelling: String, given: String, text: String)
@@ -30,27 +27,24 @@ object AliasResolution {
     val untouched = Map.newBuilder[String, String]
     raw.foreach { case (givenKey, value) =>
       val key = givenKey.toLowerCase(Locale.ROOT)
-      (find(key), byKey.get(key), awaiting.get(key)) match {
-        case (Some(spec), _, _) => spelled += Spelled(spec, spec.name, value, value)
-        case (None, Some(alias), _) => alias.effect match {
+      (find(key), byKey.get(key)) match {
+        case (Some(spec), _) => spelled += Spelled(spec, spec.name, value, value)
+        case (None, Some(alias)) => alias.effect match {
           case NoEffect(why) =>
             warnings += s"Option ${alias.shown} has no effect with spark-kinesis: $why."
-          case Sets(target, convert, differs) => find(target) match {
-            case Some(spec) =>
-              val accepted = Some(convert.accepted).filter(_.nonEmpty).getOrElse(spec.accepted)
-              val (text, note) = convert(value.trim).fold(problem => throw invalid(alias, spec, value, problem, accepted),
-                identity)
-              // Checked here too, so that a bad value is reported under the name the user wrote.
-              spec.parse(text.trim).left.foreach(problem => throw invalid(alias, spec, value, problem, accepted))
-              spelled += Spelled(spec, alias.name, value, text)
-              (differs.toSeq ++ note).foreach(what =>
-                warnings += s"Option ${alias.shown} is read as ${spec.name}: $what.")
-            case None =>
-              warnings += awaitingWarning(alias.shown, target)
-          }
+          case Sets(target, convert, differs) =>
+            val spec = find(target).getOrElse(throw new IllegalStateException(
+              s"alias ${alias.name} stands for $target, which is not an option of the registry"))
+            val accepted = Some(convert.accepted).filter(_.nonEmpty).getOrElse(spec.accepted)
+            val (text, note) = convert(value.trim).fold(problem => throw invalid(alias, spec, value, problem, accepted),
+              identity)
+            // Checked here too, so that a bad value is reported under the name the user wrote.
+            spec.parse(text.trim).left.foreach(problem => throw invalid(alias, spec, value, problem, accepted))
+            spelled += Spelled(spec, alias.name, value, text)
+            (differs.toSeq ++ note).foreach(what =>
+              warnings += s"Option ${alias.shown} is read as ${spec.name}: $what.")
         }
-        case (None, None, Some(target)) => warnings += awaitingWarning(target, target)
-        case _                          => untouched += key -> value
+        case _ => untouched += key -> value
       }
     }
     val resolved = spelled.result().groupBy(_.target).map { case (spec, spellings) =>
@@ -60,11 +54,6 @@ object AliasResolution {
       }
     }
     AliasResolution(untouched.result() ++ resolved, warnings.result().sorted)
-  }
-
-  private def awaitingWarning(shown: String, target: String): String = {
-    val needs = if (shown == target) "" else s" (it needs $target)"
-    s"Option $shown is accepted but not supported by this version yet$needs; it has no effect."
   }
 
   private def invalid(alias: OptionAlias, spec: OptionSpec[_], raw: String, problem: String, accepted: String) = {

@@ -47,10 +47,10 @@ object KinesisOptionsRegistry {
 
   val ConsumerType: OptionSpec[String] = OptionSpec[String](
     "kinesis.consumerType", "enum", Some("GetRecords"),
-    "How records are fetched. GetRecords polls each shard (shared throughput). SubscribeToShard " +
-      "(enhanced fan-out) is not supported yet.",
-    "GetRecords", usage = Source)(oneOf(Seq("GetRecords"), refused = Seq(
-    "SubscribeToShard" -> "enhanced fan-out (SubscribeToShard) is not supported by this version yet; use GetRecords")))
+    "How records are fetched. GetRecords polls each shard (throughput shared with every other polling " +
+      "consumer). SubscribeToShard (or EFO) is enhanced fan-out: Kinesis pushes each shard's records to this " +
+      "query's own consumer (kinesis.consumerName or kinesis.consumerArn) over HTTP/2, 2 MB/s per shard of its own.",
+    "GetRecords, SubscribeToShard or EFO (any case)", usage = Source)(oneOf(Seq("GetRecords", "SubscribeToShard", "EFO")))
 
   val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
     "kinesis.startingPosition", "string", Some("LATEST"),
@@ -302,6 +302,41 @@ object KinesisOptionsRegistry {
       "with thousands of idle shards more threads check each shard more often.",
     "a whole number from 1 to 64", usage = Source)(int(1, 64))
 
+  val ConsumerName: OptionSpec[String] = OptionSpec[String](
+    "kinesis.consumerName", "string", None,
+    "Enhanced fan-out, managed consumer: the name of the stream consumer this query reads through. It is " +
+      "registered if absent (and waited for until ACTIVE) and reused if present. Give each query its own: one " +
+      "consumer's subscription to a shard is exclusive.",
+    "a consumer name, 1 to 128 characters of a-z A-Z 0-9 _ . -", usage = Source)(
+    matches("[a-zA-Z0-9_.-]{1,128}", "it is not a valid consumer name"))
+
+  val ConsumerArn: OptionSpec[String] = OptionSpec[String](
+    "kinesis.consumerArn", "string", None,
+    "Enhanced fan-out, self-managed consumer: the ARN of an existing stream consumer; the connector never " +
+      "registers or deregisters it.",
+    "a consumer ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000", usage = Source)(
+    matches("arn:[a-z0-9-]+:kinesis:[a-z0-9-]+:[0-9]+:stream/[a-zA-Z0-9_.-]+/consumer/[a-zA-Z0-9_.-]+:[0-9]+",
+      "it is not a stream consumer ARN"))
+
+  val DeregisterConsumerOnStop: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.deregisterConsumerOnStop", "boolean", Some("true"),
+    "Whether a query deregisters the consumer named by kinesis.consumerName when it stops, so it stops costing " +
+      "money. Only a consumer this query registered (as its checkpoint records) is deregistered: one that " +
+      "existed before the query first started is never touched. false keeps it for the next run.",
+    "true or false", usage = Source)(boolean)
+
+  val SubscribeToShardTimeoutSec: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.subscribeToShard.timeoutSec", "long", Some("60"),
+    "Enhanced fan-out: longest time a task waits for the next event of a subscription that is not caught up " +
+      "before it takes the subscription for dead, cancels it and subscribes again from the last record read.",
+    "a whole number of seconds from 1 to 300", usage = Source)(long(1L, 300L))
+
+  val SubscribeToShardMaxRetries: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.subscribeToShard.maxRetries", "int", Some("10"),
+    "Enhanced fan-out: how often in a row a task subscribes again after a failed or refused subscription " +
+      "(ResourceInUse, LimitExceeded, connection reset, timeout), with jittered back-off, before the task fails.",
+    "a whole number from 0 to 100", usage = Source)(int(0, 100))
+
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
@@ -311,7 +346,8 @@ object KinesisOptionsRegistry {
     SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
     SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition, CheckNewRecordThreads,
     StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
-    MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl)
+    MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl,
+    ConsumerName, ConsumerArn, DeregisterConsumerOnStop, SubscribeToShardTimeoutSec, SubscribeToShardMaxRetries)
 
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials
@@ -349,7 +385,7 @@ object KinesisOptionsRegistry {
 
   /**
    * The option names of the awslabs, qubole/roncemer and Databricks connectors accepted as they documented them
-   * (see [[OptionAliases]], which also lists the options other work adds: [[OptionAliases.AwaitingTargets]]).
+   * (see [[OptionAliases]]).
    */
   val aliases: Seq[OptionAlias] = OptionAliases.all
 

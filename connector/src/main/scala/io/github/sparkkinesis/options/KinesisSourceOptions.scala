@@ -30,7 +30,8 @@ final case class KinesisSourceOptions(
     batchStartingPosition: StartingPosition = StartingPosition.TrimHorizon,
     endingPosition: Option[StartingPosition] = None,
     checkNewRecordThreads: Int = 8,
-    metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs) {
+    metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs,
+    fanOut: Option[FanOutOptions] = None) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
@@ -104,6 +105,7 @@ object KinesisSourceOptions {
       batchStartingPosition = get(StartingPositionOption).getOrElse(StartingPosition.TrimHorizon),
       endingPosition = get(EndingPosition),
       checkNewRecordThreads = getOrDefault(CheckNewRecordThreads),
-      metadataStore = MetadataStoreSettings.parse(options))
+      metadataStore = MetadataStoreSettings.parse(options),
+      fanOut = FanOutOptions.parse(options))
   }
 }

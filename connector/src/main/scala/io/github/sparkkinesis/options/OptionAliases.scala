@@ -139,15 +139,6 @@ object OptionAliases {
   import Conversion._
   import Dialect._
 
-  /**
-   * Option names other work adds to the registry: until an option of that name is there, the name itself and
-   * every alias pointing at it are accepted with a warning that this version does not support it yet. Remove a
-   * name from this list when its option lands (a test fails until then).
-   */
-  val AwaitingTargets: Seq[String] = Seq(
-    "kinesis.consumerName", "kinesis.consumerArn", "kinesis.deregisterConsumerOnStop",
-    "kinesis.subscribeToShard.timeoutSec", "kinesis.subscribeToShard.maxRetries")
-
   private val FlushNoEffect = NoEffect("a write task waits until Kinesis has confirmed each of its rows (at most " +
     "kinesis.sink.recordTtl), not for a fixed flush time")
   private val MetadataRetriesNoEffect = NoEffect("shard ends are recorded through the Hadoop file system, whose " +

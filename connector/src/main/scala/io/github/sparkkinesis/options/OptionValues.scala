@@ -71,7 +71,7 @@ private[options] object OptionValues {
 
   /** The names an unknown `kinesis.*` option is compared with: the registry's, and the aliases of that form. */
   private val knownNames: Seq[String] =
-    all.map(_.name) ++ (aliases.map(_.name) ++ OptionAliases.AwaitingTargets).filter(_.startsWith("kinesis."))
+    all.map(_.name) ++ aliases.map(_.name).filter(_.startsWith("kinesis."))
 
   private val AwsEndpointHost =
     """(?:^|.*\.)kinesis(?:-fips)?\.([a-z]{2}(?:-[a-z]+)+-\d+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?""".r

@@ -38,10 +38,9 @@ object OptionsDocs {
   /** What each alias does here, in the words of the migration tables. */
   private def effectText(alias: OptionAlias): String = alias.effect match {
     case AliasEffect.NoEffect(why) => s"no effect (warning): $why"
-    case AliasEffect.Sets(target, convert, differs) if KinesisOptionsRegistry.find(target).isDefined =>
+    case AliasEffect.Sets(target, convert, differs) =>
       (Seq(s"`$target`") ++ Some(convert.what).filter(_.nonEmpty).map(w => s"($w)") ++
         differs.map(d => s"(warning: $d)")).mkString(" ")
-    case AliasEffect.Sets(target, _, _) => s"not supported by this version yet (warning; needs `$target`)"
   }
 
   /** One section per connector: each option name it documents that differs from ours, and what it does here. */
@@ -50,8 +49,7 @@ object OptionsDocs {
       s"| `${a.name}` | ${cell(effectText(a))} |")
     s"### Migrating from ${dialect.name} (format `${dialect.format}`)\n\n| Their option | Here |\n|---|---|\n" +
       rows.mkString("\n") + "\n"
-  }.mkString("\n") + "\nAccepted with a warning that this version does not support them yet, until a later version adds " +
-    s"them: ${OptionAliases.AwaitingTargets.map(t => s"`$t`").mkString(", ")}.\n"
+  }.mkString("\n")
 
   private def replaceBetween(text: String, begin: String, end: String, content: String): String = {
     val from = text.indexOf(begin)

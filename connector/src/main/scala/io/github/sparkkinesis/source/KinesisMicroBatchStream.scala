@@ -8,7 +8,7 @@ import org.apache.spark.sql.connector.read.streaming.{
 }
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{ClientSettings, KinesisClient}
+import io.github.sparkkinesis.client.{ClientSettings, KinesisClient, StreamRef}
 import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndStores}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
@@ -40,6 +40,19 @@ final class KinesisMicroBatchStream(
   private val store = ShardEndStores.open(options, checkpointLocation, hadoopConf)
   private val planners = options.streams.map(s => s -> new StreamPlanner(s, options, () => client, clock)).toMap
   private val ends = new BatchEnds(store)
+  /** Per stream, the consumer tasks read through with kinesis.consumerType=SubscribeToShard, resolved on first use. */
+  private val fanOut: Map[String, efo.FanOutConsumer] = options.fanOut.fold(Map.empty[String, efo.FanOutConsumer]) { f =>
+    if (f.consumerArn.isDefined && options.streams.size > 1) {
+      throw new IllegalArgumentException(s"Option kinesis.consumerArn names one stream's consumer, but the query " +
+        s"reads ${options.streams.size} streams (${options.streams.mkString(", ")}): set kinesis.consumerName " +
+        "instead, and the query registers a consumer of that name on each stream.")
+    }
+    options.streams.map { s =>
+      s -> new efo.FanOutConsumer(efo.FanOutClients.of(client), s, f,
+        new Path(checkpointLocation, s"efo-consumer-${StreamRef.nameOf(s)}"), hadoopConf, options.driverRetryTimeoutMs,
+        new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
+    }.toMap
+  }
 
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per task. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
@@ -147,7 +160,7 @@ final class KinesisMicroBatchStream(
   override def createReaderFactory(): PartitionReaderFactory = new TaskReaderFactory(
     ReaderSettings(options.client, options.recordsPerFetch, options.fetchIntervalMs, options.maxFetchRecordsPerShard,
       options.maxFetchTimePerShardMs, options.client.retry.baseDelayMs, options.client.retry.maxDelayMs,
-      options.dropMisroutedRecords),
+      options.dropMisroutedRecords, fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings }),
     store, clients)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
@@ -155,7 +168,10 @@ final class KinesisMicroBatchStream(
   override def commit(end: Offset): Unit =
     store.purgeBefore(KinesisSourceOffset.of(end).batch - KinesisMicroBatchStream.RetainedBatches)
 
-  override def stop(): Unit = planners.values.foreach(_.close())
+  override def stop(): Unit = {
+    planners.values.foreach(_.close())
+    fanOut.values.foreach(_.stop()) // deregisters a consumer this query registered, unless options keep it
+  }
 
   override def getDefaultReadLimit: ReadLimit =
     options.maxRecordsPerTrigger.map(ReadLimit.maxRows).getOrElse(ReadLimit.allAvailable())

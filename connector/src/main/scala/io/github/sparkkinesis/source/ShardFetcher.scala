@@ -19,7 +19,7 @@ private[sparkkinesis] final class ShardFetcher(
     recordsPerFetch: Int,
     fetchIntervalMs: Long,
     backoff: Backoff,
-    clock: () => Long = () => System.currentTimeMillis()) {
+    clock: () => Long = () => System.currentTimeMillis()) extends ShardPages {
 
   private var iterator: Option[String] = None
   private var lastSequenceNumber: Option[String] = None
@@ -28,25 +28,21 @@ private[sparkkinesis] final class ShardFetcher(
   private var calls = 0L
   private var throttled = 0L
 
-  /** GetRecords calls made so far, throttled ones included. */
-  def getRecordsCalls: Long = calls
+  override def getRecordsCalls: Long = calls
 
-  /** GetRecords calls that Kinesis throttled so far. */
-  def throttledCalls: Long = throttled
+  override def throttledCalls: Long = throttled
 
-  /** Where reading would go on: just after the last record returned so far, or `start`. */
-  def position: ShardPosition =
+  override def position: ShardPosition =
     if (ended) ShardPosition.ShardEnd
     else lastSequenceNumber.map(ShardPosition.AfterSequenceNumber).getOrElse(start)
 
-  /** Whether the shard is closed and read to its end: nothing more will ever come. */
-  def isEnded: Boolean = ended
+  override def isEnded: Boolean = ended
 
   /**
    * One GetRecords call of at most `limit` records (after pacing); None when throttling lasted until `deadlineMs`.
    * Must not be called once [[isEnded]].
    */
-  def fetch(deadlineMs: Long, limit: Int = recordsPerFetch): Option[RecordBatch] = {
+  override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
     var expiredInARow = 0
     while (true) {
@@ -84,7 +80,7 @@ private[sparkkinesis] final class ShardFetcher(
    * Goes back to `to`, a position this fetcher has held (`start`, or just after a record it returned): the caller
    * keeps only the records up to there, and the next fetch reads on from there.
    */
-  def rewind(to: ShardPosition): Unit = {
+  override def rewind(to: ShardPosition): Unit = {
     lastSequenceNumber = to match {
       case ShardPosition.AfterSequenceNumber(seq) if to != start => Some(seq)
       case _ if to == start                                     => None

@@ -46,7 +46,8 @@ final case class ReaderSettings(
     retryBaseMs: Long,
     retryMaxMs: Long,
     dropMisroutedRecords: Boolean,
-    readsWholeRange: Boolean = false)
+    readsWholeRange: Boolean = false,
+    fanOut: Map[String, efo.FanOutReaderSettings] = Map.empty)
 
 /** Creates a [[TaskReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
 final class TaskReaderFactory(

@@ -22,7 +22,8 @@ final class ShardPartitionReader(
     recorded: Option[ShardEndRecord],
     settings: ReaderSettings,
     client: KinesisClient,
-    clock: () => Long = () => System.currentTimeMillis())
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep)
   extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
@@ -37,8 +38,7 @@ final class ShardPartitionReader(
     }
     record.end
   }
-  private val fetcher = new ShardFetcher(client, stream, shardId, start, settings.recordsPerFetch,
-    settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
+  private val fetcher: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
@@ -70,7 +70,7 @@ final class ShardPartitionReader(
 
   override def get(): InternalRow = current
 
-  override def close(): Unit = ()
+  override def close(): Unit = fetcher.close()
 
   /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
   def endRecord: Option[ShardEndRecord] = ended
@@ -128,7 +128,7 @@ final class ShardPartitionReader(
 
   /** Later attempts: read exactly up to the recorded end, however long it takes. */
   private def replayTowards(end: ShardPosition): Unit = {
-    val batch = fetcher.fetch(Long.MaxValue).get
+    val batch = fetcher.fetchAll()
     end match {
       case ShardEnd =>
         emit(batch.records)

@@ -31,7 +31,9 @@ private[source] final class StreamPlanner(
   }
   private val listing = new ShardListing(client, stream, options.describeShardIntervalMs,
     options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
-  private val schedule = new PollSchedule(options.fetchIntervalMs, options.idleShardCheckIntervalMs, clock)
+  // A shard read through an enhanced fan-out subscription costs no GetRecords: a busy one is read again at once.
+  private val schedule = new PollSchedule(if (options.fanOut.isDefined) 0L else options.fetchIntervalMs,
+    options.idleShardCheckIntervalMs, clock)
   private var trimHorizonChecked = false
   private val reportedLost = mutable.Set.empty[String]
   private var availableNow: Option[AvailableNowTarget] = None

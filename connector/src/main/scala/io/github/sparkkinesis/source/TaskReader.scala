@@ -19,7 +19,8 @@ final class TaskReader(
     settings: ReaderSettings,
     store: ShardEndStore,
     client: KinesisClient,
-    clock: () => Long = () => System.currentTimeMillis())
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep)
   extends PartitionReader[InternalRow] {
 
   import partition.{batch, task}
@@ -27,7 +28,7 @@ final class TaskReader(
   private val log = LoggerFactory.getLogger(getClass)
   private val recorded: Option[TaskEndRecord] = store.get(batch, task)
   private val shardReaders = partition.shards.map { shard =>
-    new ShardPartitionReader(shard, recordedEnd(shard), settings, client, clock)
+    new ShardPartitionReader(shard, recordedEnd(shard), settings, client, clock, sleep)
   }
   private val rows: PartitionReader[InternalRow] =
     if (shardReaders.size == 1) shardReaders.head else new ParallelRows(shardReaders, s"batch $batch task $task")

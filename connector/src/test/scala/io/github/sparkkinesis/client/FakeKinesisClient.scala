@@ -20,7 +20,7 @@ import scala.collection.mutable
  * ([[trimShard]]).
  */
 final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtlMillis: Long = 5 * 60 * 1000L)
-  extends KinesisClient {
+  extends KinesisClient with FanOutClient {
   import FakeKinesisClient._
 
   private val streams = mutable.Map.empty[String, mutable.LinkedHashMap[String, FakeShard]]
@@ -30,7 +30,10 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private val failingCalls = mutable.Map.empty[String, (Int, () => RuntimeException)]
   private var throttledGetRecords = 0
   private var expireNext = false
-  private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0)
+  private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0, "SubscribeToShard" -> 0,
+    "RegisterStreamConsumer" -> 0, "DescribeStreamConsumer" -> 0, "DeregisterStreamConsumer" -> 0)
+  /** Enhanced fan-out knobs and failure injection. */
+  val fanOut = new FakeFanOut(this, clock)
   private var closed = false
 
   // ---- the KinesisClient trait ----
@@ -43,19 +46,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String = synchronized {
     begin("GetShardIterator")
     val shard = shardOf(streamName, shardId)
-    val position = start match {
-      case IteratorStart.TrimHorizon => shard.trimmed
-      case IteratorStart.Latest      => shard.end
-      case IteratorStart.AtTimestamp(millis) =>
-        if (millis > clock()) throw new TimestampInFutureException(s"GetShardIterator: timestamp $millis is in the future")
-        shard.firstPosition(_.approximateArrivalTimestampMillis >= millis)
-      case IteratorStart.AtSequenceNumber(seq) =>
-        val n = sequenceIn(shard, streamName, seq)
-        shard.firstPosition(r => BigInt(r.sequenceNumber) >= n)
-      case IteratorStart.AfterSequenceNumber(seq) =>
-        val n = sequenceIn(shard, streamName, seq)
-        shard.firstPosition(r => BigInt(r.sequenceNumber) > n)
-    }
+    val position = positionOf(streamName, shard, start)
     FakeIterator(streamName, shardId, position, clock(), shard.emptyPagesPerIterator).encode
   }
 
@@ -92,12 +83,43 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 
   override def close(): Unit = synchronized { closed = true }
 
+  // ---- the FanOutClient trait: consumers and subscriptions, see FakeFanOut ----
+
+  override def streamArn(streamName: String): String = synchronized {
+    shardsOf(streamName)
+    FakeFanOut.streamArn(streamName)
+  }
+  override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] = synchronized {
+    begin("DescribeStreamConsumer")
+    fanOut.describe(c => c.streamArn == streamArn && c.name == consumerName)
+  }
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] = synchronized {
+    begin("DescribeStreamConsumer")
+    fanOut.describe(_.arn == consumerArn)
+  }
+  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription = synchronized {
+    begin("RegisterStreamConsumer")
+    fanOut.register(streamArn, consumerName)
+  }
+  override def deregisterConsumer(consumerArn: String): Unit = synchronized {
+    begin("DeregisterStreamConsumer")
+    fanOut.deregister(consumerArn)
+  }
+  override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
+    synchronized {
+      begin("SubscribeToShard")
+      val consumer = fanOut.activeConsumer(consumerArn)
+      val shard = shardOf(consumer.stream, shardId)
+      fanOut.open(consumer, shardId, positionOf(consumer.stream, shard, start))
+    }
+
   // ---- what tests observe ----
 
   def isClosed: Boolean = synchronized(closed)
   def listShardsCalls: Int = synchronized(calls("ListShards"))
   def shardIteratorCalls: Int = synchronized(calls("GetShardIterator"))
   def getRecordsCalls: Int = synchronized(calls("GetRecords"))
+  def callsOf(operation: String): Int = synchronized(calls(operation))
 
   // ---- failure injection ----
 
@@ -185,6 +207,25 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
 
   // ---- internals ----
+
+  /** Where `start` lies in `shard`, as GetShardIterator and SubscribeToShard both resolve it. */
+  private def positionOf(streamName: String, shard: FakeShard, start: IteratorStart): Int = start match {
+    case IteratorStart.TrimHorizon => shard.trimmed
+    case IteratorStart.Latest      => shard.end
+    case IteratorStart.AtTimestamp(millis) =>
+      if (millis > clock()) throw new TimestampInFutureException(s"timestamp $millis is in the future")
+      shard.firstPosition(_.approximateArrivalTimestampMillis >= millis)
+    case IteratorStart.AtSequenceNumber(seq) =>
+      val n = sequenceIn(shard, streamName, seq)
+      shard.firstPosition(r => BigInt(r.sequenceNumber) >= n)
+    case IteratorStart.AfterSequenceNumber(seq) =>
+      val n = sequenceIn(shard, streamName, seq)
+      shard.firstPosition(r => BigInt(r.sequenceNumber) > n)
+  }
+
+  /** For FakeFanOut: the shard's state, under this client's lock. */
+  private[client] def shardFor(stream: String, shardId: String): FakeShard = shardOf(stream, shardId)
+  private[client] def children(stream: String, shardId: String): Seq[String] = childrenOf(stream, shardId)
 
   private def begin(operation: String): Unit = {
     calls = calls.updated(operation, calls(operation) + 1)

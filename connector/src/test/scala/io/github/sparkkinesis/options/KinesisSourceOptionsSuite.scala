@@ -80,10 +80,10 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     KinesisSourceOptions.parse(minimal + ("path" -> "x") + ("maxFilesPerTrigger" -> "3")).streams shouldBe Seq("orders")
   }
 
-  test("given SubscribeToShard, when parsed, then it is refused until enhanced fan-out is supported") {
-    val message = failure(minimal + ("kinesis.consumerType" -> "SubscribeToShard"))
+  test("given an unknown consumer type, when parsed, then it is refused naming the option and the accepted values") {
+    val message = failure(minimal + ("kinesis.consumerType" -> "Push"))
     message should include("kinesis.consumerType")
-    message should include("not supported")
+    message should include("SubscribeToShard")
   }
 
   test("given an AWS endpoint and no region, when parsed, then the region is read from the endpoint's host") {

@@ -16,13 +16,10 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   private def failure(options: (String, String)*): String =
     intercept[IllegalArgumentException](KinesisSourceOptions.parse(options.toMap)).getMessage
 
-  test("given the alias table, then every target is an option of the registry or awaits one, never both") {
+  test("given the alias table, then every target is an option of the registry") {
     val names = KinesisOptionsRegistry.all.map(_.name).toSet
     val targets = KinesisOptionsRegistry.aliases.map(_.effect).collect { case Sets(target, _, _) => target }
-    targets.filterNot(t => names(t) || OptionAliases.AwaitingTargets.contains(t)) shouldBe empty
-    withClue("these options exist now: remove them from OptionAliases.AwaitingTargets\n") {
-      OptionAliases.AwaitingTargets.filter(names) shouldBe empty
-    }
+    targets.filterNot(names) shouldBe empty
   }
 
   test("given the alias table, then no alias is spelt like an option or another alias, in any case") {
@@ -49,7 +46,7 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
       "streamARN", "region", "endpoint", "initialPosition", "maxRecordsPerFetch", "maxFetchRate", "minFetchPeriod",
       "maxFetchDuration", "fetchBufferSize", "shardsPerTask", "shardFetchInterval", "consumerMode", "consumerName",
       "requireConsumerDeregistration", "awsAccessKey", "roleArn", "roleExternalId", "roleSessionName", "stsEndpoint")
-    val known = (KinesisOptionsRegistry.aliases.map(_.name) ++ OptionAliases.AwaitingTargets ++
+    val known = (KinesisOptionsRegistry.aliases.map(_.name) ++
       KinesisOptionsRegistry.all.map(_.name)).map(_.toLowerCase).toSet
     documented.filterNot(n => known(n.toLowerCase)) shouldBe empty
   }
@@ -131,8 +128,9 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   }
 
   test("given Databricks' consumerMode efo, when parsed, then it asks for enhanced fan-out as kinesis.consumerType does") {
-    failure("streamName" -> "s", "consumerMode" -> "efo") should include(
-      "enhanced fan-out (SubscribeToShard) is not supported by this version yet")
+    source("streamName" -> "s", "consumerMode" -> "efo", "consumerName" -> "q").fanOut.flatMap(_.consumerName) shouldBe
+      Some("q")
+    source("streamName" -> "s", "consumerMode" -> "polling").fanOut shouldBe None
     failure("streamName" -> "s", "consumerMode" -> "push") should include(
       "option consumerMode (Databricks), read as kinesis.consumerType: it is not polling or efo")
   }
@@ -178,13 +176,10 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
         "between micro-batches; this is how long a task reads one shard in a micro-batch.")
   }
 
-  test("given options awaiting their target, when resolved, then they are accepted with a not-yet-supported warning") {
-    warnings("consumerName" -> "c2", "kinesis.consumerName" -> "c") should contain theSameElementsAs Seq(
-      "Option kinesis.consumerName is accepted but not supported by this version yet; it has no effect.",
-      "Option consumerName (Databricks) is accepted but not supported by this version yet (it needs " +
-        "kinesis.consumerName); it has no effect.")
-    source("streamName" -> "s", "kinesis.consumerArn" -> "arn", "requireConsumerDeregistration" -> "true")
-      .streams shouldBe Seq("s")
+  test("given Databricks' enhanced fan-out options, when resolved, then they set the consumer and its lifecycle") {
+    val parsed = source("streamName" -> "s", "consumerMode" -> "efo", "consumerName" -> "q1",
+      "requireConsumerDeregistration" -> "false")
+    parsed.fanOut.map(f => (f.consumerName, f.deregisterOnStop)) shouldBe Some((Some("q1"), false))
   }
 
   test("given the role aliases of qubole/roncemer and Databricks, when resolved, then they assume the role") {
@@ -198,9 +193,6 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
     failure("streamName" -> "a b") shouldBe "Invalid value 'a b' for option streamName (qubole/roncemer, Databricks), " +
       "read as kinesis.streamName: it is not a stream name or a comma-separated list of them. Accepted: a stream " +
       "name, 1 to 128 characters of a-z A-Z 0-9 _ . -, or (source) a comma-separated list of them."
-    failure("streamName" -> "s", "consumerMode" -> "efo") shouldBe "Invalid value 'efo' for option consumerMode " +
-      "(Databricks), read as kinesis.consumerType: enhanced fan-out (SubscribeToShard) is not supported by this " +
-      "version yet; use GetRecords. Accepted: polling or efo."
   }
 
   test("given alias names in any case, when parsed, then they are recognised") {

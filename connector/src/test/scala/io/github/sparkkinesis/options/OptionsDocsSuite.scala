@@ -38,9 +38,8 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     sections should include("| `kinesis.executor.maxFetchTimeInMs` | `kinesis.maxFetchTimePerShardSec` (milliseconds " +
       "to seconds, rounded up) |")
     sections should include("| `roleArn` | `kinesis.stsRoleArn` |")
-    sections should include("| `consumerName` | not supported by this version yet (warning; needs `kinesis.consumerName`) |")
+    sections should include("| `consumerName` | `kinesis.consumerName` |")
     sections should include("| `maxFetchRate` | no effect (warning): the source paces each shard")
-    OptionAliases.AwaitingTargets.foreach(t => sections should include(s"`$t`"))
   }
 
   test("given the aliases, then the options table and the JSON description name each option's other spellings") {

@@ -55,10 +55,6 @@ class OptionsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
     assertLoadFailsNaming("kinesis.startingPositon", options("unused", "kinesis.startingPositon" -> "LATEST"))
   }
 
-  test("kinesis.consumerType SubscribeToShard, not supported yet, fails load() naming the option") {
-    assertLoadFailsNaming("kinesis.consumerType", options("unused", "kinesis.consumerType" -> "SubscribeToShard"))
-  }
-
   test("a stream that does not exist fails the query with a message naming the stream, without the secret") {
     // Given
     val missing = s"it-missing-${System.nanoTime()}"

@@ -1,0 +1,82 @@
+package io.github.sparkkinesis.bench
+
+import java.util.Locale
+
+import scala.concurrent.duration._
+
+import org.apache.spark.sql.SparkSession
+import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
+
+import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
+
+/**
+ * Enhanced fan-out against polling on one emulator (`--only efo`): one backlog stream drained by a plain SDK
+ * SubscribeToShard client, the connector with kinesis.consumerType=SubscribeToShard and the connector polling; then
+ * put-to-sink latency at the latency part's steady rate, polling and fan-out, each on a fresh stream.
+ */
+object EfoBench {
+
+  /** What fan-out needs against the emulator: its TLS port (HTTP/2 with ALPN), whose certificate is self-signed. */
+  def efoOptions(consumer: String): Map[String, String] = Map(
+    "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint,
+    "kinesis.verifyCertificate" -> "false",
+    "kinesis.consumerType" -> "SubscribeToShard",
+    "kinesis.consumerName" -> consumer)
+
+  def run(spark: SparkSession, config: BenchConfig, log: String => Unit): String = {
+    log(s"efo: filling ${config.shards} shards with ${config.aggregates} aggregates of ${config.userRecordsPerAggregate} user records")
+    val backlog = Backlog.fill(config)
+    System.gc()
+    val raw = RawSubscribeDrain.run(backlog)
+    check("raw SubscribeToShard client", raw.userRecords, backlog)
+    log(f"efo: raw SubscribeToShard client done in ${raw.seconds}%.2f s; connector (fan-out) reading")
+    System.gc()
+    val efo = ConnectorDrain.run(spark, backlog, config.drainOptions ++ efoOptions("bench-efo-drain"), config.drainTimeoutSec.seconds)
+    log(f"efo: connector (fan-out) done in ${efo.total.seconds}%.2f s; connector (polling) reading")
+    System.gc()
+    val polling = ConnectorDrain.run(spark, backlog, config.drainOptions, config.drainTimeoutSec.seconds)
+    TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(backlog.stream).build())
+    log("efo: latency, polling")
+    val pollingLatency = LatencyBench.run(spark, config)
+    log("efo: latency, fan-out")
+    val efoLatency = LatencyBench.run(spark, config.copy(latencyOptions = config.latencyOptions ++ efoOptions("bench-efo-latency")))
+    report(config, backlog, raw, efo, polling, pollingLatency, efoLatency)
+  }
+
+  private def check(who: String, read: Long, backlog: Backlog): Unit =
+    if (read != backlog.userRecords) {
+      throw new IllegalStateException(s"the $who read $read user records; the backlog holds ${backlog.userRecords}")
+    }
+
+  private def report(config: BenchConfig, backlog: Backlog, raw: DrainResult, efo: ConnectorDrainResult,
+      polling: ConnectorDrainResult, pollingLatency: LatencyResult, efoLatency: LatencyResult): String = {
+    def f(d: Double, decimals: Int) = String.format(Locale.ROOT, s"%.${decimals}f", Double.box(d))
+    def drainRow(name: String, r: DrainResult) =
+      f"$name%-44s ${f(r.seconds, 2)}%9s ${f(r.userRecordsPerSecond, 0)}%12s ${f(100 * r.userRecordsPerSecond / raw.userRecordsPerSecond, 0)}%6s%%"
+    def latencyRow(name: String, r: LatencyResult) = {
+      val s = r.latenciesMs.sorted
+      f"$name%-44s ${s.size}%8d ${Report.pct(s, 50)}%7s ${Report.pct(s, 95)}%7s ${Report.pct(s, 99)}%7s " +
+        f"${f(r.getRecordsPerShardPerSecond, 2)}%10s"
+    }
+    Seq(
+      "",
+      s"== Enhanced fan-out vs polling: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.userRecords} user records " +
+        s"in ${backlog.aggregates} KPL aggregates; drain options ${config.drainOptions.toSeq.sorted.mkString(", ")}",
+      f"${"reader"}%-44s ${"seconds"}%9s ${"user rec/s"}%12s ${"vs raw"}%7s",
+      drainRow("raw SDK SubscribeToShard client", raw),
+      drainRow("connector fan-out, from start()", efo.total),
+      drainRow("connector fan-out, from first batch", efo.afterStart),
+      drainRow("connector polling, from start()", polling.total),
+      drainRow("connector polling, from first batch", polling.afterStart),
+      s"   fan-out batches: ${efo.batches}; polling batches: ${polling.batches}",
+      "",
+      s"== Put-to-sink latency, ${config.latencyShards} shards, one record every ${config.latencyIntervalMs} ms for " +
+        s"${config.latencySeconds} s, default trigger",
+      f"${"query"}%-44s ${"samples"}%8s ${"p50"}%7s ${"p95"}%7s ${"p99"}%7s ${"GetRec/s/sh"}%10s",
+      latencyRow("connector polling", pollingLatency),
+      latencyRow("connector fan-out", efoLatency),
+      s"   polling: ${pollingLatency.batches} batches, ${pollingLatency.progress}",
+      s"   fan-out: ${efoLatency.batches} batches, ${efoLatency.progress}"
+    ).mkString("\n")
+  }
+}

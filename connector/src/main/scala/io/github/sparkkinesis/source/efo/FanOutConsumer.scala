@@ -1,0 +1,142 @@
+package io.github.sparkkinesis.source.efo
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.client.{ConsumerDescription, FanOutClient, KinesisClientException, ThrottledException}
+import io.github.sparkkinesis.metadata.AtomicFiles
+import io.github.sparkkinesis.options.FanOutOptions
+import io.github.sparkkinesis.source.Backoff
+
+/**
+ * The stream consumer a query reads through, on the driver. With `kinesis.consumerArn` it only checks that the
+ * consumer exists and waits until it is ACTIVE, and never registers or deregisters it. With `kinesis.consumerName`
+ * it reuses the consumer of that name or registers it, and waits until it is ACTIVE, retrying throttled calls
+ * (RegisterStreamConsumer: 5 per second per account) with jittered back-off for at most `waitMs`.
+ *
+ * Ownership: a consumer this query registers is recorded in its checkpoint (`ownerFile`). On stop, with
+ * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the
+ * query registered anything belongs to someone else (another query, or an administrator) and is never touched.
+ */
+private[sparkkinesis] final class FanOutConsumer(
+    client: FanOutClient,
+    stream: String,
+    options: FanOutOptions,
+    ownerFile: Path,
+    hadoopConf: Configuration,
+    waitMs: Long,
+    backoff: Backoff,
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep) {
+
+  options.checkConsumer() // at the query's start: which consumer is named decides everything below
+  private val log = LoggerFactory.getLogger(getClass)
+  @volatile private var resolved: Option[ConsumerDescription] = None
+
+  /** The ARN of the ACTIVE consumer, registering it first if this query manages it and it is absent. */
+  def arn: String = synchronized {
+    resolved.getOrElse {
+      val consumer = options.consumerArn match {
+        case Some(arn) => awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
+          .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option kinesis.consumerArn " +
+            s"does not exist: register it (aws kinesis register-stream-consumer), or set option kinesis.consumerName " +
+            "for a consumer the query registers itself."))
+        case None => managed(options.consumerName.get)
+      }
+      resolved = Some(consumer)
+      consumer
+    }.arn
+  }
+
+  /** What tasks need to read through this consumer. */
+  def readerSettings: FanOutReaderSettings = FanOutReaderSettings(arn, options.subscribeTimeoutMs, options.maxRetries)
+
+  /** On the query's stop: deregisters the consumer if this query registered it and the options allow. */
+  def stop(): Unit = synchronized {
+    resolved.foreach { consumer =>
+      if (options.consumerName.isDefined && options.deregisterOnStop && ownedByThisQuery(consumer)) {
+        log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
+          "(set kinesis.deregisterConsumerOnStop=false to keep it).")
+        try client.deregisterConsumer(consumer.arn)
+        catch { case e: KinesisClientException => log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}") }
+        ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
+        resolved = None
+      }
+    }
+  }
+
+  private def managed(name: String): ConsumerDescription = {
+    val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
+    // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
+    val since = clock()
+    var existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
+    while (existing.exists(_.status == "DELETING") && clock() - since <= waitMs) {
+      sleep(MinPollMs)
+      existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
+    }
+    if (existing.forall(_.status == "DELETING")) {
+      val registered =
+        try Some(retryingThrottled(s"registering consumer $name")(client.registerConsumer(streamArn, name)))
+        catch {
+          // Registered meanwhile by someone else (ResourceInUse): theirs, to reuse and never to deregister.
+          case e: KinesisClientException if client.describeConsumer(streamArn, name).isDefined =>
+            log.info(s"Consumer $name of stream $stream was registered meanwhile by someone else: ${e.getMessage}")
+            None
+        }
+      registered.foreach { consumer =>
+        val fs = ownerFile.getFileSystem(hadoopConf)
+        fs.delete(ownerFile, false) // a record of an earlier consumer of that name, deregistered since
+        AtomicFiles.publishIfAbsent(ownerFile, consumer.arn, hadoopConf)
+        log.info(s"Registered stream consumer ${consumer.arn} for stream $stream (option kinesis.consumerName).")
+      }
+    }
+    awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(client.describeConsumer(streamArn, name))
+      .getOrElse(throw new KinesisClientException(s"The stream consumer $name of stream $stream disappeared while " +
+        "the query waited for it to become ACTIVE: another application deregistered it."))
+  }
+
+  private def ownedByThisQuery(consumer: ConsumerDescription): Boolean =
+    AtomicFiles.read(ownerFile, hadoopConf).map(_.trim).contains(consumer.arn)
+
+  /** Describes until ACTIVE (or gone), with back-off, for at most `waitMs`. */
+  private def awaitActive(what: String)(describe: => Option[ConsumerDescription]): Option[ConsumerDescription] = {
+    val since = clock()
+    backoff.reset()
+    var current = retryingThrottled(s"describing $what")(describe)
+    while (current.exists(!_.isActive)) {
+      if (clock() - since > waitMs) {
+        throw new KinesisClientException(s"The stream $what has been ${current.get.status} for ${clock() - since} ms, " +
+          "not ACTIVE (option kinesis.driverRetryTimeout bounds the wait).")
+      }
+      sleep(math.max(MinPollMs, backoff.nextDelayMs()))
+      current = retryingThrottled(s"describing $what")(describe)
+    }
+    current
+  }
+
+  private def retryingThrottled[T](what: String)(body: => T): T = {
+    val since = clock()
+    val throttledBackoff = new Backoff(MinPollMs, MaxPollMs)
+    while (true) {
+      try return body
+      catch {
+        case e: ThrottledException if clock() - since < waitMs =>
+          log.info(s"Throttled while $what: ${e.getMessage}")
+          sleep(throttledBackoff.nextDelayMs())
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  private val MinPollMs = 200L
+  private val MaxPollMs = 5000L
+}
+
+private[sparkkinesis] object FanOutClients {
+  /** The enhanced fan-out side of `client`; every client the connector builds has one. */
+  def of(client: => io.github.sparkkinesis.client.KinesisClient): FanOutClient = client match {
+    case c: FanOutClient => c
+    case other => throw new IllegalStateException(s"$other cannot use enhanced fan-out (SubscribeToShard)")
+  }
+}

@@ -1,0 +1,70 @@
+package io.github.sparkkinesis.source.efo
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.scalatest.BeforeAndAfterEach
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
+import io.github.sparkkinesis.source.MicroBatchDriver
+
+/** Whole micro-batches through enhanced fan-out: the driver's planning, the consumer, the tasks' subscriptions. */
+class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach {
+
+  override def afterEach(): Unit = SubscriptionCache.shared.evict(0L)
+
+  private val efo = Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
+    "kinesis.startingPosition" -> "TRIM_HORIZON")
+
+  private def put(fake: FakeKinesisClient, n: Int, prefix: String): Seq[String] =
+    (1 to n).map { i => fake.putRecord("s", s"k${i % 7}", s"$prefix$i".getBytes(UTF_8)); s"$prefix$i" }
+
+  test("given a split and a merge between batches, when drained through subscriptions, then each record comes once") {
+    splitAndMerge(childShardsInEvents = true)
+  }
+
+  test("given a split and a merge and no child shards in events (the emulator), when drained, then each record comes once") {
+    splitAndMerge(childShardsInEvents = false)
+  }
+
+  private def splitAndMerge(childShardsInEvents: Boolean): Unit = {
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.fanOut.sendChildShards = childShardsInEvents
+    fake.createStream("s", 2)
+    val driver = new MicroBatchDriver(fake, efo, clock = clock)
+    val first = put(fake, 40, "a")
+    val read1 = driver.drain()
+    val (_, upper) = fake.splitShard("s", "shardId-000000000000", BigInt(2).pow(126))
+    val second = put(fake, 40, "b")
+    val read2 = driver.drain()
+    fake.mergeShards("s", upper, "shardId-000000000001")
+    val third = put(fake, 40, "c")
+    val read3 = driver.drain()
+    (read1 ++ read2 ++ read3).map(_.data).sorted shouldBe (first ++ second ++ third).sorted
+    fake.getRecordsCalls should be < fake.callsOf("SubscribeToShard") * 4 // the driver's checks only
+    fake.fanOut.consumerNames shouldBe Seq("q")
+    driver.stream.stop()
+    fake.fanOut.consumerNames shouldBe empty
+  }
+
+  test("given restarts that switch between polling and fan-out, when drained, then nothing is lost or doubled") {
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.createStream("s", 2)
+    val polling = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    val a = put(fake, 30, "a")
+    val readA = polling.drain()
+    val pushed = new MicroBatchDriver(fake, efo, polling.checkpoint, clock)
+    pushed.committed = polling.committed // a restart with other options: Spark resumes from its offset log
+    val b = put(fake, 30, "b")
+    val readB = pushed.drain()
+    pushed.stream.stop()
+    val polledAgain = new MicroBatchDriver(fake, Map.empty, polling.checkpoint, clock)
+    polledAgain.committed = pushed.committed
+    val c = put(fake, 30, "c")
+    val readC = polledAgain.drain()
+    (readA ++ readB ++ readC).map(_.data).sorted shouldBe (a ++ b ++ c).sorted
+  }
+}

@@ -1,0 +1,132 @@
+package io.github.sparkkinesis.it
+
+import java.time.Instant
+
+import scala.collection.JavaConverters._
+import scala.concurrent.duration._
+
+import org.apache.spark.sql.DataFrame
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+import software.amazon.awssdk.services.kinesis.model.{
+  DescribeStreamSummaryRequest, ListStreamConsumersRequest, RegisterStreamConsumerRequest
+}
+
+/**
+ * Enhanced fan-out (kinesis.consumerType=SubscribeToShard) through the shaded JAR against kinesis-mock's TLS port:
+ * Netty's relocated HTTP/2 client negotiates with ALPN; the emulator's self-signed certificate is accepted only
+ * because these tests set kinesis.verifyCertificate=false.
+ */
+class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
+
+  private def efo(consumer: (String, String)*): Seq[(String, String)] = Seq(
+    "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint,
+    "kinesis.verifyCertificate" -> "false",
+    "kinesis.consumerType" -> "SubscribeToShard") ++ consumer
+
+  private def readEfo(stream: String, start: String, consumerName: String, extra: (String, String)*): DataFrame =
+    readKinesis(stream, start, efo("kinesis.consumerName" -> consumerName) ++ extra: _*)
+
+  private def streamArn(stream: String): String = TestStreams.client.describeStreamSummary(
+    DescribeStreamSummaryRequest.builder().streamName(stream).build()).streamDescriptionSummary.streamARN
+
+  /** The stream's consumers that are not being deleted, with their status. */
+  private def consumers(stream: String): Seq[String] = TestStreams.client.listStreamConsumers(
+    ListStreamConsumersRequest.builder().streamARN(streamArn(stream)).build()).consumers.asScala
+    .filterNot(_.consumerStatusAsString == "DELETING").map(c => s"${c.consumerName} ${c.consumerStatusAsString}").toVector
+
+  test("TRIM_HORIZON through a managed consumer reads every record once, and the consumer goes on stop") {
+    val stream = TestStreams.createStream("it-efo-trim", shards = 2)
+    val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", 60, keys = 8))
+    val (query, sink) = startCollecting(readEfo(stream, "TRIM_HORIZON", "q1"))
+    val after = TestStreams.putStrings(stream, TestStreams.testRecords("after", 40, keys = 8))
+    assertReadsExactly(query, sink, before ++ after)
+    consumers(stream) shouldBe Seq("q1 ACTIVE")
+    query.stop()
+    consumers(stream) shouldBe empty
+  }
+
+  test("LATEST and AT_TIMESTAMP read what arrives after their start, through subscriptions") {
+    val stream = TestStreams.createStream("it-efo-latest", shards = 2)
+    TestStreams.putStrings(stream, TestStreams.testRecords("old", 20, keys = 4))
+    val (latest, sinkLatest) = startCollecting(readEfo(stream, "LATEST", "q-latest"))
+    Eventually.await("the LATEST query's first progress", 60.seconds) {
+      QueryChecks.failIfStopped(latest)
+      latest.recentProgress.nonEmpty
+    }
+    val at = Instant.now().plusSeconds(1)
+    Thread.sleep(1500) // the records below must arrive after the AT_TIMESTAMP instant (a position, not a sync)
+    val (atTs, sinkAt) = startCollecting(readEfo(stream, s"AT_TIMESTAMP $at", "q-at"))
+    val fresh = TestStreams.putStrings(stream, TestStreams.testRecords("new", 30, keys = 4))
+    assertReadsExactly(latest, sinkLatest, fresh)
+    assertReadsExactly(atTs, sinkAt, fresh)
+  }
+
+  test("a split and a merge while the query runs: every record once, parents before children") {
+    val stream = TestStreams.createStream("it-efo-reshard", shards = 2)
+    val producer = new BackgroundProducer(stream, "reshard", keys = 12)
+    val (query, sink) = startCollecting(readEfo(stream, "TRIM_HORIZON", "q-reshard"))
+    // kinesis-mock pushes one event per second per subscription, and on a closed shard may trail GetRecords by
+    // seconds: generous waits, not a tighter promise.
+    sink.awaitRecords(query, 20, 120.seconds)
+    TestStreams.splitShard(stream, TestStreams.openShards(stream).head.shardId)
+    sink.awaitRecords(query, producer.produced.size + 5, 120.seconds)
+    val (a, b) = TestStreams.adjacentOpenShards(stream)
+    TestStreams.mergeShards(stream, a, b)
+    sink.awaitRecords(query, producer.produced.size + 5, 120.seconds)
+    val produced = producer.stop()
+    assertReadsExactly(query, sink, produced, 120.seconds)
+    RecordChecks.assertShardOrder(sink.records)
+  }
+
+  test("restarts that switch between GetRecords and SubscribeToShard on one checkpoint lose and repeat nothing") {
+    val stream = TestStreams.createStream("it-efo-switch", shards = 2)
+    val checkpoint = newCheckpointDir()
+    val sink = new BatchCollector
+    val producer = new BackgroundProducer(stream, "switch", keys = 8)
+    val runs = Seq(efo("kinesis.consumerName" -> "q-switch"), Nil, efo("kinesis.consumerName" -> "q-switch"))
+    runs.zipWithIndex.foreach { case (options, run) =>
+      val query = sink.start(readKinesis(stream, "TRIM_HORIZON", options: _*), checkpoint)
+      val had = sink.size
+      Eventually.await(s"run $run to read records", 60.seconds, s"${sink.size} records") {
+        QueryChecks.failIfStopped(query)
+        sink.size > had + 10
+      }
+      query.stop()
+    }
+    val produced = producer.stop()
+    val last = sink.start(readKinesis(stream, "TRIM_HORIZON", efo("kinesis.consumerName" -> "q-switch"): _*), checkpoint)
+    assertReadsExactly(last, sink, produced)
+  }
+
+  test("a consumer that existed before the query is reused and kept; a self-managed ARN is never touched") {
+    val stream = TestStreams.createStream("it-efo-owned", shards = 1)
+    val arn = TestStreams.client.registerStreamConsumer(RegisterStreamConsumerRequest.builder()
+      .streamARN(streamArn(stream)).consumerName("shared").build()).consumer.consumerARN
+    val records = TestStreams.putStrings(stream, TestStreams.testRecords("r", 30, keys = 4))
+    val (byName, sinkByName) = startCollecting(readEfo(stream, "TRIM_HORIZON", "shared"))
+    assertReadsExactly(byName, sinkByName, records)
+    byName.stop()
+    val (byArn, sinkByArn) = startCollecting(readKinesis(stream, "TRIM_HORIZON", efo("kinesis.consumerArn" -> arn): _*))
+    assertReadsExactly(byArn, sinkByArn, records)
+    byArn.stop()
+    consumers(stream) shouldBe Seq("shared ACTIVE")
+  }
+
+  test("deregisterConsumerOnStop=false keeps the consumer the query registered, and the next run reuses it") {
+    val stream = TestStreams.createStream("it-efo-keep", shards = 1)
+    val checkpoint = newCheckpointDir()
+    val sink = new BatchCollector
+    val first = TestStreams.putStrings(stream, TestStreams.testRecords("a", 10, keys = 2))
+    val keep = readEfo(stream, "TRIM_HORIZON", "kept", "kinesis.deregisterConsumerOnStop" -> "false")
+    val q1 = sink.start(keep, checkpoint)
+    sink.awaitRecords(q1, first.size)
+    q1.stop()
+    consumers(stream) shouldBe Seq("kept ACTIVE")
+    val second = TestStreams.putStrings(stream, TestStreams.testRecords("b", 10, keys = 2))
+    val q2 = sink.start(readEfo(stream, "TRIM_HORIZON", "kept"), checkpoint)
+    assertReadsExactly(q2, sink, first ++ second)
+    q2.stop()
+    consumers(stream) shouldBe empty // registered by this query (its checkpoint says so), so the default removes it
+  }
+}
