@@ -3,10 +3,12 @@ package io.github.sparkkinesis.client
 /**
  * A [[KinesisClient]] that opens its underlying client on first use and closes it once no call has been in flight
  * for `idleMs` ([[closeIfIdle]]), opening a new one on the next call. Holders keep this object for as long as they
- * like; only the connections, threads and credential refreshes of the underlying client are given back.
+ * like; only the connections, threads and credential refreshes of the underlying client are given back. Its
+ * enhanced fan-out calls go to the underlying client's; a subscription renews itself at least every 5 minutes, a
+ * call that keeps a client reading through subscriptions from looking idle for longer.
  */
 private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs: Long, clock: () => Long)
-  extends KinesisClient {
+  extends KinesisClient with FanOutClient {
 
   private var current: Option[KinesisClient] = None // guarded by this
   private var inFlight = 0 // guarded by this
@@ -19,6 +21,27 @@ private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs:
 
   override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch =
     use(_.getRecords(streamName, iterator, limit))
+
+  override def streamArn(streamName: String): String = fanOut(_.streamArn(streamName))
+
+  override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] =
+    fanOut(_.describeConsumer(streamArn, consumerName))
+
+  override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
+    fanOut(_.describeConsumerByArn(consumerArn))
+
+  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
+    fanOut(_.registerConsumer(streamArn, consumerName))
+
+  override def deregisterConsumer(consumerArn: String): Unit = fanOut(_.deregisterConsumer(consumerArn))
+
+  override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
+    fanOut(_.subscribeToShard(consumerArn, shardId, start))
+
+  private def fanOut[T](call: FanOutClient => T): T = use {
+    case client: FanOutClient => call(client)
+    case other => throw new IllegalStateException(s"$other cannot use enhanced fan-out (SubscribeToShard)")
+  }
 
   /** Closes the underlying client if it is open, idle and unused for `idleMs`; true when it did. */
   def closeIfIdle(): Boolean = synchronized {

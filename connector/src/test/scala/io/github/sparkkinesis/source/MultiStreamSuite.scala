@@ -116,4 +116,14 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
     allowed.drain().map(r => r.stream -> r.data) should contain theSameElementsAs more
     KinesisSourceOffset.fromJson(allowed.committed.json()).streams.keySet shouldBe Set("orders")
   }
+
+  test("given enhanced fan-out through one consumer ARN, when the query reads two streams, then it refuses to start, " +
+    "naming kinesis.consumerName as the way") {
+    val (fake, clock) = fixture()
+    val failure = intercept[IllegalArgumentException](new MicroBatchDriver(fake, Map(
+      "kinesis.streamName" -> "orders,payments", "kinesis.consumerType" -> "SubscribeToShard",
+      "kinesis.consumerArn" -> "arn:aws:kinesis:us-east-1:123456789012:stream/orders/consumer/q:1700000000"),
+      clock = clock))
+    failure.getMessage should (include("reads 2 streams") and include("set kinesis.consumerName instead"))
+  }
 }
