@@ -38,6 +38,11 @@ private[source] final class StreamPlanner(
   private val reportedLost = mutable.Set.empty[String]
   private var availableNow: Option[AvailableNowTarget] = None
   private var looked = false
+  /**
+   * Shards whose last read in this run showed more records coming: each is read without a check once due, however
+   * many batches of other shards ran in between (shards read in different batches stay out of step).
+   */
+  private val readOnUnchecked = mutable.Set.empty[String]
 
   /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
   def initialShards(): Map[String, ShardState] =
@@ -74,19 +79,21 @@ private[source] final class StreamPlanner(
     val reconciled = ShardTracker.reconcile(moved, listing.current(force = false))
     val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), lastRead)
     schedule.retain(tracked.contains)
+    readOnUnchecked --= readOnUnchecked.filterNot(tracked.contains)
     tracked
   }
 
   /**
-   * One look at the readable shards that are due: those in `expectNews` count as news without a check, the others
+   * One look at the readable shards that are due: those in `expectNews` (after a restart, the last batch's shards
+   * that expected more) or whose last read in this run expected more count as news without a check, the others
    * are checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
    * stays quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned
    * in one batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
    */
   def look(tracked: Map[String, ShardState], expectNews: Set[String]): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
-    val known = due.filter(expectNews)
-    val unchecked = due.filterNot(expectNews)
+    val known = due.filter(id => expectNews(id) || readOnUnchecked(id))
+    val unchecked = due.filterNot(known.toSet)
     val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
     looked = true
     val toCheck = schedule.mostOverdue(unchecked, cap).toSet
@@ -118,6 +125,8 @@ private[source] final class StreamPlanner(
   def batchEnded(read: Seq[String], expectNews: Set[String], records: Map[String, ShardEndRecord]): Unit = {
     availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
     val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
+    readOnUnchecked ++= read.filter(expectNews)
+    readOnUnchecked --= read.filterNot(expectNews)
     schedule.readOn(readOn)
     schedule.idle(checkNext)
   }

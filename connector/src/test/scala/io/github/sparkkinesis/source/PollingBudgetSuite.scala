@@ -74,6 +74,34 @@ class PollingBudgetSuite extends AnyFunSuite with Matchers {
     lagsMs.max should be <= 600L
   }
 
+  test("given two busy shards read in different batches (one began receiving records later, and a batch takes " +
+    "300 ms), then each is read again without a check and calls stay within two per second per shard") {
+    val (fake, clock) = fixture(shards = 2)
+    val driver = new MicroBatchDriver(fake, defaults + ("kinesis.startingPosition" -> "LATEST"), clock = clock)
+    driver.plan() shouldBe None
+    val shards = Seq("shardId-000000000000", "shardId-000000000001")
+    val startedAt = clock()
+    var n = 0
+    def put(shard: String): Unit = { n += 1; fake.putRecordToShard("s", shard, s"r$n".getBytes(UTF_8)) }
+    def tick(): Unit = {
+      put(shards.head)
+      if (clock() - startedAt >= 1300L) put(shards(1)) // out of step with the first shard from here on
+      if (driver.runBatch().isDefined) clock.advance(300L) // the tasks' time: the batch ends 300 ms after it began
+      clock.advance(TickMs)
+    }
+    while (clock() - startedAt < 5000L) tick()
+    val before = fake.getRecordsCalls
+    val batchesBefore = driver.batches.size
+    val measuredFrom = clock()
+    while (clock() - measuredFrom < Seconds * 1000L) tick()
+    val perShardPerSecond = (fake.getRecordsCalls - before).toDouble / 2 / ((clock() - measuredFrom) / 1000.0)
+    val shardsPerBatch = driver.batches.drop(batchesBefore).map(_.map(_.shardId).distinct.size)
+    info(f"out of step: $perShardPerSecond%.2f GetRecords calls per second per shard, " +
+      f"${shardsPerBatch.sum.toDouble / shardsPerBatch.size}%.2f shards per batch")
+    perShardPerSecond should be <= 2.05
+    driver.batches.flatten.map(_.data).distinct.size shouldBe driver.batches.flatten.size
+  }
+
   test("given a sparse stream (a record every 3 s), then no batch is empty and calls stay near one per second") {
     val (fake, clock) = fixture(shards = 1)
     val driver = new MicroBatchDriver(fake, defaults + ("kinesis.startingPosition" -> "LATEST"), clock = clock)
