@@ -56,6 +56,7 @@ final class KinesisMicroBatchStream(
         new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
     }.toMap
   }
+  fanOut.values.foreach(_.resolveInBackground())
 
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per task. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
