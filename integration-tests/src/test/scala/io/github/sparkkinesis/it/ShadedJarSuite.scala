@@ -12,15 +12,30 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
 
   private val jarPath = sys.props.getOrElse("sparkkinesis.assemblyJar",
     fail("system property sparkkinesis.assemblyJar is not set; run the tests through build/sbt"))
+  /**
+   * The connector's one package inside Spark's: it reads the executors off the block manager, which Spark keeps
+   * private to its own packages (its Kafka source does the same from inside them). Named after the connector, it
+   * clashes with no class of Spark's.
+   */
+  private val InSparksPackage = "org/apache/spark/sparkkinesis/"
+  private def connectorsOwn(entry: String) = entry.startsWith("io/github/sparkkinesis/") || entry.startsWith(InSparksPackage)
+
   private val entries: Seq[String] = {
     val zip = new ZipFile(jarPath)
     try zip.entries().asScala.map(_.getName).filterNot(_.endsWith("/")).toVector finally zip.close()
   }
 
+  test("the tests run on the JVM asked for (bin/test runs this suite and fan-out's on Java 21 too), Java 17 or later") {
+    val running = new java.io.File(sys.props("java.home")).getCanonicalPath
+    sys.props.get("sparkkinesis.javaHome").foreach(asked => running shouldBe new java.io.File(asked).getCanonicalPath)
+    sys.props("java.specification.version").toInt should be >= 17
+    info(s"Java ${sys.props("java.version")} (${sys.props("java.vendor")}) at $running")
+  }
+
   test("every class in the assembly JAR is the connector's own or relocated under its shaded package") {
     val classes = entries.filter(_.endsWith(".class"))
     classes.size should be > 1000
-    val unrelocated = classes.filterNot(_.startsWith("io/github/sparkkinesis/"))
+    val unrelocated = classes.filterNot(connectorsOwn)
     withClue(s"unrelocated classes (first 20 of ${unrelocated.size}): ${unrelocated.take(20).mkString(", ")}") {
       unrelocated shouldBe empty
     }
@@ -38,9 +53,11 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     entries should contain("io/github/sparkkinesis/shaded/awssdk/services/cloudwatch/CloudWatchClient.class")
   }
 
-  test("Scala, Spark, Hadoop and SLF4J are not bundled") {
-    entries.filter(e => Seq("scala/", "org/apache/spark/", "org/apache/hadoop/", "org/slf4j/").exists(e.startsWith)) shouldBe
-      empty
+  test("Scala, Spark, Hadoop and SLF4J are not bundled; the connector's classes in Spark's package are only its own") {
+    entries.filter(e => Seq("scala/", "org/apache/spark/", "org/apache/hadoop/", "org/slf4j/").exists(e.startsWith))
+      .filterNot(_.startsWith(InSparksPackage)) shouldBe empty
+    entries.filter(_.startsWith(InSparksPackage)).map(_.stripPrefix(InSparksPackage)).toSet shouldBe
+      Set("ExecutorLocations.class", "ExecutorLocations$.class")
   }
 
   test("service registrations name only relocated interfaces, and the data source is registered") {
@@ -55,7 +72,7 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     // KPL extracts its native daemon and its CA certificates from these folders, also by name.
     val loadedByName = Set("mozilla/public-suffix-list.txt", "mime.types")
     val kplFolders = Seq("amazon-kinesis-producer-native-binaries/", "cacerts/")
-    entries.filterNot(e => e.startsWith("io/github/sparkkinesis/") || e.startsWith("META-INF/") ||
+    entries.filterNot(e => connectorsOwn(e) || e.startsWith("META-INF/") ||
       loadedByName(e) || kplFolders.exists(e.startsWith)) shouldBe empty
   }
 
