@@ -75,6 +75,28 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.fanOut.consumerNames shouldBe Seq("q")
   }
 
+  test("given a checkpoint that registered consumer q1, when the query restarts with consumerName q2, then it " +
+    "registers q2, and on stop deregisters q2 only: q1 stays for whoever may read through it") {
+    val t = new Setup()
+    val q1 = t.consumer(managed("q1")).arn // the first run dies without stop()
+    val restarted = t.consumer(managed("q2"))
+    restarted.arn should (include("consumer/q2:") and not be q1)
+    t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+    restarted.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q1")
+  }
+
+  test("given a checkpoint that registered consumer q1, when the query restarts with an existing consumer q2, then " +
+    "on stop it deregisters neither: q2 is someone else's, q1 is no longer the one it reads through") {
+    val t = new Setup()
+    t.consumer(managed("q1")).arn
+    val theirs = t.fake.registerConsumer(t.fake.streamArn("s"), "q2")
+    val restarted = t.consumer(managed("q2"))
+    restarted.arn shouldBe theirs.arn
+    restarted.stop()
+    t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+  }
+
   test("given throttled RegisterStreamConsumer calls, when the query starts, then it retries with back-off") {
     val t = new Setup()
     t.fake.failNextCalls("RegisterStreamConsumer", 3)(new ThrottledException("LimitExceeded (injected)"))
