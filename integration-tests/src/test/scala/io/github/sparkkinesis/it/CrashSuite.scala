@@ -83,7 +83,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       killWindow = 3.seconds, cleanUp = deregisterConsumers)
   }
 
-  /** Deregisters the consumers the runs left (killed runs never stop), so their subscriptions cost the emulator nothing. */
+  /** Deregisters the consumers the runs left (a killed run never stops), so they cost the emulator nothing. */
   private def deregisterConsumers(stream: String): Unit = {
     val streamArn = TestStreams.arnOf(stream)
     TestStreams.client.listStreamConsumers(ListStreamConsumersRequest.builder().streamARN(streamArn).build())

@@ -32,7 +32,6 @@ private[sparkkinesis] final class FanOutConsumer(
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep) {
 
-  options.checkConsumer() // at the query's start: which consumer is named decides everything below
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var resolved: Option[ConsumerDescription] = None
 
@@ -110,8 +109,8 @@ private[sparkkinesis] final class FanOutConsumer(
         None
     }).filter(c => c.status != "DELETING" && c.name != name)
       .foreach { earlier =>
-        log.warn(s"This query registered stream consumer ${earlier.arn} ('${earlier.name}') in an earlier run and now " +
-          s"reads through '$name' (option kinesis.consumerName), from the same offsets. '${earlier.name}' stays " +
+        log.warn(s"This query registered stream consumer ${earlier.arn} ('${earlier.name}') in an earlier run and " +
+          s"now reads through '$name' (option kinesis.consumerName), from the same offsets. '${earlier.name}' stays " +
           "registered, since another query may read through it by now, and costs money while it exists: " +
           s"deregister it (aws kinesis deregister-stream-consumer --consumer-arn ${earlier.arn}) if nothing reads " +
           "through it.")

@@ -139,17 +139,8 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     KinesisSourceOptions.parse(base).fanOut shouldBe None
   }
 
-  test("given consumerType SubscribeToShard without a consumer, when the query starts, then the error says what to set") {
-    val parsed = KinesisSourceOptions.parse(base + ("kinesis.consumerType" -> "SubscribeToShard")).fanOut.get
-    val e = intercept[IllegalArgumentException](new Setup().consumer(parsed))
-    e.getMessage should (include("kinesis.consumerName") and include("kinesis.consumerArn"))
-  }
-
-  test("given both a consumer name and ARN, or a bad ARN, when checked, then they are refused") {
+  test("given a bad consumer ARN, or a good one, when options are parsed, then the bad one is refused") {
     val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
-    val both = KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
-      "kinesis.consumerArn" -> arn)).fanOut.get
-    intercept[IllegalArgumentException](new Setup().consumer(both)).getMessage should include("not both")
     intercept[IllegalArgumentException](KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO",
       "kinesis.consumerArn" -> "arn:nope"))).getMessage should include("kinesis.consumerArn")
     KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerArn" -> arn))
