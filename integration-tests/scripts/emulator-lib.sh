@@ -1,7 +1,9 @@
-# Shared by the emulator scripts that run one local process on one port (moto.sh, dynamodb-local.sh): sourced after
-# they set name (for messages), marker (a word of the process's command line), port, pid_file, log_file,
+# Shared by the emulator scripts that run one local process (kinesis-mock.sh, moto.sh, dynamodb-local.sh): sourced
+# after they set name (for messages), marker (a word of the process's command line), port, pid_file, log_file,
 # start_timeout, stop_timeout, and define install, answers (true once the emulator serves requests) and
-# launch (starts the process in the background, output to $log_file).
+# launch (starts the process in the background, output to $log_file). Optional: other_ports (further ports the
+# process listens on, which must be free too) and keep_log=1 (a log with something in it outlives stop, for whoever
+# investigates the warnings it holds).
 # Provides say, die, start, stop, status and dispatch "$@" (install|start|stop|status).
 
 say() { echo "$name: $*" >&2; }
@@ -32,7 +34,10 @@ start() {
     echo "http://127.0.0.1:$port"
     return 0
   fi
-  port_taken "$port" && die "port $port on 127.0.0.1 is already in use; choose another port (see the script's header)"
+  local p
+  for p in "$port" ${other_ports:-}; do
+    port_taken "$p" && die "port $p on 127.0.0.1 is already in use; choose another port (see the script's header)"
+  done
   launch
   pid=$!
   echo "$pid" >"$pid_file"
@@ -51,7 +56,7 @@ start() {
     fi
     sleep 0.2
   done
-  say "running (pid $pid) on http://127.0.0.1:$port, log $log_file"
+  say "running (pid $pid) on http://127.0.0.1:$port${other_ports:+ (and port $other_ports)}, log $log_file"
   echo "http://127.0.0.1:$port"
 }
 
@@ -70,7 +75,8 @@ stop() {
     say "pid $pid still running $stop_timeout s after SIGTERM; sending SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
   fi
-  rm -f "$pid_file" "$log_file"
+  rm -f "$pid_file"
+  [ "${keep_log:-0}" = 1 ] && [ -s "$log_file" ] || rm -f "$log_file"
   say "stopped (pid $pid)"
 }
 

@@ -12,7 +12,8 @@ import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 /**
  * Enhanced fan-out against polling on one emulator (`--only efo`): one backlog stream drained by a plain SDK
  * SubscribeToShard client, the connector with kinesis.consumerType=SubscribeToShard and the connector polling; then
- * put-to-sink latency at the latency part's steady rate, polling and fan-out, each on a fresh stream.
+ * put-to-sink latency at the latency part's steady rate, polling, fan-out and the plain client, each on a fresh
+ * stream.
  */
 object EfoBench {
 
@@ -40,7 +41,9 @@ object EfoBench {
     val pollingLatency = LatencyBench.run(spark, config)
     log("efo: latency, fan-out")
     val efoLatency = LatencyBench.run(spark, config.copy(latencyOptions = config.latencyOptions ++ efoOptions("bench-efo-latency")))
-    report(config, backlog, raw, efo, polling, pollingLatency, efoLatency)
+    log("efo: latency, raw SubscribeToShard client")
+    val rawLatency = RawSubscribeLatency.run(config)
+    report(config, backlog, raw, efo, polling, pollingLatency, efoLatency, rawLatency)
   }
 
   private def check(who: String, read: Long, backlog: Backlog): Unit =
@@ -49,15 +52,17 @@ object EfoBench {
     }
 
   private def report(config: BenchConfig, backlog: Backlog, raw: DrainResult, efo: ConnectorDrainResult,
-      polling: ConnectorDrainResult, pollingLatency: LatencyResult, efoLatency: LatencyResult): String = {
+      polling: ConnectorDrainResult, pollingLatency: LatencyResult, efoLatency: LatencyResult,
+      rawLatency: Seq[Long]): String = {
     def f(d: Double, decimals: Int) = String.format(Locale.ROOT, s"%.${decimals}f", Double.box(d))
     def drainRow(name: String, r: DrainResult) =
       f"$name%-44s ${f(r.seconds, 2)}%9s ${f(r.userRecordsPerSecond, 0)}%12s ${f(100 * r.userRecordsPerSecond / raw.userRecordsPerSecond, 0)}%6s%%"
-    def latencyRow(name: String, r: LatencyResult) = {
-      val s = r.latenciesMs.sorted
+    def latencyRow(name: String, latenciesMs: Seq[Long], getRecordsPerShardPerSecond: String) = {
+      val s = latenciesMs.sorted
       f"$name%-44s ${s.size}%8d ${Report.pct(s, 50)}%7s ${Report.pct(s, 95)}%7s ${Report.pct(s, 99)}%7s " +
-        f"${f(r.getRecordsPerShardPerSecond, 2)}%10s"
+        f"$getRecordsPerShardPerSecond%10s"
     }
+    def connectorLatencyRow(name: String, r: LatencyResult) = latencyRow(name, r.latenciesMs, f(r.getRecordsPerShardPerSecond, 2))
     Seq(
       "",
       s"== Enhanced fan-out vs polling: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.userRecords} user records " +
@@ -73,8 +78,9 @@ object EfoBench {
       s"== Put-to-sink latency, ${config.latencyShards} shards, one record every ${config.latencyIntervalMs} ms for " +
         s"${config.latencySeconds} s, default trigger",
       f"${"query"}%-44s ${"samples"}%8s ${"p50"}%7s ${"p95"}%7s ${"p99"}%7s ${"GetRec/s/sh"}%10s",
-      latencyRow("connector polling", pollingLatency),
-      latencyRow("connector fan-out", efoLatency),
+      connectorLatencyRow("connector polling", pollingLatency),
+      connectorLatencyRow("connector fan-out", efoLatency),
+      latencyRow("raw SDK SubscribeToShard client (to receipt)", rawLatency, "0"),
       s"   polling: ${pollingLatency.batches} batches, ${pollingLatency.progress}",
       s"   fan-out: ${efoLatency.batches} batches, ${efoLatency.progress}"
     ).mkString("\n")

@@ -99,7 +99,7 @@ object LatencyBench {
   }
 
   /** Puts one record every interval for the configured time; returns how many and how long each PutRecord took. */
-  private def produce(stream: String, config: BenchConfig): (Int, Seq[Long]) = {
+  private[bench] def produce(stream: String, config: BenchConfig): (Int, Seq[Long]) = {
     val count = config.latencySeconds * 1000 / config.latencyIntervalMs
     val putCallMs = new ConcurrentLinkedQueue[java.lang.Long]()
     val next = new AtomicLong()

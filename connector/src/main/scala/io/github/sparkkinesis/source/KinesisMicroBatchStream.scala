@@ -23,6 +23,8 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  * @param parallelism             the cluster's cores when a batch is planned (Spark's default parallelism)
  * @param metadataOnExecutorDisks whether the metadata path is on a local disk while tasks run on other machines, so
  *                                that the driver may never see what tasks record
+ * @param executors               the cluster's executors as task locations: with enhanced fan-out each shard's tasks
+ *                                prefer one of them, where the subscription the last task parked is waiting
  */
 final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
@@ -31,7 +33,8 @@ final class KinesisMicroBatchStream(
     clients: ClientSettings => KinesisClient,
     parallelism: () => Int = () => 1,
     clock: () => Long = () => System.currentTimeMillis(),
-    metadataOnExecutorDisks: Boolean = false)
+    metadataOnExecutorDisks: Boolean = false,
+    executors: () => IndexedSeq[String] = () => IndexedSeq.empty)
   extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
   import KinesisMicroBatchStream.Moved
 
@@ -53,6 +56,7 @@ final class KinesisMicroBatchStream(
         new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
     }.toMap
   }
+  fanOut.values.foreach(_.resolveInBackground())
 
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per task. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
@@ -97,7 +101,7 @@ final class KinesisMicroBatchStream(
       lastPlanned = Some(moved.offset.batch)
       val tasks = TaskPlan.taskCount(news.size, options.shardsPerTask, parallelism())
       moved.offset.copy(streams = states, reads = Some(TaskPlan.reads(news, ReadLimits.maxRecords(limit), tasks,
-        (s, id) => planners(s).arrivedBefore(id))))
+        (s, id) => planners(s).arrivedBefore(id), homes.size)))
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
     } else start
@@ -153,9 +157,16 @@ final class KinesisMicroBatchStream(
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val offset = KinesisSourceOffset.of(end)
     TaskPlan.partitions(offset, (s, shardIds) =>
-      if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty)
-      .toArray[InputPartition]
+      if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
+      homes).toArray[InputPartition]
   }
+
+  /**
+   * Where tasks should run: with enhanced fan-out, each shard on one executor batch after batch, so the next task takes
+   * over the subscription the last one parked there instead of subscribing anew (which AWS refuses for 5 s while
+   * another executor's subscription to the shard is open).
+   */
+  private def homes: IndexedSeq[String] = if (fanOut.isEmpty) IndexedSeq.empty else executors()
 
   override def createReaderFactory(): PartitionReaderFactory = new TaskReaderFactory(
     ReaderSettings(options.client, options.recordsPerFetch, options.fetchIntervalMs, options.maxFetchRecordsPerShard,

@@ -8,6 +8,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
+import org.apache.spark.sparkkinesis.ExecutorLocations
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.metric.CustomMetric
@@ -97,6 +98,7 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
     val metadata = new Path(options.metadataPath.getOrElse(checkpointLocation))
     val onLocalDisk = metadata.getFileSystem(hadoopConf).getScheme == "file"
     new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
-      () => spark.sparkContext.defaultParallelism, metadataOnExecutorDisks = onLocalDisk && !spark.sparkContext.isLocal)
+      () => spark.sparkContext.defaultParallelism, metadataOnExecutorDisks = onLocalDisk && !spark.sparkContext.isLocal,
+      executors = () => ExecutorLocations.sorted())
   }
 }

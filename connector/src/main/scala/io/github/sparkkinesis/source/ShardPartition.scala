@@ -31,10 +31,12 @@ final case class SequenceBound(sequenceNumber: String, inclusive: Boolean) {
 /**
  * The work of one task: task `task` of micro-batch `batch` reads `shards`, several at once. Where it ends them is
  * one record in the [[ShardEndStore]] under (batch, task). `legacy` marks a batch planned by a version before 0.2.0,
- * whose records were kept per shard.
+ * whose records were kept per shard. `locations` are the executors Spark should prefer to run it on.
  */
-final case class TaskPartition(batch: Long, task: Int, shards: Seq[ShardPartition], legacy: Boolean = false)
-  extends InputPartition
+final case class TaskPartition(batch: Long, task: Int, shards: Seq[ShardPartition], legacy: Boolean = false,
+    locations: Seq[String] = Nil) extends InputPartition {
+  override def preferredLocations(): Array[String] = locations.toArray
+}
 
 /** The reading settings every task of a query shares. */
 final case class ReaderSettings(

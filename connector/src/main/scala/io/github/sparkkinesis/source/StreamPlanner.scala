@@ -153,10 +153,12 @@ private[source] final class StreamPlanner(
    * Whether a read that stopped at the tip saw a shard that is streaming: several records, the newest of them
    * younger than the idle interval. The driver's clock meets the service's here, which only decides whether a shard
    * is read again without a check first (cost, and rarely an empty batch), never which records a batch holds.
+   * Through a subscription records wait on the executor until a task takes them, for a second or more when the
+   * driver checked first, so their age says nothing about the shard; several records are enough there.
    */
   private def isStreaming(r: ShardEndRecord): Boolean =
-    r.recordCount >= StreamingRecords &&
-      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs)
+    r.recordCount >= StreamingRecords && (options.fanOut.isDefined ||
+      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs))
 
   /**
    * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record

@@ -28,7 +28,8 @@ final class MicroBatchDriver(
     val checkpoint: String = Files.createTempDirectory("checkpoint").toString,
     clock: ManualClock = new ManualClock(),
     parallelism: Int = 2,
-    metadataOnExecutorDisks: Boolean = false) {
+    metadataOnExecutorDisks: Boolean = false,
+    executors: IndexedSeq[String] = IndexedSeq.empty) {
 
   val parsed: KinesisSourceOptions = KinesisSourceOptions.parse(Map(
     "kinesis.streamName" -> "s",
@@ -43,7 +44,7 @@ final class MicroBatchDriver(
   val batches: mutable.Buffer[Seq[Out]] = mutable.Buffer.empty
 
   private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake,
-    () => parallelism, clock, metadataOnExecutorDisks)
+    () => parallelism, clock, metadataOnExecutorDisks, () => executors)
 
   /**
    * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks

@@ -45,6 +45,41 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     reads.values.flatMap(_.values).flatMap(_.maxRecords).sum shouldBe 25L
   }
 
+  test("given three executors, when reads are dealt, then each task reads shards of one home executor, whichever " +
+    "other shards have news, and the tasks are shared out in proportion to each home's shards") {
+    val all = (0 until 30).map(i => "s" -> f"shardId-$i%012d")
+    def homesByTask(news: Seq[(String, String)], tasks: Int): Map[Int, Set[Int]] =
+      TaskPlan.reads(news, None, tasks, (_, _) => None, executors = 3).toSeq
+        .flatMap { case (s, shards) => shards.toSeq.map { case (id, r) => r.task.get -> TaskPlan.home(s, id, 3) } }
+        .groupBy(_._1).map { case (t, homes) => t -> homes.map(_._2).toSet }
+    val everyShard = homesByTask(all, tasks = 6)
+    everyShard.values.foreach(_ should have size 1)
+    everyShard.values.flatten.toSet shouldBe Set(0, 1, 2)
+    everyShard.size shouldBe 6 +- 1
+    homesByTask(all.take(7), tasks = 2).values.foreach(_ should have size 1) // fewer tasks than homes: one per home
+    all.map { case (s, id) => TaskPlan.home(s, id, 3) }.distinct.size shouldBe 3
+  }
+
+  test("given enhanced fan-out and two executors, when a batch is planned, then each task prefers the executor " +
+    "its shards call home (a function of the shard alone, so the same in every batch); polling tasks prefer none") {
+    val executors = IndexedSeq("executor_host-a_1", "executor_host-b_2")
+    val (fake, _) = fakeWith(shards = 8, recordsPerShard = 3)
+    def locations(options: Map[String, String]): Seq[(Set[String], Seq[String])] = {
+      val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON") ++ options,
+        executors = executors)
+      val end = driver.plan().get
+      try driver.stream.planInputPartitions(driver.committed, end).map(_.asInstanceOf[TaskPartition])
+        .map(t => t.shards.map(_.shardId).toSet -> t.preferredLocations().toSeq).toSeq
+      finally driver.stream.stop()
+    }
+    val fanOut = locations(Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"))
+    fanOut.foreach { case (shards, preferred) =>
+      preferred shouldBe shards.map(id => executors(TaskPlan.home("s", id, 2))).toSeq
+    }
+    fanOut.flatMap(_._2).toSet shouldBe executors.toSet
+    locations(Map.empty).foreach(_._2 shouldBe empty)
+  }
+
   test("given 20 shards with records, 5 shards per task and 2 cores, when drained, then 4 tasks read 5 shards each " +
     "and every record comes once, in order within its shard") {
     val (fake, all) = fakeWith(shards = 20, recordsPerShard = 30)

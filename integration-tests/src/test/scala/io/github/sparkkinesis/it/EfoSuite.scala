@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.kinesis.model.{
  * Netty's relocated HTTP/2 client negotiates with ALPN; the emulator's self-signed certificate is accepted only
  * because these tests set kinesis.verifyCertificate=false.
  */
-class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
+class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with JsonStartingPositions {
 
   private def efo(consumer: (String, String)*): Seq[(String, String)] = Seq(
     "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint,
@@ -60,6 +60,10 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     val fresh = TestStreams.putStrings(stream, TestStreams.testRecords("new", 30, keys = 4))
     assertReadsExactly(latest, sinkLatest, fresh)
     assertReadsExactly(atTs, sinkAt, fresh)
+  }
+
+  test("a JSON map of AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER and LATEST subscribes each shard where it says") {
+    checkJsonStartingPositions("it-efo-json", efo("kinesis.consumerName" -> "q-json"): _*)
   }
 
   test("a split and a merge while the query runs: every record once, parents before children") {

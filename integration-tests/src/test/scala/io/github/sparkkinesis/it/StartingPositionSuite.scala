@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /** Where a new query starts reading: each form of `kinesis.startingPosition`, checked on exact sets of records. */
-class StartingPositionSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
+class StartingPositionSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with JsonStartingPositions {
 
   private val ExpectedSchema = StructType(Seq(
     StructField("data", BinaryType),
@@ -81,24 +81,6 @@ class StartingPositionSuite extends AnyFunSuite with Matchers with SparkIntegrat
   }
 
   test("a JSON map starts each named shard AT or AFTER a sequence number, or at LATEST; unnamed shards at TRIM_HORIZON") {
-    // Given: four shards, each holding some records
-    val stream = TestStreams.createStream("it-start-json", shards = 4)
-    val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", n = 160, keys = 40))
-    val shardIds = TestStreams.openShards(stream).map(_.shardId())
-    val byShard = shardIds.map(s => s -> before.filter(_.shardId == s).sortBy(p => BigInt(p.sequenceNumber))).toMap
-    all(byShard.values.map(_.size)) should be >= 4 // the test's own precondition: every shard has records
-    val Seq(at, after, latest, unnamed) = shardIds
-    val json =
-      s"""{"$at":{"iteratorType":"AT_SEQUENCE_NUMBER","iteratorPosition":"${byShard(at)(2).sequenceNumber}"},
-         | "$after":{"iteratorType":"AFTER_SEQUENCE_NUMBER","iteratorPosition":"${byShard(after)(2).sequenceNumber}"},
-         | "$latest":{"iteratorType":"LATEST"}}""".stripMargin
-    // When
-    val (query, sink) = startCollecting(readKinesis(stream, json))
-    query.processAllAvailable()
-    val later = TestStreams.putStrings(stream, TestStreams.testRecords("later", n = 80, keys = 40))
-    // Then
-    val expected = byShard(at).drop(2) ++ byShard(after).drop(3) ++ byShard(unnamed) ++ later
-    assertReadsExactly(query, sink, expected)
-    sink.records.filter(_.shardId == latest).map(_.payload).foreach(_ should startWith("later-"))
+    checkJsonStartingPositions("it-start-json")
   }
 }

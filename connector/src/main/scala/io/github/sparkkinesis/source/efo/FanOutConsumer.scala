@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.source.efo
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
@@ -34,6 +36,7 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var resolved: Option[ConsumerDescription] = None
+  @volatile private var resolving: Option[Thread] = None
 
   /** The ARN of the ACTIVE consumer, registering it first if this query manages it and it is absent. */
   def arn: String = synchronized {
@@ -50,11 +53,30 @@ private[sparkkinesis] final class FanOutConsumer(
     }.arn
   }
 
+  /**
+   * Starts resolving (and if need be registering) the consumer on a thread of its own, so that waiting for it to
+   * become ACTIVE overlaps the query's start-up and first look. A failure there is left for [[arn]] to raise again.
+   */
+  def resolveInBackground(): Unit = {
+    val thread = new Thread(new Runnable {
+      override def run(): Unit =
+        try arn catch { case NonFatal(e) => log.debug(s"Resolving the consumer of stream $stream in the background: $e") }
+    }, s"spark-kinesis-consumer-$stream")
+    thread.setDaemon(true)
+    resolving = Some(thread)
+    thread.start()
+  }
+
   /** What tasks need to read through this consumer. */
   def readerSettings: FanOutReaderSettings = FanOutReaderSettings(arn, options.subscribeTimeoutMs, options.maxRetries)
 
   /** On the query's stop: deregisters the consumer if this query registered it and the options allow. */
-  def stop(): Unit = synchronized {
+  def stop(): Unit = {
+    resolving.foreach(_.join()) // a consumer it is registering right now is this query's to deregister too
+    deregisterIfOwned()
+  }
+
+  private def deregisterIfOwned(): Unit = synchronized {
     resolved.foreach { consumer =>
       if (options.consumerName.isDefined && options.deregisterOnStop && ownedByThisQuery(consumer)) {
         log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +

@@ -37,6 +37,21 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.fanOut.consumerNames shouldBe empty
   }
 
+  test("given the consumer resolved in the background from the query's start, when the query stops at once, then " +
+    "the consumer it registered meanwhile is deregistered, and a batch's request finds it resolved") {
+    val t = new Setup(activationMillis = 3000L)
+    val stopped = t.consumer(managed())
+    stopped.resolveInBackground()
+    stopped.stop()
+    t.fake.fanOut.consumerNames shouldBe empty
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe 1
+    val running = t.consumer(managed())
+    running.resolveInBackground()
+    running.arn shouldBe t.fake.describeConsumer(t.fake.streamArn("s"), "q").get.arn
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe 2 // once per run, whichever of the two asked first
+    running.stop()
+  }
+
   test("given a consumer that existed before the query, when the query stops, then it is reused and never deregistered") {
     val t = new Setup()
     val theirs = t.fake.registerConsumer(t.fake.streamArn("s"), "q")
