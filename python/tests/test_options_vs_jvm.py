@@ -46,7 +46,10 @@ CORPUS = [
     "Polling", "my-stream", "a" * 128, "a" * 129, "stream/name", "s3://bucket/meta", "/tmp/meta",
 ]
 
-# Options together: required, pairs, cross-option rules, names in any case, unknown names.
+CONSUMER_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
+
+# Options together: required, pairs, cross-option rules (a consumer with enhanced fan-out), names in any case, unknown
+# names.
 COMBINATIONS: List[Dict[str, str]] = [
     {},
     {"kinesis.region": "us-east-1"},
@@ -63,6 +66,14 @@ COMBINATIONS: List[Dict[str, str]] = [
     {"kinesis.streamName": "s", "kinesis.getRecords.fetchInterval": "1"},
     {"kinesis.streamName": "s", "kinesis.awsRegion": "us-east-1"},
     {"kinesis.streamName": "s", "kinesis.": "x"},
+    {"kinesis.streamName": "s", "kinesis.consumerType": "EFO"},
+    {"kinesis.streamName": "s", "kinesis.consumerType": " subscribetoshard "},
+    {"kinesis.streamName": "s", "kinesis.consumerType": "EFO", "kinesis.consumerName": "q"},
+    {"kinesis.streamName": "s", "kinesis.consumerType": "SubscribeToShard", "kinesis.consumerArn": CONSUMER_ARN},
+    {"kinesis.streamName": "s", "kinesis.consumerType": "efo", "kinesis.consumerName": "q",
+     "kinesis.consumerArn": CONSUMER_ARN},
+    {"kinesis.streamName": "s", "kinesis.consumerName": "q", "kinesis.consumerArn": CONSUMER_ARN},
+    {"kinesis.streamName": "s", "kinesis.consumerType": "GetRecords", "kinesis.consumerName": "q"},
 ]
 
 

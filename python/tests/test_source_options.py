@@ -91,6 +91,8 @@ def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         base["sts_role_arn"] = "arn:aws:iam::123456789012:role/reader"
     if option == "kinesis.credentialProviderParam":
         base["credential_provider_class"] = "com.example.Provider"
+    if option == "kinesis.consumerType":
+        base["consumer_name"] = "my-query"
     return {**base, **arguments}
 
 
@@ -229,6 +231,30 @@ def test_given_options_that_belong_together_then_they_are_checked_together() -> 
         KinesisSourceOptions(stream_name="s", session_token="t")
     with pytest.raises(ValueError, match=r"kinesis.clientMaxRetryIntervalMs \(100\) is smaller than"):
         KinesisSourceOptions(stream_name="s", client_max_retry_interval_ms=100)
+
+
+def test_given_enhanced_fan_out_then_exactly_one_consumer_is_named() -> None:
+    arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
+    with pytest.raises(ValueError) as raised:
+        KinesisSourceOptions(stream_name="s", consumer_type=" efo ")
+    assert str(raised.value) == (
+        "Option kinesis.consumerType is 'efo', enhanced fan-out, which reads through a stream consumer, but none is "
+        "named: set option kinesis.consumerName to a name for the consumer this query registers and manages, for "
+        'example .option("kinesis.consumerName", "my-query"), or option kinesis.consumerArn to the ARN of an existing '
+        "consumer (or set kinesis.consumerType to GetRecords to poll)."
+    )
+    with pytest.raises(ValueError) as raised:
+        KinesisSourceOptions(stream_name="s", consumer_type="SubscribeToShard", consumer_name="q", consumer_arn=arn)
+    assert str(raised.value) == (
+        f"Options kinesis.consumerName ('q') and kinesis.consumerArn ('{arn}') are both set, but kinesis.consumerType "
+        "'SubscribeToShard' reads through one consumer: set kinesis.consumerName for a consumer the query manages, or "
+        "kinesis.consumerArn for an existing consumer it only reads through, not both."
+    )
+    assert KinesisSourceOptions(stream_name="s", consumer_type="EFO", consumer_arn=arn).as_options()[
+        "kinesis.consumerArn"] == arn
+    # Polling reads through no consumer: options kept for a later run on enhanced fan-out are no concern of it.
+    assert KinesisSourceOptions(stream_name="s", consumer_name="q", consumer_arn=arn).as_options()[
+        "kinesis.consumerName"] == "q"
 
 
 def test_given_secrets_then_repr_never_shows_them() -> None:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 #: The kinds of check (``OptionCheck.kind``) and of rule (``OptionRule.kind``) interpreted here; the generator
 #: refuses a registry with any other.
 CHECK_KINDS = frozenset({"nonEmpty", "oneOf", "whole", "duration", "matches", "url", "connectorOnly"})
-RULE_KINDS = frozenset({"required", "together", "needs", "excludes", "notBelow"})
+RULE_KINDS = frozenset({"required", "together", "needs", "excludes", "notBelow", "oneWhen"})
 
 #: What each side is called in messages, and the builder that takes its options.
 SIDES = {
@@ -82,9 +82,11 @@ def value_problem(check: Mapping[str, Any], raw: str) -> Optional[str]:
     return None  # connectorOnly
 
 
-def rule_problem(rule: Mapping[str, Any], given: Iterable[str], number: Callable[[str], int]) -> Optional[str]:
+def rule_problem(
+    rule: Mapping[str, Any], given: Iterable[str], number: Callable[[str], int], text: Callable[[str], Optional[str]]
+) -> Optional[str]:
     """The rule's message when the options ``given`` (by name) break it; ``number`` is an option's whole value,
-    given or default."""
+    given or default, and ``text`` its text (trimmed), given or default."""
     names, given = rule["options"], set(given)
     kind = rule["kind"]
     if kind == "required":
@@ -95,10 +97,23 @@ def rule_problem(rule: Mapping[str, Any], given: Iterable[str], number: Callable
         broken = names[0] in given and not all(n in given for n in names[1:])
     elif kind == "excludes":
         broken = sum(n in given for n in names) > 1
+    elif kind == "oneWhen":
+        if str(text(names[0]) or "").lower() not in (v.lower() for v in rule["values"]):
+            return None
+        count = sum(n in given for n in names[1:])
+        template = rule["message"] if count == 0 else rule["several"] if count > 1 else None
+        return None if template is None else _with_values(str(template), names, text)
     else:  # notBelow
         value, floor = number(names[0]), number(names[1])
         return str(rule["message"]).format(value=value, floor=floor) if value < floor else None
     return str(rule["message"]) if broken else None
+
+
+def _with_values(template: str, names: Iterable[str], text: Callable[[str], Optional[str]]) -> str:
+    """``OptionRule.withValues``: each ``{<option name>}`` of the rule's options becomes that option's text."""
+    names = set(names)
+    return re.sub(r"\{([^{}]+)\}", lambda m: str(text(m.group(1)) or "") if m.group(1) in names else m.group(0),
+                  template)
 
 
 def invalid_value_message(option: OptionMeta, raw: str, problem: str) -> str:
@@ -143,11 +158,15 @@ def check_options(
             raise ValueError(invalid_value_message(option, checked[option.name], problem))
     by_name = {o.name: o for o in registry}
 
+    def text(name: str) -> Optional[str]:
+        value = checked.get(name, by_name[name].default)
+        return None if value is None else str(value).strip(_TRIMMED)
+
     def number(name: str) -> int:
-        return int(str(checked.get(name, by_name[name].default)).strip(_TRIMMED))
+        return int(str(text(name)))
 
     for rule in rules:
-        problem = rule_problem(rule, checked, number) if rule["usage"] in (side, "both") else None
+        problem = rule_problem(rule, checked, number, text) if rule["usage"] in (side, "both") else None
         if problem is not None:
             raise ValueError(problem)
     return checked

@@ -45,12 +45,15 @@ object KinesisOptionsRegistry {
       "region chain (AWS_REGION, profile, instance metadata).",
     "an AWS region name such as us-east-1")(region)
 
+  /** The values of kinesis.consumerType that ask for enhanced fan-out. */
+  val FanOutConsumerTypes: Seq[String] = Seq("SubscribeToShard", "EFO")
+
   val ConsumerType: OptionSpec[String] = OptionSpec[String](
     "kinesis.consumerType", "enum", Some("GetRecords"),
     "How records are fetched. GetRecords polls each shard (throughput shared with every other polling " +
       "consumer). SubscribeToShard (or EFO) is enhanced fan-out: Kinesis pushes each shard's records to this " +
       "query's own consumer (kinesis.consumerName or kinesis.consumerArn) over HTTP/2, 2 MB/s per shard of its own.",
-    "GetRecords, SubscribeToShard or EFO (any case)", usage = Source)(oneOf(Seq("GetRecords", "SubscribeToShard", "EFO")))
+    "GetRecords, SubscribeToShard or EFO (any case)", usage = Source)(oneOf("GetRecords" +: FanOutConsumerTypes))
 
   val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
     "kinesis.startingPosition", "string", Some("LATEST"),
@@ -352,7 +355,8 @@ object KinesisOptionsRegistry {
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials
    * come as a pair (a session token with them), the retry maximum is not below the base interval, the STS options
-   * need a role, a provider parameter its class, and keys and a provider class exclude each other.
+   * need a role, a provider parameter its class, keys and a provider class exclude each other, and enhanced fan-out
+   * names exactly one consumer.
    */
   val rules: Seq[OptionRule] = Seq(
     OptionRule.Required(Seq(StreamName, StreamARN), Source,
@@ -381,7 +385,16 @@ object KinesisOptionsRegistry {
         "it is handed to, or remove it."),
     OptionRule.Excludes(Seq(AwsAccessKeyId, CredentialProviderClass),
       s"Options ${AwsAccessKeyId.name} and ${CredentialProviderClass.name} both name base credentials: keep " +
-        "one (the keys, or the provider class)."))
+        "one (the keys, or the provider class)."),
+    OptionRule.OneWhen(ConsumerType, FanOutConsumerTypes, Seq(ConsumerName, ConsumerArn), Source,
+      s"Option ${ConsumerType.name} is '{${ConsumerType.name}}', enhanced fan-out, which reads through a stream " +
+        s"consumer, but none is named: set option ${ConsumerName.name} to a name for the consumer this query " +
+        "registers and manages, for example .option(\"" + ConsumerName.name + "\", \"my-query\"), or option " +
+        s"${ConsumerArn.name} to the ARN of an existing consumer (or set ${ConsumerType.name} to GetRecords to poll).",
+      s"Options ${ConsumerName.name} ('{${ConsumerName.name}}') and ${ConsumerArn.name} ('{${ConsumerArn.name}}') " +
+        s"are both set, but ${ConsumerType.name} '{${ConsumerType.name}}' reads through one consumer: set " +
+        s"${ConsumerName.name} for a consumer the query manages, or ${ConsumerArn.name} for an existing consumer " +
+        "it only reads through, not both."))
 
   /**
    * The option names of the awslabs, qubole/roncemer and Databricks connectors accepted as they documented them

@@ -35,8 +35,9 @@ private[options] final class OptionValues(raw: Map[String, String]) {
   def checkAll(side: OptionUsage): Unit = {
     all.foreach(spec => get(spec))
     val number: OptionSpec[Long] => Long = getOrDefault(_)
+    val text: OptionSpec[_] => Option[String] = spec => options.get(spec.key).map(_.trim).orElse(spec.default)
     rules.filter(r => r.usage == side || r.usage == OptionUsage.Both)
-      .flatMap(_.violation(spec => options.contains(spec.key), number))
+      .flatMap(_.violation(spec => options.contains(spec.key), number, text))
       .foreach(message => throw new IllegalArgumentException(message))
   }
 

@@ -3,7 +3,10 @@ package io.github.sparkkinesis.options
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.KinesisSourceProvider
+import io.github.sparkkinesis.compat.JavaCollections._
 import io.github.sparkkinesis.offsets.Json
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 class OptionChecksSuite extends AnyFunSuite with Matchers {
   import KinesisOptionsRegistry._
@@ -69,7 +72,60 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     (whole.get("check").get("min").asLong, whole.get("check").get("max").asLong) shouldBe ((1L, 10000L))
     val jsonRules = json.get("rules")
     (0 until jsonRules.size).map(i => jsonRules.get(i).get("kind").asText) shouldBe
-      Seq("required", "together", "needs", "notBelow", "needs", "needs", "needs", "needs", "excludes")
+      Seq("required", "together", "needs", "notBelow", "needs", "needs", "needs", "needs", "excludes", "oneWhen")
     jsonRules.get(0).get("usage").asText shouldBe "source"
+    val consumer = jsonRules.get(jsonRules.size - 1)
+    (0 until consumer.get("options").size).map(consumer.get("options").get(_).asText) shouldBe
+      Seq(ConsumerType.name, ConsumerName.name, ConsumerArn.name)
+    (0 until consumer.get("values").size).map(consumer.get("values").get(_).asText) shouldBe FanOutConsumerTypes
+    consumer.get("several").asText should include("not both")
+  }
+
+  private val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
+
+  /** What `spark.readStream.format("aws-kinesis").options(...).load()` runs: the provider's schema inference. */
+  private def load(options: (String, String)*): Unit = new KinesisSourceProvider().inferSchema(
+    new CaseInsensitiveStringMap((Map("kinesis.streamName" -> "s") ++ options).asJava))
+
+  test("given enhanced fan-out without a consumer, when the DataFrame is loaded, then the message names the three " +
+    "options, echoes the consumer type as given and says what to set") {
+    val e = intercept[IllegalArgumentException](load("kinesis.consumerType" -> " efo "))
+    e.getMessage shouldBe "Option kinesis.consumerType is 'efo', enhanced fan-out, which reads through a stream " +
+      "consumer, but none is named: set option kinesis.consumerName to a name for the consumer this query registers " +
+      "and manages, for example .option(\"kinesis.consumerName\", \"my-query\"), or option kinesis.consumerArn to " +
+      "the ARN of an existing consumer (or set kinesis.consumerType to GetRecords to poll)."
+    source("kinesis.consumerType" -> "SubscribeToShard") should include("'SubscribeToShard'")
+  }
+
+  test("given enhanced fan-out with both a consumer name and an ARN, when loaded, then both values are echoed") {
+    val e = intercept[IllegalArgumentException](
+      load("kinesis.consumerType" -> "SubscribeToShard", "kinesis.consumerName" -> "q", "kinesis.consumerArn" -> arn))
+    e.getMessage shouldBe s"Options kinesis.consumerName ('q') and kinesis.consumerArn ('$arn') are both set, but " +
+      "kinesis.consumerType 'SubscribeToShard' reads through one consumer: set kinesis.consumerName for a consumer " +
+      "the query manages, or kinesis.consumerArn for an existing consumer it only reads through, not both."
+  }
+
+  test("given exactly one consumer with enhanced fan-out, or polling with any, when parsed, then they are accepted") {
+    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.consumerType" -> "EFO",
+      "kinesis.consumerName" -> "q")).fanOut.flatMap(_.consumerName) shouldBe Some("q")
+    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.consumerType" -> "efo",
+      "kinesis.consumerArn" -> arn)).fanOut.flatMap(_.consumerArn) shouldBe Some(arn)
+    // Polling reads through no consumer: options kept for a later run on enhanced fan-out are no concern of it.
+    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.consumerName" -> "q",
+      "kinesis.consumerArn" -> arn)).fanOut shouldBe None
+    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s")).fanOut shouldBe None
+  }
+
+  test("given a oneWhen rule, when broken, then its options' text is echoed literally, other braces stay, and " +
+    "it never names a secret") {
+    val rule = OptionRule.OneWhen(ConsumerType, Seq("EFO"), Seq(ConsumerName), OptionUsage.Source,
+      "{kinesis.consumerType} {kinesis.region} {}", "several")
+    rule.violation(_ => false, _ => 0L, _ => Some("GetRecords")) shouldBe None
+    OptionRule.OneWhen(ConsumerType, Seq("x$1\\"), Seq(ConsumerName), OptionUsage.Source, "<{kinesis.consumerType}>",
+      "several").violation(_ => false, _ => 0L, _ => Some("X$1\\")) shouldBe Some("<X$1\\>") // echoed literally
+    rule.violation(_ => false, _ => 0L, _ => Some("efo")) shouldBe Some("efo {kinesis.region} {}")
+    rule.violation(_ => true, _ => 0L, _ => Some("efo")) shouldBe None
+    intercept[IllegalArgumentException](OptionRule.OneWhen(ConsumerType, Seq("EFO"), Seq(AwsSecretKey),
+      OptionUsage.Source, "m", "s")).getMessage should include("secret")
   }
 }

@@ -20,6 +20,8 @@ import io.github.sparkkinesis.source.Backoff
  * Ownership: a consumer this query registers is recorded in its checkpoint (`ownerFile`). On stop, with
  * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the
  * query registered anything belongs to someone else (another query, or an administrator) and is never touched.
+ * A query restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one
+ * it registered under the old name is left registered (another query may read through it by now), with a warning.
  */
 private[sparkkinesis] final class FanOutConsumer(
     client: FanOutClient,
@@ -32,7 +34,6 @@ private[sparkkinesis] final class FanOutConsumer(
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep) {
 
-  options.checkConsumer() // at the query's start: which consumer is named decides everything below
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var resolved: Option[ConsumerDescription] = None
   @volatile private var resolving: Option[Thread] = None
@@ -89,6 +90,7 @@ private[sparkkinesis] final class FanOutConsumer(
   }
 
   private def managed(name: String): ConsumerDescription = {
+    val recorded = AtomicFiles.read(ownerFile, hadoopConf).map(_.trim)
     val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
     // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
     val since = clock()
@@ -113,10 +115,28 @@ private[sparkkinesis] final class FanOutConsumer(
         log.info(s"Registered stream consumer ${consumer.arn} for stream $stream (option kinesis.consumerName).")
       }
     }
-    awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(client.describeConsumer(streamArn, name))
-      .getOrElse(throw new KinesisClientException(s"The stream consumer $name of stream $stream disappeared while " +
-        "the query waited for it to become ACTIVE: another application deregistered it."))
+    val consumer = awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(
+      client.describeConsumer(streamArn, name)).getOrElse(throw new KinesisClientException(s"The stream consumer " +
+      s"$name of stream $stream disappeared while the query waited for it to become ACTIVE: another application " +
+      "deregistered it."))
+    recorded.filter(_ != consumer.arn).foreach(warnIfLeftBehind(_, name))
+    consumer
   }
+
+  /** Warns about a consumer an earlier run registered under another name: still registered, no longer read. */
+  private def warnIfLeftBehind(earlierArn: String, name: String): Unit =
+    (try retryingThrottled(s"describing consumer $earlierArn")(client.describeConsumerByArn(earlierArn)) catch {
+      case e: KinesisClientException => // only a warning is at stake: the query goes on
+        log.info(s"Could not describe stream consumer $earlierArn, which an earlier run registered: ${e.getMessage}")
+        None
+    }).filter(c => c.status != "DELETING" && c.name != name)
+      .foreach { earlier =>
+        log.warn(s"This query registered stream consumer ${earlier.arn} ('${earlier.name}') in an earlier run and " +
+          s"now reads through '$name' (option kinesis.consumerName), from the same offsets. '${earlier.name}' stays " +
+          "registered, since another query may read through it by now, and costs money while it exists: " +
+          s"deregister it (aws kinesis deregister-stream-consumer --consumer-arn ${earlier.arn}) if nothing reads " +
+          "through it.")
+      }
 
   private def ownedByThisQuery(consumer: ConsumerDescription): Boolean =
     AtomicFiles.read(ownerFile, hadoopConf).map(_.trim).contains(consumer.arn)

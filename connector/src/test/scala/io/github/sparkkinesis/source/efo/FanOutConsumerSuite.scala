@@ -90,6 +90,28 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.fanOut.consumerNames shouldBe Seq("q")
   }
 
+  test("given a checkpoint that registered consumer q1, when the query restarts with consumerName q2, then it " +
+    "registers q2, and on stop deregisters q2 only: q1 stays for whoever may read through it") {
+    val t = new Setup()
+    val q1 = t.consumer(managed("q1")).arn // the first run dies without stop()
+    val restarted = t.consumer(managed("q2"))
+    restarted.arn should (include("consumer/q2:") and not be q1)
+    t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+    restarted.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q1")
+  }
+
+  test("given a checkpoint that registered consumer q1, when the query restarts with an existing consumer q2, then " +
+    "on stop it deregisters neither: q2 is someone else's, q1 is no longer the one it reads through") {
+    val t = new Setup()
+    t.consumer(managed("q1")).arn
+    val theirs = t.fake.registerConsumer(t.fake.streamArn("s"), "q2")
+    val restarted = t.consumer(managed("q2"))
+    restarted.arn shouldBe theirs.arn
+    restarted.stop()
+    t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+  }
+
   test("given throttled RegisterStreamConsumer calls, when the query starts, then it retries with back-off") {
     val t = new Setup()
     t.fake.failNextCalls("RegisterStreamConsumer", 3)(new ThrottledException("LimitExceeded (injected)"))
@@ -132,17 +154,8 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     KinesisSourceOptions.parse(base).fanOut shouldBe None
   }
 
-  test("given consumerType SubscribeToShard without a consumer, when the query starts, then the error says what to set") {
-    val parsed = KinesisSourceOptions.parse(base + ("kinesis.consumerType" -> "SubscribeToShard")).fanOut.get
-    val e = intercept[IllegalArgumentException](new Setup().consumer(parsed))
-    e.getMessage should (include("kinesis.consumerName") and include("kinesis.consumerArn"))
-  }
-
-  test("given both a consumer name and ARN, or a bad ARN, when checked, then they are refused") {
+  test("given a bad consumer ARN, or a good one, when options are parsed, then the bad one is refused") {
     val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
-    val both = KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
-      "kinesis.consumerArn" -> arn)).fanOut.get
-    intercept[IllegalArgumentException](new Setup().consumer(both)).getMessage should include("not both")
     intercept[IllegalArgumentException](KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO",
       "kinesis.consumerArn" -> "arn:nope"))).getMessage should include("kinesis.consumerArn")
     KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerArn" -> arn))
