@@ -199,9 +199,10 @@ lazy val integrationTests = (project in file("integration-tests"))
     Test / envVars ++= sys.env.filter { case (k, _) => Seq("KINESIS_MOCK", "MOTO_", "DYNAMODB_LOCAL").exists(k.startsWith) },
     // Another JVM to run the tests on when asked (bin/test runs the shaded JAR's checks and fan-out on Java 21 too);
     // compiling stays on sbt's own JDK.
-    Test / forkOptions := sys.env.get("SPARK_KINESIS_IT_JAVA_HOME")
+    Test / forkOptions := sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").filter(_.nonEmpty)
       .fold((Test / forkOptions).value)(home => (Test / forkOptions).value.withJavaHome(file(home))),
-    Test / javaOptions ++= sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").map(home => s"-Dsparkkinesis.javaHome=$home").toSeq
+    Test / javaOptions ++= sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").filter(_.nonEmpty)
+      .map(home => s"-Dsparkkinesis.javaHome=$home").toSeq
   )
 
 /**

@@ -28,7 +28,8 @@ object EfoBench {
     log(s"efo: filling ${config.shards} shards with ${config.aggregates} aggregates of ${config.userRecordsPerAggregate} user records")
     val backlog = Backlog.fill(config)
     System.gc()
-    val raw = RawSubscribeDrain.run(backlog)
+    val rawRun = RawSubscribeDrain.run(backlog)
+    val raw = rawRun.drain
     check("raw SubscribeToShard client", raw.userRecords, backlog)
     log(f"efo: raw SubscribeToShard client done in ${raw.seconds}%.2f s; connector (fan-out) reading")
     System.gc()
@@ -43,7 +44,7 @@ object EfoBench {
     val efoLatency = LatencyBench.run(spark, config.copy(latencyOptions = config.latencyOptions ++ efoOptions("bench-efo-latency")))
     log("efo: latency, raw SubscribeToShard client")
     val rawLatency = RawSubscribeLatency.run(config)
-    report(config, backlog, raw, efo, polling, pollingLatency, efoLatency, rawLatency)
+    report(config, backlog, rawRun, efo, polling, pollingLatency, efoLatency, rawLatency)
   }
 
   private def check(who: String, read: Long, backlog: Backlog): Unit =
@@ -51,9 +52,10 @@ object EfoBench {
       throw new IllegalStateException(s"the $who read $read user records; the backlog holds ${backlog.userRecords}")
     }
 
-  private def report(config: BenchConfig, backlog: Backlog, raw: DrainResult, efo: ConnectorDrainResult,
+  private def report(config: BenchConfig, backlog: Backlog, rawRun: RawSubscribeDrain.Result, efo: ConnectorDrainResult,
       polling: ConnectorDrainResult, pollingLatency: LatencyResult, efoLatency: LatencyResult,
       rawLatency: Seq[Long]): String = {
+    val raw = rawRun.drain
     def f(d: Double, decimals: Int) = String.format(Locale.ROOT, s"%.${decimals}f", Double.box(d))
     def drainRow(name: String, r: DrainResult) =
       f"$name%-44s ${f(r.seconds, 2)}%9s ${f(r.userRecordsPerSecond, 0)}%12s ${f(100 * r.userRecordsPerSecond / raw.userRecordsPerSecond, 0)}%6s%%"
@@ -69,6 +71,7 @@ object EfoBench {
         s"in ${backlog.aggregates} KPL aggregates; drain options ${config.drainOptions.toSeq.sorted.mkString(", ")}",
       f"${"reader"}%-44s ${"seconds"}%9s ${"user rec/s"}%12s ${"vs raw"}%7s",
       drainRow("raw SDK SubscribeToShard client", raw),
+      drainRow("raw client, with registering its consumer", rawRun.withRegistration),
       drainRow("connector fan-out, from start()", efo.total),
       drainRow("connector fan-out, from first batch", efo.afterStart),
       drainRow("connector polling, from start()", polling.total),

@@ -20,16 +20,17 @@ object RawSubscribeLatency {
     val stream = TestStreams.createStream("bench-raw-latency", config.latencyShards)
     val shardIds = TestStreams.client.listShards(ListShardsRequest.builder().streamName(stream).build())
       .shards.asScala.map(_.shardId).toVector
-    RawSubscriber.withConsumer(stream, "bench-raw-latency") { consumerArn =>
+    RawSubscriber.withConsumer(stream, "bench-raw-latency") { (consumerArn, _) =>
       val latencies = new ConcurrentLinkedQueue[java.lang.Long]()
       val live = new CountDownLatch(shardIds.size) // each subscription has sent its first event
+      @volatile var measured = false // cancelling the subscriptions at the end fails them: not worth a message
       val calls = shardIds.map { shardId =>
         var first = true
         RawSubscriber.subscribe(consumerArn, shardId, { e =>
           val now = System.currentTimeMillis()
           e.records.asScala.foreach(r => latencies.add(now - new String(r.data.asByteArray, UTF_8).toLong))
           if (first) { first = false; live.countDown() }
-        }, e => System.err.println(s"bench: raw latency subscription to $shardId failed: $e"))
+        }, e => if (!measured) System.err.println(s"bench: raw latency subscription to $shardId failed: $e"))
       }
       try {
         if (!live.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("the raw subscriptions sent no event in 30 s")
@@ -40,7 +41,10 @@ object RawSubscribeLatency {
           throw new IllegalStateException(s"the raw subscriptions received ${latencies.size} of $sent records in 60 s")
         }
         latencies.asScala.map(_.longValue).toVector
-      } finally calls.foreach(_.cancel(true))
+      } finally {
+        measured = true
+        calls.foreach(_.cancel(true))
+      }
     }
   }
 }

@@ -32,15 +32,19 @@ object RawSubscriber {
       .buildWithDefaults(AttributeMap.builder().put(SdkHttpConfigurationOption.TRUST_ALL_CERTIFICATES, java.lang.Boolean.TRUE).build()))
     .build()
 
-  /** Runs `body` with the ARN of a consumer registered on `stream` and ACTIVE; deregisters it afterwards. */
-  def withConsumer[T](stream: String, name: String)(body: String => T): T = {
+  /**
+   * Runs `body` with the ARN of a consumer registered on `stream` and ACTIVE, and the seconds that registering and
+   * waiting for it took; deregisters it afterwards.
+   */
+  def withConsumer[T](stream: String, name: String)(body: (String, Double) => T): T = {
+    val started = System.nanoTime()
     val streamArn = client.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(stream).build())
       .get().streamDescriptionSummary.streamARN
     val consumerArn = client.registerStreamConsumer(RegisterStreamConsumerRequest.builder().streamARN(streamArn)
       .consumerName(name).build()).get().consumer.consumerARN
     while (client.describeStreamConsumer(DescribeStreamConsumerRequest.builder().consumerARN(consumerArn).build()).get()
       .consumerDescription.consumerStatusAsString != "ACTIVE") Thread.sleep(50)
-    try body(consumerArn)
+    try body(consumerArn, (System.nanoTime() - started) / 1e9)
     finally client.deregisterStreamConsumer(DeregisterStreamConsumerRequest.builder().consumerARN(consumerArn).build()).get()
   }
 

@@ -43,7 +43,10 @@ final class KinesisMicroBatchStream(
   private val store = ShardEndStores.open(options, checkpointLocation, hadoopConf)
   private val planners = options.streams.map(s => s -> new StreamPlanner(s, options, () => client, clock)).toMap
   private val ends = new BatchEnds(store)
-  /** Per stream, the consumer tasks read through with kinesis.consumerType=SubscribeToShard, resolved on first use. */
+  /**
+   * Per stream, the consumer tasks read through with kinesis.consumerType=SubscribeToShard, resolved (registered if
+   * need be) in the background from the query's start; a failure there fails the next planning.
+   */
   private val fanOut: Map[String, efo.FanOutConsumer] = options.fanOut.fold(Map.empty[String, efo.FanOutConsumer]) { f =>
     if (f.consumerArn.isDefined && options.streams.size > 1) {
       throw new IllegalArgumentException(s"Option kinesis.consumerArn names one stream's consumer, but the query " +
@@ -85,6 +88,7 @@ final class KinesisMicroBatchStream(
     "the Kinesis source implements SupportsAdmissionControl; Spark calls latestOffset(start, limit)")
 
   override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
+    fanOut.values.foreach(_.checkResolution())
     val start = KinesisSourceOffset.of(startOffset)
     val moved = positionsAfter(start)
     val (streams, changed) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
@@ -101,7 +105,7 @@ final class KinesisMicroBatchStream(
       lastPlanned = Some(moved.offset.batch)
       val tasks = TaskPlan.taskCount(news.size, options.shardsPerTask, parallelism())
       moved.offset.copy(streams = states, reads = Some(TaskPlan.reads(news, ReadLimits.maxRecords(limit), tasks,
-        (s, id) => planners(s).arrivedBefore(id), homes.size)))
+        (s, id) => planners(s).arrivedBefore(id), homes.size, options.shardsPerTask)))
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
     } else start
@@ -164,7 +168,9 @@ final class KinesisMicroBatchStream(
   /**
    * Where tasks should run: with enhanced fan-out, each shard on one executor batch after batch, so the next task takes
    * over the subscription the last one parked there instead of subscribing anew (which AWS refuses for 5 s while
-   * another executor's subscription to the shard is open).
+   * another executor's subscription to the shard is open). Asked when a batch is planned and again when its tasks
+   * are: if the executors changed in between (or a replay follows a restart), a task of shards that no longer share a
+   * home prefers none, which costs a subscribe, never a record.
    */
   private def homes: IndexedSeq[String] = if (fanOut.isEmpty) IndexedSeq.empty else executors()
 

@@ -18,11 +18,13 @@ private[source] object TaskPlan {
    * `maxRecords` (the shares add up to the limit, or to one record per shard when the batch reads more shards than
    * that), its AvailableNow bound, and its task, dealt round-robin so each task gets shards of every stream. With
    * `executors` (more than one), a task reads only shards of one home executor ([[home]]), and each home gets a share
-   * of the `tasks` in proportion to its shards: a shard's task can then always run where its subscription is kept.
+   * of the `tasks` in proportion to its shards, and at least one task per `shardsPerTask` of them: a shard's task
+   * can then always run where its subscription is kept.
    */
   def reads(news: Seq[(String, String)], maxRecords: Option[Long], tasks: Int,
-      arrivedBefore: (String, String) => Option[Long], executors: Int = 0): Map[String, Map[String, ShardRead]] = {
-    val task = taskOf(news.sorted, tasks, executors)
+      arrivedBefore: (String, String) => Option[Long], executors: Int = 0,
+      shardsPerTask: Int = Int.MaxValue): Map[String, Map[String, ShardRead]] = {
+    val task = taskOf(news.sorted, tasks, executors, shardsPerTask)
     news.sorted.zipWithIndex.map { case ((stream, id), i) =>
       val share = maxRecords.map(m => math.max(1L, m / news.size + (if (i < m % news.size) 1 else 0)))
       (stream, id, ShardRead(share, arrivedBefore(stream, id), Some(task((stream, id)))))
@@ -32,11 +34,15 @@ private[source] object TaskPlan {
   /** The executor, of `executors`, where a shard's reads prefer to run, whichever other shards a batch reads. */
   def home(stream: String, shardId: String, executors: Int): Int = Math.floorMod(s"$stream/$shardId".hashCode, executors)
 
-  private def taskOf(sorted: Seq[(String, String)], tasks: Int, executors: Int): Map[(String, String), Int] =
+  private def taskOf(sorted: Seq[(String, String)], tasks: Int, executors: Int,
+      shardsPerTask: Int): Map[(String, String), Int] =
     if (executors <= 1) sorted.zipWithIndex.map { case (shard, i) => shard -> i % tasks }.toMap
     else {
       val byHome = sorted.groupBy { case (s, id) => home(s, id, executors) }.toSeq.sortBy(_._1).map(_._2)
-      val shares = byHome.map(g => math.min(g.size, math.max(1, math.round(tasks.toDouble * g.size / sorted.size).toInt)))
+      val shares = byHome.map { g =>
+        val proportional = math.round(tasks.toDouble * g.size / sorted.size).toInt
+        math.min(g.size, Seq(1, proportional, (g.size - 1) / shardsPerTask + 1).max)
+      }
       byHome.zip(shares.scanLeft(0)(_ + _)).zip(shares).flatMap { case ((group, first), share) =>
         group.zipWithIndex.map { case (shard, i) => shard -> (first + i % share) }
       }.toMap

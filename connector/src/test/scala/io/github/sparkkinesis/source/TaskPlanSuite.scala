@@ -57,6 +57,11 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     everyShard.values.flatten.toSet shouldBe Set(0, 1, 2)
     everyShard.size shouldBe 6 +- 1
     homesByTask(all.take(7), tasks = 2).values.foreach(_ should have size 1) // fewer tasks than homes: one per home
+    val skewed = (0 until 200).map(i => "s" -> s"shard-$i").filter { case (s, id) => TaskPlan.home(s, id, 3) != 2 }
+      .take(17) ++ (0 until 200).map(i => "s" -> s"shard-$i").filter { case (s, id) => TaskPlan.home(s, id, 3) == 2 }.take(3)
+    val perTask = TaskPlan.reads(skewed, None, tasks = 4, (_, _) => None, executors = 3, shardsPerTask = 5)
+      .values.flatMap(_.values).groupBy(_.task.get).values.map(_.size)
+    perTask.max should be <= 5 // a small home's share never packs more than shardsPerTask shards into a task
     all.map { case (s, id) => TaskPlan.home(s, id, 3) }.distinct.size shouldBe 3
   }
 

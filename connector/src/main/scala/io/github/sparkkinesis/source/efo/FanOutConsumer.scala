@@ -37,9 +37,13 @@ private[sparkkinesis] final class FanOutConsumer(
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var resolved: Option[ConsumerDescription] = None
   @volatile private var resolving: Option[Thread] = None
+  /** Why resolving the consumer in the background failed: the query fails with it (a restart tries again). */
+  @volatile private var failure: Option[Throwable] = None
+  @volatile private var stopping = false
 
   /** The ARN of the ACTIVE consumer, registering it first if this query manages it and it is absent. */
   def arn: String = synchronized {
+    failure.foreach(e => throw e)
     resolved.getOrElse {
       val consumer = options.consumerArn match {
         case Some(arn) => awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
@@ -55,12 +59,18 @@ private[sparkkinesis] final class FanOutConsumer(
 
   /**
    * Starts resolving (and if need be registering) the consumer on a thread of its own, so that waiting for it to
-   * become ACTIVE overlaps the query's start-up and first look. A failure there is left for [[arn]] to raise again.
+   * become ACTIVE overlaps the query's start-up and first look. A failure there is kept: [[checkResolution]] and
+   * [[arn]] raise it.
    */
   def resolveInBackground(): Unit = {
     val thread = new Thread(new Runnable {
       override def run(): Unit =
-        try arn catch { case NonFatal(e) => log.debug(s"Resolving the consumer of stream $stream in the background: $e") }
+        try arn catch {
+          case NonFatal(e) if !stopping =>
+            failure = Some(e)
+            log.warn(s"Could not resolve the stream consumer of stream $stream: ${e.getMessage}")
+          case NonFatal(_) => () // the query stopped meanwhile
+        }
     }, s"spark-kinesis-consumer-$stream")
     thread.setDaemon(true)
     resolving = Some(thread)
@@ -70,15 +80,28 @@ private[sparkkinesis] final class FanOutConsumer(
   /** What tasks need to read through this consumer. */
   def readerSettings: FanOutReaderSettings = FanOutReaderSettings(arn, options.subscribeTimeoutMs, options.maxRetries)
 
-  /** On the query's stop: deregisters the consumer if this query registered it and the options allow. */
+  /** Fails the query, on the driver's next planning, if resolving the consumer in the background failed. */
+  def checkResolution(): Unit = failure.foreach(e => throw e)
+
+  /**
+   * On the query's stop: deregisters the consumer if this query registered it and the options allow, including one
+   * it registered that was not ACTIVE yet. A resolution under way stops at its next wait.
+   */
   def stop(): Unit = {
-    resolving.foreach(_.join()) // a consumer it is registering right now is this query's to deregister too
-    deregisterIfOwned()
+    stopping = true
+    resolving.foreach(_.join(StopWaitMs))
+    if (resolving.exists(_.isAlive)) {
+      log.warn(s"The stream consumer of stream $stream was still being resolved $StopWaitMs ms after the query " +
+        s"stopped (a Kinesis call that does not answer); if this query registered it, it stays registered: " +
+        s"deregister it (aws kinesis deregister-stream-consumer) unless a later run of the query reads through it.")
+    } else deregisterIfOwned()
   }
 
   private def deregisterIfOwned(): Unit = synchronized {
-    resolved.foreach { consumer =>
-      if (options.consumerName.isDefined && options.deregisterOnStop && ownedByThisQuery(consumer)) {
+    if (options.consumerName.isDefined && options.deregisterOnStop) {
+      val owned = recordedArn.flatMap(arn => resolved.filter(_.arn == arn).orElse(describedQuietly(arn)))
+        .filter(c => options.consumerName.contains(c.name) && c.status != "DELETING")
+      owned.foreach { consumer =>
         log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
           "(set kinesis.deregisterConsumerOnStop=false to keep it).")
         try client.deregisterConsumer(consumer.arn)
@@ -89,17 +112,29 @@ private[sparkkinesis] final class FanOutConsumer(
     }
   }
 
+  /** The consumer this query last registered, as its checkpoint records it. */
+  private def recordedArn: Option[String] = AtomicFiles.read(ownerFile, hadoopConf).map(_.trim)
+
+  private def describedQuietly(consumerArn: String): Option[ConsumerDescription] =
+    try client.describeConsumerByArn(consumerArn)
+    catch {
+      case e: KinesisClientException =>
+        log.info(s"Could not describe stream consumer $consumerArn, which this query registered: ${e.getMessage}")
+        None
+    }
+
   private def managed(name: String): ConsumerDescription = {
-    val recorded = AtomicFiles.read(ownerFile, hadoopConf).map(_.trim)
+    val recorded = recordedArn
     val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
     // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
     val since = clock()
     var existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
     while (existing.exists(_.status == "DELETING") && clock() - since <= waitMs) {
-      sleep(MinPollMs)
+      pause(MinPollMs)
       existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
     }
     if (existing.forall(_.status == "DELETING")) {
+      failIfStopping() // a query stopping already registers nothing more
       val registered =
         try Some(retryingThrottled(s"registering consumer $name")(client.registerConsumer(streamArn, name)))
         catch {
@@ -138,9 +173,6 @@ private[sparkkinesis] final class FanOutConsumer(
           "through it.")
       }
 
-  private def ownedByThisQuery(consumer: ConsumerDescription): Boolean =
-    AtomicFiles.read(ownerFile, hadoopConf).map(_.trim).contains(consumer.arn)
-
   /** Describes until ACTIVE (or gone), with back-off, for at most `waitMs`. */
   private def awaitActive(what: String)(describe: => Option[ConsumerDescription]): Option[ConsumerDescription] = {
     val since = clock()
@@ -151,7 +183,7 @@ private[sparkkinesis] final class FanOutConsumer(
         throw new KinesisClientException(s"The stream $what has been ${current.get.status} for ${clock() - since} ms, " +
           "not ACTIVE (option kinesis.driverRetryTimeout bounds the wait).")
       }
-      sleep(math.max(MinPollMs, backoff.nextDelayMs()))
+      pause(math.max(MinPollMs, backoff.nextDelayMs()))
       current = retryingThrottled(s"describing $what")(describe)
     }
     current
@@ -165,14 +197,26 @@ private[sparkkinesis] final class FanOutConsumer(
       catch {
         case e: ThrottledException if clock() - since < waitMs =>
           log.info(s"Throttled while $what: ${e.getMessage}")
-          sleep(throttledBackoff.nextDelayMs())
+          pause(throttledBackoff.nextDelayMs())
       }
     }
     throw new IllegalStateException("unreachable")
   }
 
+  /** A wait between Kinesis calls, which ends the resolution instead once the query is stopping. */
+  private def pause(ms: Long): Unit = {
+    failIfStopping()
+    sleep(ms)
+  }
+
+  private def failIfStopping(): Unit = if (stopping) {
+    throw new KinesisClientException(s"The query stopped while it resolved the stream consumer of stream $stream.")
+  }
+
   private val MinPollMs = 200L
   private val MaxPollMs = 5000L
+  /** How long stop() waits for a resolution under way to reach its next wait (or end). */
+  private val StopWaitMs = 30000L
 }
 
 private[sparkkinesis] object FanOutClients {

@@ -4,8 +4,11 @@ import java.nio.file.Files
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
+import org.scalatest.concurrent.Eventually.eventually
+import org.scalatest.concurrent.PatienceConfiguration.Timeout
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.time.{Seconds, Span}
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.options.{FanOutOptions, KinesisSourceOptions}
@@ -38,18 +41,44 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
   }
 
   test("given the consumer resolved in the background from the query's start, when the query stops at once, then " +
-    "the consumer it registered meanwhile is deregistered, and a batch's request finds it resolved") {
+    "no consumer is left registered, and in a run that goes on a batch's request finds it resolved") {
     val t = new Setup(activationMillis = 3000L)
     val stopped = t.consumer(managed())
     stopped.resolveInBackground()
     stopped.stop()
-    t.fake.fanOut.consumerNames shouldBe empty
-    t.fake.callsOf("RegisterStreamConsumer") shouldBe 1
+    t.fake.fanOut.consumerNames shouldBe empty // registered and deregistered, or stopped before registering
+    val registered = t.fake.callsOf("RegisterStreamConsumer")
+    registered should be <= 1
     val running = t.consumer(managed())
     running.resolveInBackground()
     running.arn shouldBe t.fake.describeConsumer(t.fake.streamArn("s"), "q").get.arn
-    t.fake.callsOf("RegisterStreamConsumer") shouldBe 2 // once per run, whichever of the two asked first
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe registered + 1 // once, whichever of the two asked first
     running.stop()
+  }
+
+  test("given a consumer this run registered that never became ACTIVE, when the query stops, then it is deregistered") {
+    val t = new Setup(activationMillis = 10 * 60 * 1000L)
+    val c = t.consumer(managed())
+    c.resolveInBackground()
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe empty
+  }
+
+  test("given resolving the consumer in the background fails, then the driver's next planning fails with that " +
+    "error, and a batch asking for the consumer gets it without waiting again") {
+    val t = new Setup()
+    val missing = t.fake.streamArn("s") + "/consumer/gone:1"
+    val c = t.consumer(FanOutOptions(None, Some(missing), deregisterOnStop = true, 60000L, 3))
+    c.resolveInBackground()
+    val error = eventually(Timeout(Span(10, Seconds))) {
+      intercept[KinesisClientException](c.checkResolution())
+    }
+    error.getMessage should include(missing)
+    error.getMessage should include("kinesis.consumerArn")
+    val describes = t.fake.callsOf("DescribeStreamConsumer")
+    intercept[KinesisClientException](c.arn) shouldBe theSameInstanceAs(error)
+    t.fake.callsOf("DescribeStreamConsumer") shouldBe describes
+    c.stop()
   }
 
   test("given a consumer that existed before the query, when the query stops, then it is reused and never deregistered") {
