@@ -93,7 +93,7 @@ final class KinesisMicroBatchStream(
     val moved = positionsAfter(start)
     val (streams, changed) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
-    val looks = if (planners.values.exists(_.isAvailableNow)) definiteLook(tracked, moved) else look(tracked, moved)
+    val looks = if (planners.values.exists(_.isAvailableNow)) definiteLook(tracked) else look(tracked)
     val states = looks.map { case (s, l) => s -> l.checked.states }
     val news = looks.toSeq.flatMap { case (s, l) => l.news.map(s -> _) }
     val newlyFinished = states.exists { case (s, shards) =>
@@ -111,26 +111,25 @@ final class KinesisMicroBatchStream(
     } else start
   }
 
-  private def look(tracked: Map[String, Map[String, ShardState]], moved: Moved): Map[String, StreamPlanner.Look] =
-    tracked.map { case (s, shards) => s -> planners(s).look(shards, moved.expectNews(s)) }
+  private def look(tracked: Map[String, Map[String, ShardState]]): Map[String, StreamPlanner.Look] =
+    tracked.map { case (s, shards) => s -> planners(s).look(shards) }
 
   /**
    * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at
    * every shard short of its target, and look again while checks go unanswered (throttling, say), for at most
    * `kinesis.driverRetryTimeout`.
    */
-  private def definiteLook(tracked: Map[String, Map[String, ShardState]],
-      moved: Moved): Map[String, StreamPlanner.Look] = {
+  private def definiteLook(tracked: Map[String, Map[String, ShardState]]): Map[String, StreamPlanner.Look] = {
     def pacing = tracked.map { case (s, shards) => planners(s).msUntilDue(shards) }.max
     val since = clock()
     val backoff = new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs)
     Thread.sleep(pacing)
-    var looks = look(tracked, moved)
+    var looks = look(tracked)
     def undecided = looks.forall { case (s, l) => l.news.isEmpty && l.checked.states == tracked(s) } &&
       looks.exists { case (s, l) => l.undecided(tracked(s)) }
     while (undecided && clock() - since < options.driverRetryTimeoutMs) {
       Thread.sleep(math.max(backoff.nextDelayMs(), pacing))
-      looks = look(tracked, moved)
+      looks = look(tracked)
     }
     if (undecided) {
       val unanswered = looks.toSeq.flatMap { case (s, l) => l.checked.unanswered.toSeq.sorted.map(id => s"$s/$id") }
@@ -210,17 +209,15 @@ final class KinesisMicroBatchStream(
       val found = records.collect { case ((s, id), Some(r)) => (s, id, r) }
       val lastRead = found.groupBy(_._1).map { case (s, rs) => s -> rs.map(r => r._2 -> r._3).toMap }
         .withDefaultValue(Map.empty[String, ShardEndRecord])
-      val expectNews = found.collect { case (s, id, r) if planners.get(s).exists(_.expectsNews(r)) => (s, id) }
-        .groupBy(_._1).map { case (s, ids) => s -> ids.map(_._2).toSet }.withDefaultValue(Set.empty[String])
-      // Only for a batch this run planned: after a restart nobody knows when the last one ended, Trigger.Once gets
-      // one look, and a bound reached in an earlier AvailableNow run says nothing about this run's.
+      // Pacing only after a batch this run planned: after a restart nobody knows when the last one ended, Trigger.Once
+      // gets one look, and a bound reached in an earlier AvailableNow run says nothing about this run's.
       if (lastPlanned.contains(start.batch)) {
         checkEndsVisible(start.batch, records.values.toSeq)
         records.keys.groupBy(_._1).foreach { case (s, read) =>
-          planners.get(s).foreach(_.batchEnded(read.map(_._2).toSeq, expectNews(s), lastRead(s)))
+          planners.get(s).foreach(_.batchEnded(read.map(_._2).toSeq, lastRead(s)))
         }
-      }
-      val next = Moved(KinesisSourceOffset(start.batch + 1, moved), expectNews, lastRead)
+      } else lastRead.foreach { case (s, rs) => planners.get(s).foreach(_.resumedAfter(rs)) }
+      val next = Moved(KinesisSourceOffset(start.batch + 1, moved), lastRead)
       basis = Some(start -> next)
       next
   }
@@ -256,12 +253,8 @@ final class KinesisMicroBatchStream(
 }
 
 object KinesisMicroBatchStream {
-  /**
-   * The offset after `start`'s batch, per stream the shards expected to have news (read on without a check), and the
-   * shard-end records of the shards that batch read.
-   */
-  private final case class Moved(offset: KinesisSourceOffset, expectNews: Map[String, Set[String]],
-      lastRead: Map[String, Map[String, ShardEndRecord]])
+  /** The offset after `start`'s batch, and the shard-end records of the shards that batch read, per stream. */
+  private final case class Moved(offset: KinesisSourceOffset, lastRead: Map[String, Map[String, ShardEndRecord]])
 
   /** Batches in a row without any recorded end after which a query with its metadata on executors' disks fails. */
   val BatchesWithoutEndsTolerated = 3

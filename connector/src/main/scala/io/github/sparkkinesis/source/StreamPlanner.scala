@@ -39,8 +39,8 @@ private[source] final class StreamPlanner(
   private var availableNow: Option[AvailableNowTarget] = None
   private var looked = false
   /**
-   * Shards whose last read in this run showed more records coming: each is read without a check once due, however
-   * many batches of other shards ran in between (shards read in different batches stay out of step).
+   * Shards whose last read showed more records coming: each is read without a check once due, however many batches
+   * of other shards ran in between (shards read in different batches stay out of step).
    */
   private val readOnUnchecked = mutable.Set.empty[String]
 
@@ -84,15 +84,14 @@ private[source] final class StreamPlanner(
   }
 
   /**
-   * One look at the readable shards that are due: those in `expectNews` (after a restart, the last batch's shards
-   * that expected more) or whose last read in this run expected more count as news without a check, the others
-   * are checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
+   * One look at the readable shards that are due: those whose last read expected more count as news without a check,
+   * the others are checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
    * stays quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned
    * in one batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
    */
-  def look(tracked: Map[String, ShardState], expectNews: Set[String]): Look = {
+  def look(tracked: Map[String, ShardState]): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
-    val known = due.filter(id => expectNews(id) || readOnUnchecked(id))
+    val known = due.filter(readOnUnchecked)
     val unchecked = due.filterNot(known.toSet)
     val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
     looked = true
@@ -114,22 +113,33 @@ private[source] final class StreamPlanner(
    * Whether the shard whose batch ended with `record` is read again without a check first: it stopped with more
    * records known to lie ahead, or (outside AvailableNow runs) it is streaming ([[isStreaming]]).
    */
-  def expectsNews(record: ShardEndRecord): Boolean = record.end != ShardPosition.ShardEnd &&
+  private def expectsNews(record: ShardEndRecord): Boolean = record.end != ShardPosition.ShardEnd &&
     (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(record)))
 
   /**
-   * A batch this run planned, which read `read`, has ended: the next look at each shard waits from now. Shards in
-   * `expectNews` are read again without a check; in an AvailableNow run every shard is looked at again as soon as
-   * pacing allows, and shards whose read reached the run's bound are done.
+   * A batch this run planned, which read `read` and recorded `records`, has ended: the next look at each shard waits
+   * from now. Shards whose read expected more ([[expectsNews]]) are read again without a check; in an AvailableNow
+   * run every shard is looked at again as soon as pacing allows, and shards whose read reached the run's bound are
+   * done.
    */
-  def batchEnded(read: Seq[String], expectNews: Set[String], records: Map[String, ShardEndRecord]): Unit = {
+  def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
     availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
+    val expectNews = expecting(records)
     val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
-    readOnUnchecked ++= read.filter(expectNews)
-    readOnUnchecked --= read.filterNot(expectNews)
+    readOnUnchecked --= read
+    readOnUnchecked ++= expectNews
     schedule.readOn(readOn)
     schedule.idle(checkNext)
   }
+
+  /**
+   * A run resumes after a batch an earlier run planned, which recorded `records`: its shards whose read expected more
+   * are read again without a check (nobody knows when that batch ended, so pacing starts afresh).
+   */
+  def resumedAfter(records: Map[String, ShardEndRecord]): Unit = readOnUnchecked ++= expecting(records)
+
+  private def expecting(records: Map[String, ShardEndRecord]): Set[String] =
+    records.collect { case (id, r) if expectsNews(r) => id }.toSet
 
   /**
    * The hash key ranges of `shardIds`, for `kinesis.deaggregation.dropMisroutedRecords`: every one is needed, or this

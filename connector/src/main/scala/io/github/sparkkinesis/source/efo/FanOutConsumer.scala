@@ -115,11 +115,12 @@ private[sparkkinesis] final class FanOutConsumer(
   /** The consumer this query last registered, as its checkpoint records it. */
   private def recordedArn: Option[String] = AtomicFiles.read(ownerFile, hadoopConf).map(_.trim)
 
+  /** The consumer an earlier run (or this one) registered, if it still exists; None too if describing it fails. */
   private def describedQuietly(consumerArn: String): Option[ConsumerDescription] =
     try client.describeConsumerByArn(consumerArn)
     catch {
       case e: KinesisClientException =>
-        log.info(s"Could not describe stream consumer $consumerArn, which this query registered: ${e.getMessage}")
+        log.info(s"Could not describe stream consumer $consumerArn, which this query registered before: ${e.getMessage}")
         None
     }
 
@@ -160,11 +161,7 @@ private[sparkkinesis] final class FanOutConsumer(
 
   /** Warns about a consumer an earlier run registered under another name: still registered, no longer read. */
   private def warnIfLeftBehind(earlierArn: String, name: String): Unit =
-    (try retryingThrottled(s"describing consumer $earlierArn")(client.describeConsumerByArn(earlierArn)) catch {
-      case e: KinesisClientException => // only a warning is at stake: the query goes on
-        log.info(s"Could not describe stream consumer $earlierArn, which an earlier run registered: ${e.getMessage}")
-        None
-    }).filter(c => c.status != "DELETING" && c.name != name)
+    describedQuietly(earlierArn).filter(c => c.status != "DELETING" && c.name != name) // only a warning is at stake
       .foreach { earlier =>
         log.warn(s"This query registered stream consumer ${earlier.arn} ('${earlier.name}') in an earlier run and " +
           s"now reads through '$name' (option kinesis.consumerName), from the same offsets. '${earlier.name}' stays " +
