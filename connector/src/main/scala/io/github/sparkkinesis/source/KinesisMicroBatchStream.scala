@@ -143,7 +143,7 @@ final class KinesisMicroBatchStream(
     if (undecided) {
       val unanswered = looks.toSeq.flatMap { case (s, l) => l.checked.unanswered.toSeq.sorted.map(id => s"$s/$id") }
       throw new IllegalStateException(s"Trigger.AvailableNow: the checks of shard(s) ${unanswered.mkString(", ")} " +
-        s"have gone unanswered (throttled, failing, or still walking empty pages) for ${clock() - since} ms (option " +
+        s"have gone unanswered (throttled or failing) for ${clock() - since} ms (option " +
         "kinesis.driverRetryTimeout), so the run cannot tell whether it is complete. The driver's log has the errors.")
     }
     looks

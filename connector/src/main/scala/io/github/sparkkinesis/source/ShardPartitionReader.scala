@@ -146,20 +146,30 @@ final class ShardPartitionReader(
   /**
    * Later attempts: read exactly up to the recorded end, however long it takes. Where the driver found records of
    * the batch trimmed since and `kinesis.failOnDataLoss=false` let them go (`partition.expired`), it reads what is
-   * left; otherwise records found missing fail the attempt.
+   * left; otherwise records found missing fail the attempt. Empty pages do not end a replay, which must reach
+   * exactly its recorded end: a walk past [[EmptyPagesPerTask]] of them is logged once, and it ends at that end, or
+   * at the first record past it once retention has trimmed the end too (a loss, as above).
    */
   private def replayTowards(end: ShardPosition): Unit = {
-    val batch = fetcher.fetchAll()
+    val page = fetcher.fetchAll()
+    if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
+      emptyPages += 1
+      if (emptyPages == EmptyPagesPerTask) {
+        log.info(s"Batch $batch, shard $shardId of stream $stream, read again towards its recorded end $end: " +
+          s"$emptyPages empty pages from $start while MillisBehindLatest (${page.millisBehindLatest} ms) says " +
+          "records lie ahead; walking on to the recorded end.")
+      }
+    }
     end match {
       case ShardEnd =>
-        emit(batch.records)
+        emit(page.records)
         done = fetcher.isEnded
-        if (!done && batch.records.isEmpty && batch.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
+        if (!done && page.records.isEmpty && page.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
       case AfterSequenceNumber(last) =>
-        val (within, beyond) = batch.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
+        val (within, beyond) = page.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
         emit(within)
         done = within.lastOption.exists(_.sequenceNumber == last)
-        if (!done && (beyond.nonEmpty || fetcher.isEnded || (batch.records.isEmpty && batch.millisBehindLatest == 0))) {
+        if (!done && (beyond.nonEmpty || fetcher.isEnded || (page.records.isEmpty && page.millisBehindLatest == 0))) {
           if (partition.expired.isEmpty) missingEnd(end, "its last record is no longer where it was")
           done = true
         }
