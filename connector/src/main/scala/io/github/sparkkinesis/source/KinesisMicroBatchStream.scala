@@ -66,6 +66,8 @@ final class KinesisMicroBatchStream(
   private var checksReported = 0L
   /** The batch whose offset this run last handed to Spark. */
   private var lastPlanned: Option[Long] = None
+  /** The batch another run planned that this run last planned again, and what of it had expired. */
+  private var replayExpired: Option[(Long, Map[(String, String), Expired])] = None
   /** Batches in a row, planned by this run, of which the driver found no recorded end at all. */
   private var batchesWithoutEnds = 0
 
@@ -96,12 +98,12 @@ final class KinesisMicroBatchStream(
     val looks = if (planners.values.exists(_.isAvailableNow)) definiteLook(tracked) else look(tracked)
     val states = looks.map { case (s, l) => s -> l.checked.states }
     val news = looks.toSeq.flatMap { case (s, l) => l.news.map(s -> _) }
-    val newlyFinished = states.exists { case (s, shards) =>
-      shards.exists { case (id, state) => state.isFinished && !tracked(s)(id).isFinished }
-    }
-    if (news.nonEmpty || newlyFinished || changed) {
+    // Shards found read to their end, or moved past empty pages to their next record by a check's walk.
+    val shifted = states != tracked
+    if (news.nonEmpty || shifted || changed) {
       // A shard found read to its end is recorded even when nothing else is new, so it never later counts as lost;
-      // a stream added or removed is recorded at once, so its starting positions are fixed.
+      // a walk's end is recorded so that no later batch or run walks the same empty pages again; a stream added or
+      // removed is recorded at once, so its starting positions are fixed.
       lastPlanned = Some(moved.offset.batch)
       val tasks = TaskPlan.taskCount(news.size, options.shardsPerTask, parallelism())
       moved.offset.copy(streams = states, reads = Some(TaskPlan.reads(news, ReadLimits.maxRecords(limit), tasks,
@@ -117,24 +119,31 @@ final class KinesisMicroBatchStream(
   /**
    * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at
    * every shard short of its target, and look again while checks go unanswered (throttling, say), for at most
-   * `kinesis.driverRetryTimeout`.
+   * `kinesis.driverRetryTimeout` without an answer. A check that walked on through empty pages was answered: while
+   * walks go on, the looks follow each other at the pace of reads and the timeout counts from the last such answer,
+   * however many thousand empty pages a sparse shard needs before its first record.
    */
   private def definiteLook(tracked: Map[String, Map[String, ShardState]]): Map[String, StreamPlanner.Look] = {
     def pacing = tracked.map { case (s, shards) => planners(s).msUntilDue(shards) }.max
-    val since = clock()
+    var since = clock()
     val backoff = new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs)
     Thread.sleep(pacing)
     var looks = look(tracked)
     def undecided = looks.forall { case (s, l) => l.news.isEmpty && l.checked.states == tracked(s) } &&
       looks.exists { case (s, l) => l.undecided(tracked(s)) }
-    while (undecided && clock() - since < options.driverRetryTimeoutMs) {
-      Thread.sleep(math.max(backoff.nextDelayMs(), pacing))
+    def walking = looks.exists(_._2.checked.walking.nonEmpty)
+    while (undecided && (walking || clock() - since < options.driverRetryTimeoutMs)) {
+      if (walking) {
+        since = clock()
+        backoff.reset()
+        Thread.sleep(pacing)
+      } else Thread.sleep(math.max(backoff.nextDelayMs(), pacing))
       looks = look(tracked)
     }
     if (undecided) {
       val unanswered = looks.toSeq.flatMap { case (s, l) => l.checked.unanswered.toSeq.sorted.map(id => s"$s/$id") }
       throw new IllegalStateException(s"Trigger.AvailableNow: the checks of shard(s) ${unanswered.mkString(", ")} " +
-        s"have gone unanswered (throttled, failing, or still walking empty pages) for ${clock() - since} ms (option " +
+        s"have gone unanswered (throttled or failing) for ${clock() - since} ms (option " +
         "kinesis.driverRetryTimeout), so the run cannot tell whether it is complete. The driver's log has the errors.")
     }
     looks
@@ -161,7 +170,38 @@ final class KinesisMicroBatchStream(
     val offset = KinesisSourceOffset.of(end)
     TaskPlan.partitions(offset, (s, shardIds) =>
       if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
-      homes).toArray[InputPartition]
+      homes, expiredOf(offset)).toArray[InputPartition]
+  }
+
+  /**
+   * For a batch another run planned (the query stopped or crashed before committing it), what retention trimmed
+   * since ([[ReplayCheck]]), decided once per run: records surely lost fail the query under
+   * `kinesis.failOnDataLoss=true`, with a message saying what to do; with false they are logged, and the tasks read
+   * what is left, up to the recorded ends, and go on from there. A batch this run planned is read as recorded.
+   */
+  private def expiredOf(offset: KinesisSourceOffset): Map[(String, String), Expired] = replayExpired match {
+    case Some((batch, expired)) if batch == offset.batch => expired
+    case _ if offset.batch < 0 || lastPlanned.contains(offset.batch) => Map.empty
+    case _ =>
+      val records = ends.of(offset)
+      val horizons = ReplayCheck.candidates(offset, records).toSeq.flatMap { case (s, ids) =>
+        planners.get(s).fold(Map.empty[String, Option[String]])(_.horizons(ids)).map { case (id, h) => (s, id) -> h }
+      }.toMap
+      val lost = ReplayCheck.lost(offset, records, horizons)
+      if (lost.nonEmpty && options.failOnDataLoss) {
+        throw new IllegalStateException(ReplayCheck.message(offset.batch, lost) + " Set kinesis.failOnDataLoss=false " +
+          "and start the query again on the same checkpoint: it logs what was lost and goes on from the oldest " +
+          "retained record.")
+      }
+      if (lost.nonEmpty) {
+        log.warn(ReplayCheck.message(offset.batch, lost) + " Going on without them from the oldest retained record " +
+          "(kinesis.failOnDataLoss=false).")
+      }
+      val gone = lost.map(l => (l.stream, l.shardId)).toSet
+      val expired: Map[(String, String), Expired] = if (options.failOnDataLoss) Map.empty
+        else records.keys.map(k => k -> (if (gone(k)) Expired.Whole else Expired.Start)).toMap
+      replayExpired = Some(offset.batch -> expired)
+      expired
   }
 
   /**

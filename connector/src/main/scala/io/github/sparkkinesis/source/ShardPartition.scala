@@ -9,7 +9,8 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 
 /**
  * One shard's part of a task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within
- * the bounds `read` sets for a first attempt and, in a batch read, up to `until`.
+ * the bounds `read` sets for a first attempt and, in a batch read, up to `until`. `expired` is what the driver
+ * found trimmed when it planned this batch again after a restart, and `kinesis.failOnDataLoss=false` let it go.
  */
 final case class ShardPartition(
     stream: String,
@@ -18,7 +19,22 @@ final case class ShardPartition(
     start: ShardPosition,
     hashKeyRange: Option[HashKeyRange],
     read: ShardRead = ShardRead.Unbounded,
-    until: Option[SequenceBound] = None)
+    until: Option[SequenceBound] = None,
+    expired: Option[Expired] = None)
+
+/** What of a batch planned before a restart retention has trimmed since, as the driver found when planning it again. */
+sealed trait Expired
+
+object Expired {
+  /** Every record the batch read of the shard, its recorded end included: the batch reads nothing there now. */
+  case object Whole extends Expired
+
+  /**
+   * Its start lies behind the trim horizon: the batch reads what is left up to its recorded end, if any (Kinesis
+   * resumes at the horizon), and goes on where the records it expects are missing.
+   */
+  case object Start extends Expired
+}
 
 /** The last record a batch read takes: the one with `sequenceNumber` when `inclusive`, else the one before it. */
 final case class SequenceBound(sequenceNumber: String, inclusive: Boolean) {

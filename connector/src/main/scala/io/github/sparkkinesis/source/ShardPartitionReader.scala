@@ -3,6 +3,7 @@ package io.github.sparkkinesis.source
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
+import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
 import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
@@ -27,7 +28,9 @@ final class ShardPartitionReader(
   extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
+  import ShardPartitionReader.EmptyPagesPerTask
 
+  private val log = LoggerFactory.getLogger(getClass)
   private val rows = new RowBuilder(stream, shardId)
   private val recordedEnd: Option[ShardPosition] = recorded.map { record =>
     if (record.start != start) {
@@ -50,9 +53,12 @@ final class ShardPartitionReader(
   private var stoppedWithMore = false
   private var boundReached = false
   private var lastArrivalMs: Option[Long] = None
+  /** Empty pages with records ahead (MillisBehindLatest above 0) met before this attempt's first record. */
+  private var emptyPages = 0
   private var buffered: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
-  private var done = recordedEnd.contains(start)
+  /** Nothing to read where the driver found every record of the batch expired (kinesis.failOnDataLoss=false). */
+  private var done = recordedEnd.contains(start) || partition.expired.contains(Expired.Whole)
   private var ended: Option[ShardEndRecord] = None
   /** The shard's hash key range when sub-records routed outside it are dropped (KCL's behaviour). */
   private val misrouted = if (settings.dropMisroutedRecords) partition.hashKeyRange else None
@@ -89,8 +95,11 @@ final class ShardPartitionReader(
    * run or a batch read) the first record past its bound. Records that keep arriving while it reads belong to
    * the next batch, so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the
    * service's clock (the first page's tip), never the executor's. Until it has read a record the attempt reads on
-   * through empty pages however long that takes, since ending at its own start while records lie ahead would make
-   * every later batch walk the same empty pages again.
+   * through empty pages whatever the time limit, but at most [[EmptyPagesPerTask]] of them: near the trim horizon AWS
+   * serves such pages for many minutes. Past that budget it ends the shard at its start, with nothing read, and says
+   * so in the log; the driver's check walks on from there, keeping its iterator from look to look, and moves the
+   * shard to AT_SEQUENCE_NUMBER of the first record it reaches ([[NewRecordsProbe]]), where the next batch starts
+   * without walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record).
    */
   private def readUntilStop(): Unit = {
     val before = fetcher.position
@@ -105,6 +114,7 @@ final class ShardPartitionReader(
         emit(kept)
         kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))
         millisBehind = page.millisBehindLatest
+        if (recordsRead == 0 && page.records.isEmpty) emptyPages += 1
         if (tipAtFirstPageMs.isEmpty) {
           tipAtFirstPageMs = page.records.lastOption.map(_.approximateArrivalTimestampMillis + page.millisBehindLatest)
         }
@@ -115,7 +125,14 @@ final class ShardPartitionReader(
           boundReached = true
           stop(moreAvailable = false)
         } else if (fetcher.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
-        else if (chasing || recordsRead >= maxRecords || (recordsRead > 0 && clock() >= deadlineMs)) {
+        else if (recordsRead == 0 && emptyPages >= EmptyPagesPerTask) {
+          log.info(s"Batch $batch, shard $shardId of stream $stream: $emptyPages empty pages from $start while " +
+            s"MillisBehindLatest (${page.millisBehindLatest} ms) says records lie ahead; this task ends the shard " +
+            "where it began, without data loss. The driver walks on and the next batch starts at the first record " +
+            "it reaches. (MillisBehindLatest near the stream's retention period: the position is at the trim " +
+            "horizon, where AWS answers with empty pages for many minutes.)")
+          stop(moreAvailable = false)
+        } else if (chasing || recordsRead >= maxRecords || (recordsRead > 0 && clock() >= deadlineMs)) {
           stop(moreAvailable = true)
         }
     }
@@ -126,23 +143,49 @@ final class ShardPartitionReader(
     stoppedWithMore = moreAvailable
   }
 
-  /** Later attempts: read exactly up to the recorded end, however long it takes. */
+  /**
+   * Later attempts: read exactly up to the recorded end, however long it takes. Where the driver found records of
+   * the batch trimmed since and `kinesis.failOnDataLoss=false` let them go (`partition.expired`), it reads what is
+   * left; otherwise records found missing fail the attempt. Empty pages do not end a replay, which must reach
+   * exactly its recorded end: a walk past [[EmptyPagesPerTask]] of them is logged once, and it ends at that end, or
+   * at the first record past it once retention has trimmed the end too (a loss, as above).
+   */
   private def replayTowards(end: ShardPosition): Unit = {
-    val batch = fetcher.fetchAll()
+    val page = fetcher.fetchAll()
+    if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
+      emptyPages += 1
+      if (emptyPages == EmptyPagesPerTask) {
+        log.info(s"Batch $batch, shard $shardId of stream $stream, read again towards its recorded end $end: " +
+          s"$emptyPages empty pages from $start while MillisBehindLatest (${page.millisBehindLatest} ms) says " +
+          "records lie ahead; walking on to the recorded end.")
+      }
+    }
     end match {
       case ShardEnd =>
-        emit(batch.records)
+        emit(page.records)
         done = fetcher.isEnded
-        if (!done && batch.records.isEmpty && batch.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
+        if (!done && page.records.isEmpty && page.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
       case AfterSequenceNumber(last) =>
-        val (within, beyond) = batch.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
+        val (within, beyond) = page.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
         emit(within)
         done = within.lastOption.exists(_.sequenceNumber == last)
-        if (!done && (beyond.nonEmpty || fetcher.isEnded || (batch.records.isEmpty && batch.millisBehindLatest == 0))) {
-          missingEnd(end, "its last record is no longer where it was")
+        if (!done && (beyond.nonEmpty || fetcher.isEnded || (page.records.isEmpty && page.millisBehindLatest == 0))) {
+          if (partition.expired.isEmpty) missingEnd(end, "its last record is no longer where it was")
+          done = true
         }
       case other =>
         throw new IllegalStateException(s"unexpected recorded end $other for shard $shardId of stream $stream")
+    }
+    if (done) checkCount(end)
+  }
+
+  /** A replay that reached its end with fewer records than recorded lost the oldest of them to retention. */
+  private def checkCount(end: ShardPosition): Unit = recorded.filter(_.stats.isDefined).foreach { r =>
+    if (recordsRead < r.recordCount) {
+      val lost = s"${r.recordCount - recordsRead} of the ${r.recordCount} records it read are gone"
+      if (partition.expired.isEmpty) missingEnd(end, lost)
+      log.warn(s"Batch $batch, shard $shardId of stream $stream, read again after a restart: $lost (trimmed by the " +
+        s"retention period), between $start and $end. Going on without them (kinesis.failOnDataLoss=false).")
     }
   }
 
@@ -161,8 +204,10 @@ final class ShardPartitionReader(
 
   private def missingEnd(end: ShardPosition, why: String): Nothing =
     throw new IllegalStateException(
-      s"Cannot re-read batch $batch of shard $shardId (stream $stream) up to its recorded end $end: $why. " +
-        "Records were lost (trimmed by the retention period?) or the stream was recreated.")
+      s"Cannot re-read batch $batch of shard $shardId (stream $stream) from $start up to its recorded end $end: " +
+        s"$why. Its records were lost since the batch was planned: trimmed by the stream's retention period (the " +
+        "query was stopped for longer than that), or the stream was deleted and created again. Set kinesis.failOnDataLoss=false and " +
+        "restart the query on the same checkpoint to go on from the oldest retained record.")
 
   /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
   private def finish(): Unit = if (ended.isEmpty) {
@@ -170,4 +215,12 @@ final class ShardPartitionReader(
       Some(ReadStats(millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, fetcher.getRecordsCalls,
         fetcher.throttledCalls)))))
   }
+}
+
+private[source] object ShardPartitionReader {
+  /**
+   * Most empty pages with records ahead a first attempt walks before its first record, whatever its time limit:
+   * about 10 s at the default fetch interval, far below the minutes AWS can serve them near the trim horizon.
+   */
+  val EmptyPagesPerTask = 50
 }

@@ -102,6 +102,7 @@ private[source] final class StreamPlanner(
       case None         => schedule.idle(checked.quiet)
     }
     schedule.idle(checked.unanswered)
+    schedule.readOn(checked.walking) // a walk across empty pages goes on as soon as pacing allows
     Look(checked, known)
   }
 
@@ -155,6 +156,17 @@ private[source] final class StreamPlanner(
         "in its listing, so kinesis.deaggregation.dropMisroutedRecords cannot tell which sub-records belong to " +
         "them; ListShards may be failing (see the driver's log).")
     }
+  }
+
+  /**
+   * For a batch planned before a restart and read again ([[ReplayCheck]]): the oldest retained sequence number of
+   * each of `shardIds`, None for a shard that has left the listing (expired whole); shards that do not answer are
+   * left out.
+   */
+  def horizons(shardIds: Seq[String]): Map[String, Option[String]] = {
+    val listed = listing.current(force = true).map(_.shardId).toSet
+    val (present, gone) = shardIds.partition(listed)
+    probe.oldestRetained(present).map { case (id, seq) => id -> Option(seq) } ++ gone.map(_ -> None)
   }
 
   def close(): Unit = if (probeStarted) probe.close()
@@ -237,8 +249,8 @@ private[source] object StreamPlanner {
   final case class Look(checked: NewRecordsProbe.Checked, known: Seq[String]) {
     def news: Seq[String] = (known ++ checked.news).distinct.sorted
 
-    /** Nothing new and nothing decided: checks went unanswered. */
-    def undecided(tracked: Map[String, ShardState]): Boolean =
-      known.isEmpty && checked.news.isEmpty && checked.unanswered.nonEmpty && checked.states == tracked
+    /** Nothing new and nothing decided: checks went unanswered, or are still walking empty pages. */
+    def undecided(tracked: Map[String, ShardState]): Boolean = known.isEmpty && checked.news.isEmpty &&
+      (checked.unanswered.nonEmpty || checked.walking.nonEmpty) && checked.states == tracked
   }
 }

@@ -30,6 +30,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private val failingCalls = mutable.Map.empty[String, (Int, () => RuntimeException)]
   private var throttledGetRecords = 0
   private var expireNext = false
+  private var getRecordsTakesMs = 0L
   private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0, "SubscribeToShard" -> 0,
     "RegisterStreamConsumer" -> 0, "DescribeStreamConsumer" -> 0, "DeregisterStreamConsumer" -> 0)
   /** Enhanced fan-out knobs and failure injection. */
@@ -47,11 +48,19 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     begin("GetShardIterator")
     val shard = shardOf(streamName, shardId)
     val position = positionOf(streamName, shard, start)
-    FakeIterator(streamName, shardId, position, clock(), shard.emptyPagesPerIterator).encode
+    // AT_SEQUENCE_NUMBER of a retained record lands on it: only a position between records meets empty pages.
+    val onRecord = start.isInstanceOf[IteratorStart.AtSequenceNumber] && position >= shard.trimmed &&
+      position < shard.end && shard.slice(position, position + 1).head.sequenceNumber ==
+        start.asInstanceOf[IteratorStart.AtSequenceNumber].sequenceNumber
+    FakeIterator(streamName, shardId, position, clock(), if (onRecord) 0 else shard.emptyPagesPerIterator).encode
   }
 
   override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch = synchronized {
     begin("GetRecords")
+    clock match {
+      case manual: ManualClock if getRecordsTakesMs > 0 => manual.advance(getRecordsTakesMs)
+      case _ =>
+    }
     if (throttledGetRecords > 0) {
       throttledGetRecords -= 1
       throw new ThrottledException(s"GetRecords on stream '$streamName': rate exceeded (injected)")
@@ -68,7 +77,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     if (it.emptyPagesLeft > 0 && from < shard.end) {
       val ahead = shard.slice(from, from + 1).head
       return RecordBatch(Nil, Some(it.copy(position = from, issuedAtMillis = clock(), emptyPagesLeft = it.emptyPagesLeft - 1).encode),
-        millisBehindLatest = math.max(1L, clock() - ahead.approximateArrivalTimestampMillis))
+        millisBehindLatest = shard.emptyPageLag.getOrElse(math.max(1L, clock() - ahead.approximateArrivalTimestampMillis)))
     }
     val until = math.min(shard.end, from + limit)
     val records = shard.slice(from, until)
@@ -192,9 +201,28 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       HashKeyRange(low.range.startingHashKey, high.range.endingHashKey)).id
   }
 
-  /** Every iterator issued for the shard from now on meets `pages` empty pages (MillisBehindLatest above 0) first. */
-  def emptyPagesAhead(stream: String, shardId: String, pages: Int): Unit = synchronized {
-    shardOf(stream, shardId).emptyPagesPerIterator = pages
+  /**
+   * Every iterator issued for the shard from now on, except one AT_SEQUENCE_NUMBER of a retained record, meets `pages`
+   * empty pages (MillisBehindLatest above 0) first. Their MillisBehindLatest is the next record's age, or
+   * `millisBehindLatest` when given: about the retention period, as AWS answers near the trim horizon.
+   */
+  def emptyPagesAhead(stream: String, shardId: String, pages: Int, millisBehindLatest: Option[Long] = None): Unit =
+    synchronized {
+      val shard = shardOf(stream, shardId)
+      shard.emptyPagesPerIterator = pages
+      shard.emptyPageLag = millisBehindLatest
+    }
+
+  /** From now on each GetRecords call moves the fake's [[ManualClock]] on by `ms`, as calls take time on AWS. */
+  def eachGetRecordsTakes(ms: Long): Unit = synchronized {
+    require(clock.isInstanceOf[ManualClock], "eachGetRecordsTakes needs a fake built on a ManualClock")
+    getRecordsTakesMs = ms
+  }
+
+  /** Deletes a stream and creates it anew under the same name, with new shards and new sequence numbers. */
+  def recreateStream(name: String, shardCount: Int): Seq[String] = synchronized {
+    streams.remove(name)
+    createStream(name, shardCount)
   }
 
   /** Retention expiry of the `count` oldest records of a shard: TRIM_HORIZON and old iterators move past them. */

@@ -22,6 +22,8 @@ private[client] final class FakeShard(
   var endingSequenceNumber: Option[BigInt] = None
   /** Empty pages every fresh iterator meets before records, as AWS serves them over sparse or old stretches. */
   var emptyPagesPerIterator: Int = 0
+  /** The MillisBehindLatest of those empty pages; None: the next record's age. */
+  var emptyPageLag: Option[Long] = None
 
   def isClosed: Boolean = endingSequenceNumber.isDefined
 
