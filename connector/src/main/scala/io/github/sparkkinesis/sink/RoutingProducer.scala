@@ -36,7 +36,7 @@ private[sink] final class RoutingProducer(small: StoppableProducer, large: Stopp
     } else lane.waiting.enqueue((record, onDone))
   }
 
-  /** Records (and partition keys) waiting behind a record of the other way; for tests and logs. */
+  /** How many records wait behind an earlier record of their partition key; for tests. */
   def heldBack: Int = synchronized(lanes.values.map(_.waiting.size).sum)
 
   override def destroy(): Unit =

@@ -79,7 +79,8 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     routes.send("k", "large-record-0")
     routes.send("k", "bad")
     routes.send("k", "ok")
-    routes.small.refuse = r => if (new String(r.data, "UTF-8") == "bad") Some(new IllegalArgumentException("no")) else None
+    routes.small.refuse =
+      r => if (new String(r.data, "UTF-8") == "bad") Some(new IllegalArgumentException("no")) else None
     // When the large record is confirmed
     routes.large.settleNext(SendResult.Written)
     // Then the refused one is reported failed, naming the stream, and the next goes to the KPL

@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.aggregation.KplTestAggregates
-import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
+import io.github.sparkkinesis.client.{FakeKinesisClient, IteratorStart, ManualClock}
 import io.github.sparkkinesis.source.efo.SubscriptionCache
 
 /** Records of up to 10 MiB (streams raised with UpdateMaxRecordSize) through every way the source reads. */
@@ -75,7 +75,7 @@ class LargeRecordsReadSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     val Seq(shard) = fake.createStream("s", 1)
     fake.updateMaxRecordSize("s", 10240)
     (1 to 3).foreach(i => fake.putRecordToShard("s", shard, payload(s"big-$i", 10 * MiB - 2), "pk"))
-    val first = fake.getRecords("s", fake.shardIterator("s", shard, io.github.sparkkinesis.client.IteratorStart.TrimHorizon), 100)
+    val first = fake.getRecords("s", fake.shardIterator("s", shard, IteratorStart.TrimHorizon), 100)
     first.records.size shouldBe 1
     first.millisBehindLatest should be > 0L
   }
@@ -97,7 +97,8 @@ class LargeRecordsReadSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     try {
       // When every reader thread has run as far as it may and waits
       val deadline = System.nanoTime() + 10000000000L
-      def threads = Thread.getAllStackTraces.keySet.toArray(Array.empty[Thread]).filter(_.getName == "kinesis-read big-rows")
+      def threads =
+        Thread.getAllStackTraces.keySet.toArray(Array.empty[Thread]).filter(_.getName == "kinesis-read big-rows")
       def allWaiting = threads.length == 4 && threads.forall(t =>
         t.getState == Thread.State.WAITING || t.getState == Thread.State.TIMED_WAITING)
       while (!allWaiting && System.nanoTime() < deadline) Thread.`yield`()
