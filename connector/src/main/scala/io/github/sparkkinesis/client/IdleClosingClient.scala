@@ -8,7 +8,7 @@ package io.github.sparkkinesis.client
  * call that keeps a client reading through subscriptions from looking idle for longer.
  */
 private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs: Long, clock: () => Long)
-  extends KinesisClient with FanOutClient {
+  extends KinesisClient with FanOutClient with SinkClient {
 
   private var current: Option[KinesisClient] = None // guarded by this
   private var inFlight = 0 // guarded by this
@@ -37,6 +37,13 @@ private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs:
 
   override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
     fanOut(_.subscribeToShard(consumerArn, shardId, start))
+
+  override def maxRecordSizeInKiB(streamName: String): Option[Int] =
+    use(c => SinkClient.of(c).maxRecordSizeInKiB(streamName))
+
+  override def writeRecord(streamName: String, partitionKey: String, explicitHashKey: Option[String],
+      data: Array[Byte]): String =
+    use(c => SinkClient.of(c).writeRecord(streamName, partitionKey, explicitHashKey, data))
 
   private def fanOut[T](call: FanOutClient => T): T = use {
     case client: FanOutClient => call(client)

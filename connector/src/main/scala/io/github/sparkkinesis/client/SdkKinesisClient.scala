@@ -7,6 +7,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 import scala.util.control.NonFatal
 
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
+import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
@@ -18,14 +19,15 @@ import software.amazon.awssdk.retries.api.{BackoffStrategy, RetryStrategy}
 import software.amazon.awssdk.services.kinesis.{KinesisClient => AwsKinesisClient}
 import software.amazon.awssdk.utils.AttributeMap
 import software.amazon.awssdk.services.kinesis.model.{
-  GetRecordsRequest, GetShardIteratorRequest, ListShardsRequest, Record, Shard, ShardIteratorType
+  DescribeStreamSummaryRequest, GetRecordsRequest, GetShardIteratorRequest, ListShardsRequest, PutRecordRequest,
+  Record, Shard, ShardIteratorType
 }
 
 /**
  * [[KinesisClient]] on the AWS SDK v2's synchronous Kinesis client, configured entirely from `settings`; the SDK
  * client is built (and the region resolved) at construction, so a missing region fails there.
  */
-final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient with FanOutClient {
+final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient with FanOutClient with SinkClient {
   import SdkKinesisClient._
 
   // Resolved first: it is the step most likely to fail, and nothing needs closing yet when it does.
@@ -92,6 +94,20 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
           System.currentTimeMillis()),
         childShardIds = response.childShards.asScala.map(_.shardId).toVector)
     }
+
+  override def maxRecordSizeInKiB(streamName: String): Option[Int] = call("DescribeStreamSummary", streamName, None) {
+    val named = DescribeStreamSummaryRequest.builder()
+    val request = if (StreamRef.isArn(streamName)) named.streamARN(streamName) else named.streamName(streamName)
+    Option(sdk.describeStreamSummary(request.build()).streamDescriptionSummary.maxRecordSizeInKiB).map(_.intValue)
+  }
+
+  override def writeRecord(streamName: String, partitionKey: String, explicitHashKey: Option[String],
+      data: Array[Byte]): String = call("PutRecord", streamName, None) {
+    val named = PutRecordRequest.builder().partitionKey(partitionKey).explicitHashKey(explicitHashKey.orNull)
+      .data(SdkBytes.fromByteArrayUnsafe(data)) // no copy: the request is sent and dropped before the row is
+    val request = if (StreamRef.isArn(streamName)) named.streamARN(streamName) else named.streamName(streamName)
+    sdk.putRecord(request.build()).sequenceNumber
+  }
 
   /** Built on the first enhanced fan-out call: a polling query never starts Netty's threads. */
   private lazy val fanOut = new SdkFanOutClient(settings, region, credentialsProvider, errors)

@@ -29,13 +29,17 @@ private[sink] final case class WriterLimits(confirmTimeoutMs: Long, maxPendingRe
  * A row the producer refuses fails this task only; the producer is discarded (and stopped once no task holds it)
  * only when it can take no records at all.
  *
- * @param checkStream fails if a stream cannot be written to; called once per stream name this task meets
+ * A row larger than its stream's own limit (`MaxRecordSizeInKiB`, 1 MiB unless raised) fails this task with a
+ * message naming the limit and how to raise it.
+ *
+ * @param maxRecordBytes the largest record a stream takes, partition key and data; fails if the stream cannot be
+ *                       written to; called once per stream name this task meets
  */
 private[sink] final class KinesisDataWriter(
     columns: SinkColumns,
     lease: ProducerPool#Lease,
     limits: WriterLimits,
-    checkStream: String => Unit)
+    maxRecordBytes: String => Long)
   extends DataWriter[InternalRow] {
 
   private val lock = new Object
@@ -44,12 +48,13 @@ private[sink] final class KinesisDataWriter(
   private var failure: Option[String] = None // guarded by lock; the first failure only
   private var writtenRecords = 0L // guarded by lock
   private var writtenBytes = 0L // guarded by lock
-  private val checkedStreams = mutable.Set.empty[String]
+  private val streamLimits = mutable.Map.empty[String, Long]
 
   override def write(row: InternalRow): Unit = {
     val record = columns.extract(row)
-    if (checkedStreams.add(record.stream)) checkStream(record.stream)
     val size = record.size
+    val limit = streamLimits.getOrElseUpdate(record.stream, maxRecordBytes(record.stream))
+    if (size > limit) throw tooLarge(record, limit)
     lock.synchronized {
       awaitLocked(s"room for a row of this task (it has $pendingRecords rows unconfirmed)") {
         pendingRecords == 0 ||
@@ -123,6 +128,14 @@ private[sink] final class KinesisDataWriter(
       }
     }
   }
+
+  private def tooLarge(record: OutgoingRecord, limit: Long) = new KinesisSinkException(s"Cannot write a row to " +
+    s"Kinesis stream '${record.stream}': its partition key and data are ${record.size} bytes together, more than " +
+    s"the stream's limit of ${limit / 1024} KiB (MaxRecordSizeInKiB" +
+    (if (limit == StreamCheck.DefaultMaxRecordKiB * 1024L) ", the default). " else "). ") +
+    "Raise the stream's limit (up to 10240 KiB) with UpdateMaxRecordSize, for example `aws kinesis " +
+    "update-max-record-size --stream-arn <the stream's ARN> --max-record-size-in-ki-b 10240` (the sink reads it " +
+    s"again within ${StreamCheck.RefreshMs / 60000} minutes), or split or filter out such rows. This task fails.")
 
   private def stuck(waitingFor: String) = new IllegalStateException(s"Waited ${limits.confirmTimeoutMs} ms for " +
     s"$waitingFor; the task fails and Spark retries it. The Kinesis Producer Library's process may be stuck; see " +

@@ -21,7 +21,7 @@ final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteI
 
   override def build(): Write = {
     val columns = SinkColumns.resolve(info.schema(), options.stream)
-    options.stream.foreach(StreamCheck.ensureExists(options.client, _))
+    options.stream.foreach(StreamCheck.shared.maxRecordBytes(options.client, _))
     new KinesisWrite(options, columns)
   }
 }
@@ -80,7 +80,7 @@ private[sink] final class KinesisDataWriterFactory(
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
     new KinesisDataWriter(columns, SharedProducers.pool.acquire(settings), limits,
-      checkStream = StreamCheck.ensureExists(settings.client, _))
+      maxRecordBytes = StreamCheck.shared.maxRecordBytes(settings.client, _))
 
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
     createWriter(partitionId, taskId)

@@ -5,7 +5,8 @@ import scala.util.control.NonFatal
 
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.IdleSweeper
+import io.github.sparkkinesis.client.{IdleSweeper, SharedClients, SinkClient}
+import io.github.sparkkinesis.source.Backoff
 
 /** A [[RecordProducer]] that owns resources (the KPL's daemon) to give back when no task needs it any more. */
 private[sink] trait StoppableProducer extends RecordProducer {
@@ -99,13 +100,18 @@ private[sink] final class ProducerPool(
 }
 
 /**
- * This JVM's pool of [[KplProducer]]s, shared by every write task of the executor: the KPL's daemon, its
- * connections and its aggregation buffers outlive single tasks. The daemons end when the JVM does (a shutdown hook
- * destroys them), after failing, or after 10 minutes without a write task. Nothing is lost by not flushing at shutdown: a task commits only once all its
- * records are confirmed, so a record still buffered belongs to a task that did not commit and that Spark runs again.
+ * This JVM's pool of producers (the [[KplProducer]], and PutRecord for rows too large for it), shared by every
+ * write task of the executor: the KPL's daemon, its connections and its aggregation buffers outlive single tasks.
+ * The daemons end when the JVM does (a shutdown hook destroys them), after failing, or after 10 minutes without a
+ * write task. Nothing is lost by not flushing at shutdown: a task commits only once all its records are confirmed,
+ * so a record still buffered belongs to a task that did not commit and that Spark runs again.
  */
 private[sink] object SharedProducers {
-  val pool = new ProducerPool(new KplProducer(_), IdleSweeper.IdleMs)
+  val pool = new ProducerPool(settings => new RoutingProducer(new KplProducer(settings),
+    new PutRecordProducer(() => SinkClient.of(SharedClients(settings.client)), settings.recordTtlMs,
+      () => new Backoff(settings.client.retry.baseDelayMs, settings.client.retry.maxDelayMs),
+      RoutingProducer.PutRecordThreads),
+    RoutingProducer.KplMaxRecordBytes), IdleSweeper.IdleMs)
   IdleSweeper.start("spark-kinesis-idle-producers")(() => pool.destroyIdle())
 
   Runtime.getRuntime.addShutdownHook(new Thread("spark-kinesis-producers-shutdown") {

@@ -44,8 +44,9 @@ private[sink] final case class SinkColumns(
         s"$MaxPartitionKeyChars")
     }
     if (bytes.length.toLong + keyUtf8.numBytes > MaxRecordBytes) {
-      throw badRow(s"column '$Data' holds ${bytes.length} bytes and '$PartitionKey' ${keyUtf8.numBytes}; Kinesis " +
-        s"accepts at most $MaxRecordBytes per record, the two together")
+      throw badRow(s"column '$Data' holds ${bytes.length} bytes and '$PartitionKey' ${keyUtf8.numBytes}; no " +
+        s"Kinesis stream accepts more than $MaxRecordBytes per record, the two together (a stream takes 1 MiB " +
+        "unless its limit was raised)")
     }
     val hashKey = explicitHashKey.filterNot(row.isNullAt).map(i => row.getUTF8String(i).toString)
     hashKey.foreach(checkHashKey)
@@ -72,7 +73,8 @@ private[sink] object SinkColumns {
   val PartitionKey = "partitionKey"
   val ExplicitHashKey = "explicitHashKey"
   val StreamName = "streamName"
-  val MaxRecordBytes: Int = 1024 * 1024
+  /** The largest record any stream takes (its own limit, `MaxRecordSizeInKiB`, may be lower: see the writer). */
+  val MaxRecordBytes: Int = 10 * 1024 * 1024
   val MaxPartitionKeyChars = 256
 
   /**

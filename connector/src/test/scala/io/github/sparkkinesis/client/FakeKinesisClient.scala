@@ -17,14 +17,17 @@ import scala.collection.mutable
  * AT_TIMESTAMP in the future is rejected with [[TimestampInFutureException]], as kinesis-mock does. Two things AWS does
  * that kinesis-mock never shows are modelled: empty pages with MillisBehindLatest above 0 before records
  * ([[emptyPagesAhead]]), and positions behind the trim horizon, from which Kinesis silently resumes at the horizon
- * ([[trimShard]]).
+ * ([[trimShard]]). Records count partition key and data against the stream's limit, 1 MiB unless raised by
+ * [[updateMaxRecordSize]] (up to 10 MiB, as AWS allows since 2025; only then does DescribeStreamSummary report it,
+ * as kinesis-mock never does), and GetRecords returns at most 10 MiB, but always at least one record.
  */
 final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtlMillis: Long = 5 * 60 * 1000L)
-  extends KinesisClient with FanOutClient {
+  extends KinesisClient with FanOutClient with SinkClient {
   import FakeKinesisClient._
 
   private val streams = mutable.Map.empty[String, mutable.LinkedHashMap[String, FakeShard]]
   private val shardCounters = mutable.Map.empty[String, Int]
+  private val maxRecordSizes = mutable.Map.empty[String, Int] // KiB, for streams whose limit was updated
   private var lastSequenceNumber = SequenceBase
   private var pendingFailure: Option[RuntimeException] = None
   private val failingCalls = mutable.Map.empty[String, (Int, () => RuntimeException)]
@@ -32,7 +35,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private var expireNext = false
   private var getRecordsTakesMs = 0L
   private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0, "SubscribeToShard" -> 0,
-    "RegisterStreamConsumer" -> 0, "DescribeStreamConsumer" -> 0, "DeregisterStreamConsumer" -> 0)
+    "RegisterStreamConsumer" -> 0, "DescribeStreamConsumer" -> 0, "DeregisterStreamConsumer" -> 0,
+    "DescribeStreamSummary" -> 0, "PutRecord" -> 0)
   /** Enhanced fan-out knobs and failure injection. */
   val fanOut = new FakeFanOut(this, clock)
   private var closed = false
@@ -79,7 +83,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       return RecordBatch(Nil, Some(it.copy(position = from, issuedAtMillis = clock(), emptyPagesLeft = it.emptyPagesLeft - 1).encode),
         millisBehindLatest = shard.emptyPageLag.getOrElse(math.max(1L, clock() - ahead.approximateArrivalTimestampMillis)))
     }
-    val until = math.min(shard.end, from + limit)
+    val until = from + pageSize(shard.slice(from, math.min(shard.end, from + limit)))
     val records = shard.slice(from, until)
     val atTip = until == shard.end
     val next = if (atTip && shard.isClosed) None else Some(FakeIterator(streamName, shard.id, until, clock()).encode)
@@ -91,6 +95,20 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
 
   override def close(): Unit = synchronized { closed = true }
+
+  // ---- the SinkClient trait ----
+
+  override def maxRecordSizeInKiB(streamName: String): Option[Int] = synchronized {
+    begin("DescribeStreamSummary")
+    shardsOf(streamName)
+    maxRecordSizes.get(streamName)
+  }
+
+  override def writeRecord(streamName: String, partitionKey: String, explicitHashKey: Option[String],
+      data: Array[Byte]): String = synchronized {
+    begin("PutRecord")
+    putRecord(streamName, partitionKey, data, explicitHashKey.map(BigInt(_)))._2
+  }
 
   // ---- the FanOutClient trait: consumers and subscriptions, see FakeFanOut ----
 
@@ -130,6 +148,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   def getRecordsCalls: Int = synchronized(calls("GetRecords"))
   def callsOf(operation: String): Int = synchronized(calls(operation))
 
+  /** Every record of the stream's shards in shard order, then sequence order: what a reader would see. */
+  def recordsOf(stream: String): Seq[KinesisRecord] = synchronized {
+    shardsOf(stream).values.toVector.flatMap(s => s.slice(s.trimmed, s.end))
+  }
+
   // ---- failure injection ----
 
   /** The next `n` GetRecords calls fail with [[ThrottledException]]. */
@@ -161,9 +184,17 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     }
   }
 
+  /** UpdateMaxRecordSize: records of up to `kib` KiB (1024 to 10240), partition key and data, from now on. */
+  def updateMaxRecordSize(stream: String, kib: Int): Unit = synchronized {
+    shardsOf(stream)
+    require(kib >= 1024 && kib <= 10240, s"MaxRecordSizeInKiB $kib is not in 1024..10240")
+    maxRecordSizes(stream) = kib
+  }
+
   /** PutRecord: the record goes to the open shard owning MD5(partitionKey) or `explicitHashKey`; (shard, sequence). */
   def putRecord(stream: String, partitionKey: String, data: Array[Byte],
       explicitHashKey: Option[BigInt] = None): (String, String) = synchronized {
+    checkSize(stream, partitionKey, data)
     val hashKey = explicitHashKey.getOrElse(BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(UTF_8))))
     val shard = shardsOf(stream).values.find(s => !s.isClosed && s.range.contains(hashKey)).getOrElse(
       throw new IllegalStateException(s"no open shard of stream '$stream' owns hash key $hashKey"))
@@ -175,6 +206,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     synchronized {
       val shard = shardOf(stream, shardId)
       require(!shard.isClosed, s"shard '$shardId' of stream '$stream' is closed")
+      checkSize(stream, partitionKey, data)
       append(shard, partitionKey, data)
     }
 
@@ -311,6 +343,23 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     sequenceNumber
   }
 
+  /** Refuses a record over the stream's limit, as Kinesis does (ValidationException). */
+  private def checkSize(stream: String, partitionKey: String, data: Array[Byte]): Unit = {
+    val limit = maxRecordSizes.getOrElse(stream, 1024) * 1024L
+    val size = partitionKey.getBytes(UTF_8).length.toLong + data.length
+    if (size > limit) {
+      throw new KinesisClientException(s"PutRecord on stream '$stream': a record of $size bytes is over the " +
+        s"stream's limit of $limit bytes (ValidationException)")
+    }
+  }
+
+  /** How many of `records` one GetRecords answer holds: at most 10 MiB of data, but at least one record. */
+  private def pageSize(records: Seq[KinesisRecord]): Int = {
+    var bytes = 0L
+    val within = records.indexWhere { r => bytes += r.data.length; bytes > MaxPageBytes }
+    if (within < 0) records.size else math.max(1, within)
+  }
+
   private def nextSequenceNumber(): BigInt = {
     lastSequenceNumber += 1
     lastSequenceNumber
@@ -322,4 +371,5 @@ object FakeKinesisClient {
   private val SequenceBase = BigInt("49" + "0" * 54)
   private val HashSpace = BigInt(2).pow(128)
   private val MaxHashKey = HashSpace - 1
+  private val MaxPageBytes = 10L * 1024 * 1024
 }

@@ -37,7 +37,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
     def writer(taskRecords: Int = 1000, confirmTimeoutMs: Long = 10000L): KinesisDataWriter =
       new KinesisDataWriter(columns, pool.acquire(settings(executorRecords)),
         WriterLimits(confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = taskRecords, maxPendingBytes = 1L << 20),
-        checkStream = s => checkedStreams.synchronized(checkedStreams += s))
+        maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 })
 
     def producer: FakeRecordProducer = producers.synchronized(producers.head)
   }

@@ -66,7 +66,7 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
   test("values Kinesis would refuse fail the row, naming the column and never echoing the payload") {
     def rowError(values: Any*) = intercept[IllegalArgumentException](columns.extract(row(values: _*))).getMessage
     rowError(null, "k", null, null) should include("column 'data' is null")
-    rowError("x" * (1024 * 1024 + 1), "k", null, null) should (include("1048577 bytes") and not include "xxx")
+    rowError("x" * (10 * 1024 * 1024 + 1), "k", null, null) should (include("10485761 bytes") and not include "xxx")
     rowError("p", null, null, null) should include("'partitionKey' is null")
     rowError("p", "", null, null) should include("'partitionKey' is 0 characters")
     rowError("p", "k" * 257, null, null) should include("257 characters")
@@ -74,10 +74,10 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
     rowError("p", "k", (BigInt(1) << 128).toString, null) should include("2^128-1")
   }
 
-  test("Given data of exactly 1 MiB, when the partition key counts too, then the row is refused naming both sizes") {
-    val mib = "x" * (1024 * 1024)
-    intercept[IllegalArgumentException](columns.extract(row(mib, "key\u00e9", null, null))).getMessage should
-      (include("1048576 bytes and 'partitionKey' 5") and include("the two together"))
-    columns.extract(row(mib.drop(5), "key\u00e9", null, null)).size shouldBe 1024 * 1024
+  test("Given data of exactly 10 MiB, when the partition key counts too, then the row is refused naming both sizes") {
+    val max = "x" * (10 * 1024 * 1024)
+    intercept[IllegalArgumentException](columns.extract(row(max, "key\u00e9", null, null))).getMessage should
+      (include("10485760 bytes and 'partitionKey' 5") and include("the two together"))
+    columns.extract(row(max.drop(5), "key\u00e9", null, null)).size shouldBe 10 * 1024 * 1024
   }
 }

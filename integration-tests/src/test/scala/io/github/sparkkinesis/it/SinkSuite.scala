@@ -155,7 +155,7 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     gate.release.countDown()
     // Then that job fails, saying why
     Iterator.iterate[Throwable](bad)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / ") should
-      (include("1048576 bytes and 'partitionKey' 5") and include("the two together"))
+      (include("1048581 bytes together") and include("limit of 1024 KiB"))
     // And the first write completes, every row in the stream once
     Await.result(goodWrite, 120.seconds)
     RecordChecks.assertExactlyOnce(expected("good", 3000), keyed(readBack(stream)._1), s"rows in $stream")
