@@ -99,8 +99,8 @@ private[sparkkinesis] object AtomicFiles {
           case _: FileAlreadyExistsException => false
         }
       case None =>
-        // FileSystem.rename returns false (or throws) instead of replacing an existing file; the check first
-        // spares the common case a failed rename.
+        // By Hadoop's contract rename fails (false, or an exception) rather than replace a file; the check first
+        // also covers file systems that bend it, as Spark's FileSystem-based checkpoint file manager does.
         !fs.exists(target) && (try fs.rename(tmp, target) catch { case _: FileAlreadyExistsException => false })
     }
   }

@@ -78,6 +78,16 @@ object ShardEndStores {
       options.metadataPath.foreach(p => AtomicFiles.requireAtomicPublish(new Path(p), hadoopConf))
     }
 
+  /**
+   * Whether the query's records would sit on each machine's own disk: the Hadoop store on a local (`file:`) path
+   * while tasks run on other machines than the driver (not Spark's local mode). DynamoDB is shared whatever the
+   * checkpoint's file system.
+   */
+  def onExecutorDisks(options: KinesisSourceOptions, checkpointLocation: String, hadoopConf: Configuration,
+      localMode: Boolean): Boolean =
+    !localMode && options.metadataStore == MetadataStoreSettings.Hdfs &&
+      new Path(options.metadataPath.getOrElse(checkpointLocation)).getFileSystem(hadoopConf).getScheme == "file"
+
   /** The checkpoint location with its file system's scheme and authority: one query's key, however it was written. */
   private def qualified(location: String, conf: Configuration): String = {
     val path = new Path(location)

@@ -86,6 +86,18 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
     Seq("viewfs://cluster/data/q1/shard-ends", "s3a", "DYNAMODB").foreach(e.getMessage should include(_))
     ShardEndStores.open(options(), "viewfs://cluster/local/q1", c) shouldBe a[HadoopShardEndStore]
   }
+
+  test("given a local checkpoint on a cluster, then the Hadoop store's records are on executors' disks, and " +
+    "DynamoDB's or local mode's are not") {
+    val local = Files.createTempDirectory("checkpoint").toString
+    val dynamo = options("kinesis.metadataCommitterType" -> "DYNAMODB", "kinesis.dynamodb.tableName" -> "ends",
+      "kinesis.region" -> "us-east-1")
+    ShardEndStores.onExecutorDisks(options(), local, conf(), localMode = false) shouldBe true
+    ShardEndStores.onExecutorDisks(options(), local, conf(), localMode = true) shouldBe false
+    ShardEndStores.onExecutorDisks(dynamo, local, conf(), localMode = false) shouldBe false
+    ShardEndStores.onExecutorDisks(options("kinesis.metadataPath" -> "s3a://bucket/m"), local, conf(),
+      localMode = false) shouldBe false
+  }
 }
 
 /** A local file system that answers to s3a://bucket, standing in for S3A (whose rename copies, then deletes). */
