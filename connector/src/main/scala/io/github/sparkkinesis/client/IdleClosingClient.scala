@@ -7,7 +7,11 @@ package io.github.sparkkinesis.client
  * enhanced fan-out calls go to the underlying client's; a subscription renews itself at least every 5 minutes, a
  * call that keeps a client reading through subscriptions from looking idle for longer.
  */
-private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs: Long, clock: () => Long)
+private[client] final class IdleClosingClient(
+    open: () => KinesisClient,
+    idleMs: Long,
+    clock: () => Long,
+    opened: IdleClosingClient => Unit = _ => ())
   extends KinesisClient with FanOutClient with SinkClient {
 
   private var current: Option[KinesisClient] = None // guarded by this
@@ -50,10 +54,16 @@ private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs:
     case other => throw new IllegalStateException(s"$other cannot use enhanced fan-out (SubscribeToShard)")
   }
 
-  /** Closes the underlying client if it is open, idle and unused for `idleMs`; true when it did. */
-  def closeIfIdle(): Boolean = synchronized {
-    val idle = current.isDefined && inFlight == 0 && clock() - lastUsedMs >= idleMs
-    if (idle) close()
+  /**
+   * When no call has used this client for `idleMs` (since it was made, if never): closes the underlying client if
+   * one is open and runs `retired` before any call can open another; true when it did.
+   */
+  def retireIfIdle(retired: () => Unit): Boolean = synchronized {
+    val idle = inFlight == 0 && clock() - lastUsedMs >= idleMs
+    if (idle) {
+      close()
+      retired()
+    }
     idle
   }
 
@@ -67,7 +77,11 @@ private[client] final class IdleClosingClient(open: () => KinesisClient, idleMs:
 
   private def use[T](call: KinesisClient => T): T = {
     val client = synchronized {
-      val c = current.getOrElse(open())
+      val c = current.getOrElse {
+        val fresh = open()
+        opened(this)
+        fresh
+      }
       current = Some(c)
       inFlight += 1
       c

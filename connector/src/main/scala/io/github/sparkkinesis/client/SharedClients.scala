@@ -7,18 +7,31 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /**
  * One client per distinct [[ClientSettings]], opened with `open` on first use and closed after `idleMs` without
  * calls (see [[IdleClosingClient]]). Keys are the settings, never resolved credentials, so temporary credentials
- * that rotate (an assumed role, a provider class) keep one client; [[sweep]] closes the idle ones.
+ * that rotate (an assumed role, a provider class) keep one client. [[sweep]] closes the idle ones and forgets them,
+ * so settings that change (credentials given as options, rotated by the user between restarts) leave nothing
+ * behind; a holder that calls a forgotten client again reopens it, and it is swept again like any other.
  */
 private[client] final class ClientCache(open: ClientSettings => KinesisClient, idleMs: Long, clock: () => Long) {
   private val clients = new ConcurrentHashMap[ClientSettings, IdleClosingClient]()
+  /** Forgotten clients a holder opened again: not handed out any more, but still to be closed when idle. */
+  private val reopened = ConcurrentHashMap.newKeySet[IdleClosingClient]()
 
   def apply(settings: ClientSettings): KinesisClient =
     clients.computeIfAbsent(settings, new java.util.function.Function[ClientSettings, IdleClosingClient] {
-      override def apply(s: ClientSettings): IdleClosingClient = new IdleClosingClient(() => open(s), idleMs, clock)
+      override def apply(s: ClientSettings): IdleClosingClient =
+        new IdleClosingClient(() => open(s), idleMs, clock, c => if (!clients.containsValue(c)) reopened.add(c))
     })
 
-  /** Closes the underlying clients idle for `idleMs`; returns how many it closed. */
-  def sweep(): Int = clients.values.asScala.count(_.closeIfIdle())
+  /** Closes and forgets the clients unused for `idleMs`; returns how many. */
+  def sweep(): Int = (clients.values.asScala ++ reopened.asScala).toVector.distinct.count { client =>
+    client.retireIfIdle { () =>
+      clients.values.remove(client)
+      reopened.remove(client)
+    }
+  }
+
+  /** How many clients are held: handed out, or forgotten but open again. */
+  def size: Int = clients.size + reopened.size
 }
 
 /**

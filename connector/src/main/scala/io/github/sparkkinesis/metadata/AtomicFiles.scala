@@ -5,14 +5,19 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{FileAlreadyExistsException => NioFileExists, Files, Paths}
 import java.util.UUID
 
+import scala.util.{Success, Try}
+
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, Path}
+import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, FileSystem, Path, UnsupportedFileSystemException}
 import org.apache.hadoop.io.IOUtils
 
 /**
  * Small files published at most once: the content is written to a temporary file and then made visible
  * without overwriting (a hard link on local disks, where rename(2) would overwrite; a non-overwriting rename
  * elsewhere, atomic on HDFS), so when two writers race exactly one wins and both see the winner's content.
+ * As Spark's checkpoint file manager does, the rename goes through Hadoop's FileContext where the scheme has an
+ * AbstractFileSystem bound, and through the FileSystem otherwise (a scheme with only `fs.<scheme>.impl` set), whose
+ * rename, by Hadoop's file system contract, fails rather than replace an existing file.
  */
 private[sparkkinesis] object AtomicFiles {
 
@@ -23,7 +28,13 @@ private[sparkkinesis] object AtomicFiles {
    * (S3's If-None-Match) is reachable through the file system API of the Hadoop releases Spark 3.5 and 4.x bundle.
    */
   private val CopyingRenameSchemes =
-    Set("s3", "s3a", "s3n", "gs", "wasb", "wasbs", "oss", "cos", "cosn", "obs", "abfs", "abfss")
+    Set("s3", "s3a", "s3n", "gs", "wasb", "wasbs", "oss", "cos", "cosn", "obs", "abfs", "abfss", "dbfs")
+
+  /**
+   * Schemes that mount other file systems: what counts is the scheme of the mount's target. Databricks' `dbfs:`
+   * is refused outright (its root and mounts are object storage), so only Hadoop's view file systems are here.
+   */
+  private val MountSchemes = Set("viewfs", "viewfss")
 
   /**
    * Fails, naming the fix, unless files published under `dir` are published atomically (at most one writer wins):
@@ -31,7 +42,7 @@ private[sparkkinesis] object AtomicFiles {
    */
   def requireAtomicPublish(dir: Path, conf: Configuration): Unit = {
     val fs = dir.getFileSystem(conf)
-    val scheme = Option(fs.getScheme).getOrElse(fs.getUri.getScheme).toLowerCase(java.util.Locale.ROOT)
+    val scheme = effectiveScheme(fs, fs.makeQualified(dir))
     val hierarchicalAbfs = scheme.startsWith("abfs") &&
       fs.hasPathCapability(dir, org.apache.hadoop.fs.CommonPathCapabilities.ETAGS_PRESERVED_IN_RENAME)
     if (CopyingRenameSchemes.contains(scheme) && !hierarchicalAbfs) {
@@ -43,6 +54,21 @@ private[sparkkinesis] object AtomicFiles {
     }
   }
 
+  /**
+   * The scheme of the file system that holds `path`: for a view file system, that of the mount's target, found by
+   * resolving the nearest ancestor that exists (resolving a path that does not exist fails). A mount that cannot be
+   * resolved keeps the view's own scheme.
+   */
+  private def effectiveScheme(fs: FileSystem, path: Path): String = {
+    def lower(s: String) = s.toLowerCase(java.util.Locale.ROOT)
+    val own = lower(Option(fs.getScheme).getOrElse(fs.getUri.getScheme))
+    if (!MountSchemes.contains(own)) own
+    else Iterator.iterate(path)(_.getParent).takeWhile(_ != null)
+      .map(p => Try(fs.resolvePath(p)))
+      .collectFirst { case Success(target) if target.toUri.getScheme != null => lower(target.toUri.getScheme) }
+      .getOrElse(own)
+  }
+
   /** Publishes `content` at `target` unless a file is there; true when this call's content was published. */
   def publishIfAbsent(target: Path, content: String, conf: Configuration): Boolean = {
     val fs = target.getFileSystem(conf)
@@ -52,14 +78,30 @@ private[sparkkinesis] object AtomicFiles {
       val tmp = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
       val out = fs.create(tmp, false)
       try out.write(content.getBytes(UTF_8)) finally out.close()
-      try {
-        FileContext.getFileContext(target.toUri, conf).rename(tmp, target, org.apache.hadoop.fs.Options.Rename.NONE)
-        true
-      } catch {
-        case _: FileAlreadyExistsException => false
-      } finally {
-        fs.delete(tmp, false)
+      try renameIfAbsent(fs, tmp, target, conf)
+      finally fs.delete(tmp, false)
+    }
+  }
+
+  /** Renames `tmp` to `target` unless a file is there; true when it did. */
+  private def renameIfAbsent(fs: FileSystem, tmp: Path, target: Path, conf: Configuration): Boolean = {
+    val context =
+      try Some(FileContext.getFileContext(target.toUri, conf))
+      catch {
+        case _: UnsupportedFileSystemException => None // no AbstractFileSystem bound: the FileSystem renames
       }
+    context match {
+      case Some(fc) =>
+        try {
+          fc.rename(tmp, target, org.apache.hadoop.fs.Options.Rename.NONE)
+          true
+        } catch {
+          case _: FileAlreadyExistsException => false
+        }
+      case None =>
+        // By Hadoop's contract rename fails (false, or an exception) rather than replace a file; the check first
+        // also covers file systems that bend it, as Spark's FileSystem-based checkpoint file manager does.
+        !fs.exists(target) && (try fs.rename(tmp, target) catch { case _: FileAlreadyExistsException => false })
     }
   }
 

@@ -1,27 +1,36 @@
 package io.github.sparkkinesis.metadata
 
 import java.net.URI
-import java.util.concurrent.ConcurrentHashMap
 
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
 import software.amazon.awssdk.http.apache.ApacheHttpClient
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient
 
-import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, SdkKinesisClient}
+import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, IdleCache, IdleSweeper, SdkKinesisClient}
+
+/** Lends the DynamoDB store a client for the length of one call; serializable, so stores carry it to executors. */
+private[sparkkinesis] trait DynamoDbAccess extends Serializable {
+  def use[T](settings: ClientSettings, endpoint: Option[URI])(call: DynamoDbClient => T): T
+}
 
 /**
  * One DynamoDB client per distinct Kinesis settings and DynamoDB endpoint in this JVM, shared by every task and
  * query of the executor: the same region, credentials (an assumed role included) and retries as Kinesis, keyed by
- * settings and never by resolved credentials. The clients live as long as the JVM.
+ * settings and never by resolved credentials. A client unused for [[IdleSweeper.IdleMs]] is closed and forgotten
+ * (a query stopped, or its credentials options changed), so rotated credentials never pile clients up.
  */
-private[metadata] object DynamoDbClients {
-  private val clients = new ConcurrentHashMap[(ClientSettings, Option[URI]), DynamoDbClient]()
+private[metadata] object DynamoDbClients extends DynamoDbAccess {
 
-  def apply(settings: ClientSettings, endpoint: Option[URI]): DynamoDbClient =
-    clients.computeIfAbsent((settings, endpoint),
-      new java.util.function.Function[(ClientSettings, Option[URI]), DynamoDbClient] {
-        override def apply(key: (ClientSettings, Option[URI])): DynamoDbClient = build(settings, endpoint)
-      })
+  @transient private lazy val clients = {
+    val cache = new IdleCache[(ClientSettings, Option[URI]), DynamoDbClient](
+      { case (settings, endpoint) => build(settings, endpoint) }, _.close(), IdleSweeper.IdleMs,
+      () => System.currentTimeMillis())
+    IdleSweeper.start("spark-kinesis-idle-dynamodb")(() => cache.sweep())
+    cache
+  }
+
+  override def use[T](settings: ClientSettings, endpoint: Option[URI])(call: DynamoDbClient => T): T =
+    clients.use((settings, endpoint))(call)
 
   private def build(settings: ClientSettings, endpoint: Option[URI]): DynamoDbClient = {
     val builder = DynamoDbClient.builder()
@@ -34,4 +43,6 @@ private[metadata] object DynamoDbClients {
     endpoint.foreach(builder.endpointOverride)
     builder.build()
   }
+
+  private def readResolve(): AnyRef = DynamoDbClients
 }

@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.metadata
 
-import java.net.URI
 import java.util.concurrent.{Callable, Executors, ThreadFactory}
 
 import io.github.sparkkinesis.compat.JavaCollections._
@@ -16,20 +15,40 @@ import io.github.sparkkinesis.client.ClientSettings
 /**
  * [[ShardEndStore]] on a DynamoDB table, for checkpoints on object stores: one item per task record, keyed by the
  * query (partition key `queryCheckpoint`, the query's qualified checkpoint location, so several queries share a
- * table) and by batch and task (sort key `batchTask`, `<batch>/<task>` zero-padded, so a key range is a range of
- * batches). A conditional put (the key must not exist) lets the first attempt win; reads are consistent.
- * Serializable: executors open their own client from `settings` ([[DynamoDbClients]]).
+ * table) and by the checkpoint's life, batch and task (sort key `batchTask`: `run-<id>/<batch>/<task>` zero-padded,
+ * so a key range is a range of batches of one life; a checkpoint started before run identities existed has no
+ * `run-<id>/` part). A conditional put (the key must not exist) lets the first attempt win; reads are consistent.
+ * Each item carries `expiresAt` (epoch seconds, [[ItemLifetimeMs]] after it was written) for DynamoDB's TTL, so
+ * the items of a checkpoint deleted while its query was stopped expire if the path is never used again.
+ * Serializable: executors borrow their own client from `settings` ([[DynamoDbClients]]).
+ *
+ * @param run the checkpoint's run identity ([[CheckpointRun]]); None for an older checkpoint's items
  */
-final class DynamoDbShardEndStore(settings: ClientSettings, table: DynamoDbTable, queryKey: String)
+final class DynamoDbShardEndStore(
+    settings: ClientSettings,
+    table: DynamoDbTable,
+    queryKey: String,
+    run: Option[String],
+    access: DynamoDbAccess = DynamoDbClients,
+    clock: () => Long = () => System.currentTimeMillis())
   extends ShardEndStore {
   import DynamoDbShardEndStore._
 
-  @transient private lazy val dynamo: DynamoDbClient = DynamoDbClients(settings, table.endpoint)
   @transient private lazy val errors = new DynamoDbErrors(table.name, settings)
+  private val runPrefix = run.fold("")(id => s"$RunPrefix$id/")
+
+  private def dynamo[T](call: DynamoDbClient => T): T = access.use(settings, table.endpoint)(call)
+
+  override def describe: String =
+    s"DynamoDB table ${table.name} (option kinesis.dynamodb.tableName), items with $PartitionKey $queryKey" +
+      (if (runPrefix.isEmpty) "" else s" and $SortKey beginning $runPrefix")
+
+  override def foreignRecordsAdvice: String =
+    "Each query needs a checkpoint location of its own: queries on one location share its items in the table."
 
   override def get(batch: Long, task: Int): Option[TaskEndRecord] = errors.call("GetItem") {
-    val item = dynamo.getItem(GetItemRequest.builder().tableName(table.name).key(key(batch, task).asJava)
-      .consistentRead(true).build()).item
+    val item = dynamo(_.getItem(GetItemRequest.builder().tableName(table.name).key(key(batch, task).asJava)
+      .consistentRead(true).build())).item
     if (item == null || item.isEmpty) None else Some(parse(item))
   }
 
@@ -46,10 +65,11 @@ final class DynamoDbShardEndStore(settings: ClientSettings, table: DynamoDbTable
   override def recordIfAbsent(record: TaskEndRecord): TaskEndRecord = {
     val written = errors.call("PutItem") {
       try {
-        dynamo.putItem(PutItemRequest.builder().tableName(table.name)
-          .item((key(record.batch, record.task) + (RecordAttribute -> text(record.toJson))).asJava)
+        val item = key(record.batch, record.task) + (RecordAttribute -> text(record.toJson)) +
+          (ExpiresAttribute -> AttributeValue.builder().n(((clock() + ItemLifetimeMs) / 1000L).toString).build())
+        dynamo(_.putItem(PutItemRequest.builder().tableName(table.name).item(item.asJava)
           .conditionExpression("attribute_not_exists(#sk)").expressionAttributeNames(Map("#sk" -> SortKey).asJava)
-          .build())
+          .build()))
         true
       } catch {
         case _: ConditionalCheckFailedException => false
@@ -61,25 +81,44 @@ final class DynamoDbShardEndStore(settings: ClientSettings, table: DynamoDbTable
         "consistent read finds no such item; check that nothing else deletes the table's items."))
   }
 
-  /** Deletes this query's items of batches below `batch`: a Query over the key range, then deletes 25 at a time. */
-  override def purgeBefore(batch: Long): Unit = {
+  /**
+   * Deletes this life's items of batches below `batch`: a Query over the key range, then deletes 25 at a time.
+   * An older checkpoint's keys (no run part, digits first) sort before every `run-` key, so its range holds only them.
+   */
+  override def purgeBefore(batch: Long): Unit =
+    if (runPrefix.isEmpty) deleteWhere("#sk < :upto", Map(":upto" -> text(batchPrefix(batch))))(_ => true)
+    else deleteWhere("#sk BETWEEN :from AND :upto",
+      Map(":from" -> text(runPrefix), ":upto" -> text(runPrefix + batchPrefix(batch))))(_ => true)
+
+  /**
+   * Deletes the items of every other life of this checkpoint location (a checkpoint deleted, and the query started
+   * again on the same path): called once, when this life's identity was created. Returns how many it deleted.
+   */
+  def purgeOtherRuns(): Int = deleteWhere("", Map.empty)(!_.startsWith(runPrefix))
+
+  /** Deletes the items of this query's partition that `sortKeyCondition` selects and whose sort key `delete` names. */
+  private def deleteWhere(sortKeyCondition: String, values: Map[String, AttributeValue])(
+      delete: String => Boolean): Int = {
     var start: java.util.Map[String, AttributeValue] = null
+    var deleted = 0
     do {
-      val page = errors.call("Query")(dynamo.query(QueryRequest.builder().tableName(table.name)
-        .keyConditionExpression("#pk = :pk AND #sk < :upto")
+      val page = errors.call("Query")(dynamo(_.query(QueryRequest.builder().tableName(table.name)
+        .keyConditionExpression("#pk = :pk" + (if (sortKeyCondition.isEmpty) "" else s" AND $sortKeyCondition"))
         .expressionAttributeNames(Map("#pk" -> PartitionKey, "#sk" -> SortKey).asJava)
-        .expressionAttributeValues(Map(":pk" -> text(queryKey), ":upto" -> text(batchPrefix(batch))).asJava)
-        .projectionExpression("#pk, #sk").consistentRead(true).exclusiveStartKey(start).build()))
-      page.items.asScala.grouped(MaxBatchWrite).foreach { keys =>
+        .expressionAttributeValues((values + (":pk" -> text(queryKey))).asJava)
+        .projectionExpression("#pk, #sk").consistentRead(true).exclusiveStartKey(start).build())))
+      page.items.asScala.filter(k => delete(k.get(SortKey).s)).grouped(MaxBatchWrite).foreach { keys =>
         errors.call("BatchWriteItem")(batchDelete(keys.map(k => WriteRequest.builder()
           .deleteRequest(DeleteRequest.builder().key(k).build()).build()).toVector))
+        deleted += keys.size
       }
       start = if (page.hasLastEvaluatedKey && !page.lastEvaluatedKey.isEmpty) page.lastEvaluatedKey else null
     } while (start != null)
+    deleted
   }
 
   private def key(batch: Long, task: Int): Map[String, AttributeValue] =
-    Map(PartitionKey -> text(queryKey), SortKey -> text(f"${batchPrefix(batch)}$task%010d"))
+    Map(PartitionKey -> text(queryKey), SortKey -> text(f"$runPrefix${batchPrefix(batch)}$task%010d"))
 
   private def parse(item: java.util.Map[String, AttributeValue]): TaskEndRecord = {
     val where = s"in DynamoDB table ${table.name} under ($queryKey, ${item.get(SortKey).s})"
@@ -92,7 +131,7 @@ final class DynamoDbShardEndStore(settings: ClientSettings, table: DynamoDbTable
       KeysAndAttributes.builder().keys(keys.map(_.asJava).asJava).consistentRead(true).build()).asJava
     val found = Vector.newBuilder[TaskEndRecord]
     retryingUnprocessed("BatchGetItem") { () =>
-      val response = dynamo.batchGetItem(BatchGetItemRequest.builder().requestItems(pending).build())
+      val response = dynamo(_.batchGetItem(BatchGetItemRequest.builder().requestItems(pending).build()))
       Option(response.responses.get(table.name)).foreach(_.asScala.foreach(item => found += parse(item)))
       pending = response.unprocessedKeys
       pending == null || pending.isEmpty
@@ -103,7 +142,7 @@ final class DynamoDbShardEndStore(settings: ClientSettings, table: DynamoDbTable
   private def batchDelete(requests: Seq[WriteRequest]): Unit = {
     var pending: java.util.Map[String, java.util.List[WriteRequest]] = Map(table.name -> requests.asJava).asJava
     retryingUnprocessed("BatchWriteItem") { () =>
-      pending = dynamo.batchWriteItem(BatchWriteItemRequest.builder().requestItems(pending).build()).unprocessedItems
+      pending = dynamo(_.batchWriteItem(BatchWriteItemRequest.builder().requestItems(pending).build())).unprocessedItems
       pending == null || pending.isEmpty
     }
   }
@@ -128,6 +167,15 @@ object DynamoDbShardEndStore {
   val PartitionKey = "queryCheckpoint"
   val SortKey = "batchTask"
   val RecordAttribute = "taskEnd"
+  /** The item's expiry in epoch seconds, the attribute to name when enabling DynamoDB's TTL on the table. */
+  val ExpiresAttribute = "expiresAt"
+  /**
+   * How long an item lives unless purged first: longer than Kinesis keeps any record (365 days at most), so an item
+   * expires only once the records it bounds are gone from the stream too.
+   */
+  val ItemLifetimeMs: Long = java.util.concurrent.TimeUnit.DAYS.toMillis(400)
+
+  private val RunPrefix = "run-"
 
   private val MaxBatchGet = 100
   private val MaxBatchWrite = 25

@@ -12,7 +12,8 @@ import org.apache.hadoop.fs.Path
  * one file per shard, `<stream>/<batch>/<shardId>.json`; those are still read and purged. Serializable, Hadoop
  * configuration included, so executors write with the driver's file system settings.
  */
-final class HadoopShardEndStore(root: String, @transient private var conf: Configuration) extends ShardEndStore {
+final class HadoopShardEndStore(root: String, @transient private var conf: Configuration, explicit: Boolean = false)
+  extends ShardEndStore {
 
   private def batchDir(batch: Long): Path = new Path(new Path(new Path(root), HadoopShardEndStore.Tasks), batch.toString)
 
@@ -37,7 +38,7 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
     val target = fileOf(record.batch, record.task)
     if (AtomicFiles.publishIfAbsent(target, record.toJson, conf)) record
     else get(record.batch, record.task).getOrElse(throw new IllegalStateException(
-      s"$target was reported as existing but cannot be read; check the file system of kinesis.metadataPath"))
+      s"$target was reported as existing but cannot be read; check the file system of $describe"))
   }
 
   override def purgeBefore(batch: Long): Unit = {
@@ -53,6 +54,14 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
       }
     }
   }
+
+  override def describe: String =
+    s"the directory $root" + (if (explicit) " (option kinesis.metadataPath)" else " inside the checkpoint")
+
+  override def foreignRecordsAdvice: String =
+    if (explicit) "Give each query its own kinesis.metadataPath, or leave it unset to keep the records in the " +
+      "checkpoint."
+    else "Each query needs a checkpoint location of its own."
 
   override def legacyGet(stream: String, batch: Long, shardId: String): Option[ShardEndRecord] = {
     val file = new Path(new Path(new Path(new Path(root), stream), batch.toString), s"$shardId.json")

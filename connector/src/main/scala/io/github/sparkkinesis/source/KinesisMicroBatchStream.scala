@@ -68,7 +68,7 @@ final class KinesisMicroBatchStream(
   private var lastPlanned: Option[Long] = None
   /** The batch another run planned that this run last planned again, and what of it had expired. */
   private var replayExpired: Option[(Long, Map[(String, String), Expired])] = None
-  /** Batches in a row, planned by this run, of which the driver found no recorded end at all. */
+  /** Batches in a row, planned by this run, of which the driver found some recorded end missing. */
   private var batchesWithoutEnds = 0
 
   override def initialOffset(): Offset = initial
@@ -264,17 +264,21 @@ final class KinesisMicroBatchStream(
 
   /**
    * A batch is read again when its ends were not recorded (its tasks never finished, say because of a `limit`), but
-   * when the driver never sees any end, batch after batch, while the metadata path is a local disk of a cluster, the
-   * tasks record on their own machines' disks: the query would read the same records forever.
+   * when the metadata path is a local disk of a cluster, the tasks record on their own machines' disks, and the
+   * driver sees only the ends written on its own machine, if any: the query would read the same records forever.
+   * There, a few batches in a row with any end missing fail the query; on a shared file system a missing end is a
+   * task cut short, and the batch is read again.
    */
   private def checkEndsVisible(batch: Long, found: Seq[Option[ShardEndRecord]]): Unit = {
-    batchesWithoutEnds = if (found.nonEmpty && found.forall(_.isEmpty)) batchesWithoutEnds + 1 else 0
+    val missing = found.count(_.isEmpty)
+    batchesWithoutEnds = if (missing > 0) batchesWithoutEnds + 1 else 0
     if (metadataOnExecutorDisks && batchesWithoutEnds >= KinesisMicroBatchStream.BatchesWithoutEndsTolerated) {
-      throw new IllegalStateException(s"The driver has found none of the shard ends its tasks recorded for the last " +
-        s"$batchesWithoutEnds batches (up to batch $batch), and the metadata path is on a local disk while tasks run " +
-        "on other machines: each task records on its own machine's disk, so the query would read the same records " +
-        "forever. Put the checkpoint (or kinesis.metadataPath) on a file system the driver and every executor share, " +
-        "such as HDFS, or use kinesis.metadataCommitterType=DYNAMODB.")
+      val which = if (missing == found.size) "none of the shard ends" else s"$missing of the ${found.size} shard ends"
+      throw new IllegalStateException(s"The driver has found $which its tasks recorded in ${store.describe}, in " +
+        s"each of the last $batchesWithoutEnds batches (up to batch $batch), and the metadata path is on a local " +
+        "disk while tasks run on other machines: each task records on its own machine's disk, so the query would " +
+        "read the same records forever. Put the checkpoint (or kinesis.metadataPath) on a file system the driver " +
+        "and every executor share, such as HDFS, or use kinesis.metadataCommitterType=DYNAMODB.")
     }
   }
 
@@ -283,8 +287,8 @@ final class KinesisMicroBatchStream(
     case Some(r) if r.start == state.position => state.copy(position = r.end)
     case Some(r) => throw new IllegalStateException(
       s"The shard end recorded for batch $batch of shard $id (stream $stream) starts at ${r.start}, but the " +
-        s"checkpoint says ${state.position}: kinesis.metadataPath holds another query's records. Give each query " +
-        "its own kinesis.metadataPath.")
+        s"checkpoint says ${state.position}: ${store.describe} holds another query's records. " +
+        store.foreignRecordsAdvice)
     case None =>
       log.warn(s"No end was recorded for batch $batch of shard $id (stream $stream); the next batch reads it " +
         s"again from ${state.position}.")
@@ -296,7 +300,7 @@ object KinesisMicroBatchStream {
   /** The offset after `start`'s batch, and the shard-end records of the shards that batch read, per stream. */
   private final case class Moved(offset: KinesisSourceOffset, lastRead: Map[String, Map[String, ShardEndRecord]])
 
-  /** Batches in a row without any recorded end after which a query with its metadata on executors' disks fails. */
+  /** Batches in a row with a recorded end missing after which a query with its metadata on executors' disks fails. */
   val BatchesWithoutEndsTolerated = 3
 
   /** Batches of shard-end records kept behind the last committed one, for inspection after a failure. */

@@ -7,7 +7,6 @@ import scala.util.Try
 import io.github.sparkkinesis.compat.JavaCollections._
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sparkkinesis.ExecutorLocations
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
@@ -95,10 +94,10 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
     }
     val spark = SparkSession.active
     val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
-    val metadata = new Path(options.metadataPath.getOrElse(checkpointLocation))
-    val onLocalDisk = metadata.getFileSystem(hadoopConf).getScheme == "file"
     new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
-      () => spark.sparkContext.defaultParallelism, metadataOnExecutorDisks = onLocalDisk && !spark.sparkContext.isLocal,
+      () => spark.sparkContext.defaultParallelism,
+      metadataOnExecutorDisks = ShardEndStores.onExecutorDisks(options, checkpointLocation, hadoopConf,
+        localMode = spark.sparkContext.isLocal),
       executors = () => ExecutorLocations.sorted())
   }
 }

@@ -36,8 +36,8 @@ final class ShardPartitionReader(
     if (record.start != start) {
       throw new IllegalStateException(
         s"The shard end recorded for batch $batch of shard $shardId (stream $stream) starts at ${record.start}, " +
-          s"but this batch starts at $start: the metadata path holds another query's records. Give each query " +
-          "its own kinesis.metadataPath (or leave it unset to keep it inside the checkpoint).")
+          s"but this batch starts at $start: the metadata store holds another query's records. Give each query " +
+          "a checkpoint location of its own (and, with kinesis.metadataPath, a metadata path of its own).")
     }
     record.end
   }

@@ -60,14 +60,23 @@ final class TaskReader(
   }
 
   /** The end recorded for `shard`: in this task's record, or for a batch planned before 0.2.0 in the shard's own. */
-  private def recordedEnd(shard: ShardPartition): Option[ShardEndRecord] = recorded match {
-    case Some(record) => Some(record.ends.find(e => e.stream == shard.stream && e.shardId == shard.shardId)
-      .getOrElse(throw new IllegalStateException(s"The end recorded for task $task of batch $batch does not " +
-        s"name shard ${shard.shardId} of stream ${shard.stream}, which that task reads: kinesis.metadataPath " +
-        "holds another query's records. Give each query its own kinesis.metadataPath.")))
-    case None if partition.legacy => store.legacyGet(shard.stream, batch, shard.shardId)
-    case None => None
+  private def recordedEnd(shard: ShardPartition): Option[ShardEndRecord] = {
+    val found = recorded match {
+      case Some(record) => Some(record.ends.find(e => e.stream == shard.stream && e.shardId == shard.shardId)
+        .getOrElse(throw foreign(s"The end recorded for task $task of batch $batch does not name shard " +
+          s"${shard.shardId} of stream ${shard.stream}, which that task reads")))
+      case None if partition.legacy => store.legacyGet(shard.stream, batch, shard.shardId)
+      case None => None
+    }
+    found.filter(_.start != shard.start).foreach { r =>
+      throw foreign(s"The shard end recorded for batch $batch of shard ${shard.shardId} (stream ${shard.stream}) " +
+        s"starts at ${r.start}, but this batch starts at ${shard.start}")
+    }
+    found
   }
+
+  private def foreign(what: String): IllegalStateException =
+    new IllegalStateException(s"$what: ${store.describe} holds another query's records. ${store.foreignRecordsAdvice}")
 
   /** Records where this attempt ended each shard, or checks that against the record an earlier attempt wrote. */
   private def finish(): Unit = if (recorded.isEmpty) {

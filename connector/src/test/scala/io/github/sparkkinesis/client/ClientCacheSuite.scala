@@ -90,4 +90,38 @@ class ClientCacheSuite extends AnyFunSuite with Matchers {
     now = 6000L
     cache.sweep() shouldBe 1
   }
+
+  test("given credentials given as options that rotate, when the old ones go unused for the idle time, then their " +
+    "clients are closed and removed from the cache, not piled up") {
+    // Given a client per credential set, as a query restarted with rotated keys asks for
+    var now = 0L
+    val counting = new Counting
+    val cache = new ClientCache(counting.open, idleMs = 1000L, clock = () => now)
+    def keys(n: Int) = roleSettings.copy(assumeRole = None, credentials = Some(AwsCredentials(s"AKID$n", "secret", None)))
+    val old = cache(keys(1))
+    old.listShards("s")
+    now = 600L
+    cache(keys(2)).listShards("s")
+    cache.size shouldBe 2
+
+    // When the first set is idle for the idle time, and the second is not
+    now = 1000L
+    cache.sweep() shouldBe 1
+
+    // Then its client is closed and forgotten; the second stays
+    counting.closed shouldBe 1
+    cache.size shouldBe 1
+    now = 1600L
+    cache.sweep() shouldBe 1
+    cache.size shouldBe 0
+    counting.closed shouldBe 2
+    // A holder that calls its forgotten client again reopens it, and it is swept like any other
+    old.listShards("s")
+    cache.size shouldBe 1
+    cache(keys(1)) should not be theSameInstanceAs(old)
+    now = 5000L
+    cache.sweep() shouldBe 2
+    cache.size shouldBe 0
+    counting.closed shouldBe 3
+  }
 }

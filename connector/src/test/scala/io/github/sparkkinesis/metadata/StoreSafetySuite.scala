@@ -44,10 +44,78 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
     ShardEndStores.open(options("kinesis.metadataPath" -> local), "s3a://bucket/checkpoints/q1", conf()) shouldBe
       a[HadoopShardEndStore]
   }
+
+  test("given a file system with only fs.<scheme>.impl set (no AbstractFileSystem), when two attempts publish, then " +
+    "the first wins through the FileSystem's rename, as Spark's checkpoint file manager falls back") {
+    // Given a scheme served by a FileSystem alone, as gs:// is with only fs.gs.impl set
+    val c = new Configuration(false)
+    c.set("fs.fakefs.impl", classOf[ContractRenameFileSystem].getName)
+    c.setBoolean("fs.fakefs.impl.disable.cache", true)
+    val root = s"fakefs://${Files.createTempDirectory("fakefs")}/shard-ends"
+
+    // When
+    val target = new org.apache.hadoop.fs.Path(s"$root/tasks/0/0.json")
+    AtomicFiles.publishIfAbsent(target, "first", c) shouldBe true
+    AtomicFiles.publishIfAbsent(target, "second", c) shouldBe false
+
+    // Then
+    AtomicFiles.read(target, c) shouldBe Some("first")
+    ShardEndStores.checkAtLoad(options("kinesis.metadataPath" -> root), c)
+  }
+
+  test("given a checkpoint on dbfs:, when the Hadoop store opens, then it refuses naming DYNAMODB") {
+    val c = new Configuration(false)
+    c.set("fs.dbfs.impl", classOf[DbfsFileSystem].getName)
+    c.setBoolean("fs.dbfs.impl.disable.cache", true)
+    val e = the[IllegalArgumentException] thrownBy ShardEndStores.open(options(), "dbfs:/checkpoints/q1", c)
+    Seq("dbfs:", "atomic no-overwrite rename", "DYNAMODB").foreach(e.getMessage should include(_))
+  }
+
+  test("given a checkpoint on a viewfs: mount of an object store, when the Hadoop store opens, then it refuses it, " +
+    "and a mount of a local disk is accepted") {
+    // Given viewfs://cluster/data mounted on s3a://bucket/<dir> and viewfs://cluster/local on the local disk
+    val c = conf()
+    c.set("fs.viewfs.mounttable.cluster.link./data", s"s3a://bucket${Files.createTempDirectory("mounted")}")
+    c.set("fs.viewfs.mounttable.cluster.link./local", s"file://${Files.createTempDirectory("mounted-local")}")
+    c.set("fs.viewfs.impl", "org.apache.hadoop.fs.viewfs.ViewFileSystem")
+    c.set("fs.file.impl", classOf[org.apache.hadoop.fs.LocalFileSystem].getName)
+    c.setBoolean("fs.viewfs.impl.disable.cache", true)
+
+    // When / Then
+    val e = the[IllegalArgumentException] thrownBy ShardEndStores.open(options(), "viewfs://cluster/data/q1", c)
+    Seq("viewfs://cluster/data/q1/shard-ends", "s3a", "DYNAMODB").foreach(e.getMessage should include(_))
+    ShardEndStores.open(options(), "viewfs://cluster/local/q1", c) shouldBe a[HadoopShardEndStore]
+  }
+
+  test("given a local checkpoint on a cluster, then the Hadoop store's records are on executors' disks, and " +
+    "DynamoDB's or local mode's are not") {
+    val local = Files.createTempDirectory("checkpoint").toString
+    val dynamo = options("kinesis.metadataCommitterType" -> "DYNAMODB", "kinesis.dynamodb.tableName" -> "ends",
+      "kinesis.region" -> "us-east-1")
+    ShardEndStores.onExecutorDisks(options(), local, conf(), localMode = false) shouldBe true
+    ShardEndStores.onExecutorDisks(options(), local, conf(), localMode = true) shouldBe false
+    ShardEndStores.onExecutorDisks(dynamo, local, conf(), localMode = false) shouldBe false
+    ShardEndStores.onExecutorDisks(options("kinesis.metadataPath" -> "s3a://bucket/m"), local, conf(),
+      localMode = false) shouldBe false
+  }
 }
 
 /** A local file system that answers to s3a://bucket, standing in for S3A (whose rename copies, then deletes). */
 final class CopyingRenameFileSystem extends RawLocalFileSystem {
   override def getScheme: String = "s3a"
   override def getUri: URI = URI.create("s3a://bucket")
+}
+
+/** A local file system whose rename follows Hadoop's contract (no replacing an existing file), for a scheme of its own. */
+final class ContractRenameFileSystem extends RawLocalFileSystem {
+  override def getScheme: String = "fakefs"
+  override def getUri: URI = URI.create("fakefs:///")
+  override def rename(src: org.apache.hadoop.fs.Path, dst: org.apache.hadoop.fs.Path): Boolean =
+    !exists(dst) && super.rename(src, dst)
+}
+
+/** A local file system that answers to dbfs:/, standing in for Databricks' file system. */
+final class DbfsFileSystem extends RawLocalFileSystem {
+  override def getScheme: String = "dbfs"
+  override def getUri: URI = URI.create("dbfs:///")
 }

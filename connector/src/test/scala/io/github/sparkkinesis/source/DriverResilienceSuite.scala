@@ -171,4 +171,34 @@ class DriverResilienceSuite extends AnyFunSuite with Matchers {
     (1 to 4).foreach(_ => planWithoutEnds(local))
     local.drain().map(_.data) shouldBe Seq("again")
   }
+
+  test("given a metadata path on the executors' local disks, when the driver sees only some tasks' recorded ends " +
+    "for 3 batches in a row, then the query fails naming the fix, while on a shared file system it reads them again") {
+    val (fake, clock) = fixture(2)
+    // Plans a batch over both shards and runs only the task of shard s0: the other records out of the driver's sight.
+    def planSeeingOnlyS0(driver: MicroBatchDriver): Unit = {
+      put(fake, s0, "seen")
+      put(fake, s1, "unseen")
+      val end = driver.plan().get
+      val partitions = driver.stream.planInputPartitions(driver.committed, end).toSeq
+        .map(_.asInstanceOf[TaskPartition])
+      partitions should have size 2
+      val factory = driver.stream.createReaderFactory()
+      partitions.filter(_.shards.exists(_.shardId == s0)).foreach { partition =>
+        val reader = factory.createReader(partition)
+        try while (reader.next()) () finally reader.close()
+      }
+      driver.stream.commit(end)
+      driver.committed = end
+    }
+    val cluster = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock,
+      metadataOnExecutorDisks = true)
+    (1 to 3).foreach(_ => planSeeingOnlyS0(cluster))
+    intercept[IllegalStateException](cluster.plan()).getMessage should
+      (include("1 of the 2 shard ends") and include("local disk") and include("kinesis.metadataCommitterType=DYNAMODB"))
+    // Given the same on a shared file system (a task cut short by a limit, say), then the shard is read again
+    val shared = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    (1 to 4).foreach(_ => planSeeingOnlyS0(shared))
+    shared.drain().map(_.data).filter(_ == "unseen") should have size 7 // 3 put in the first query's batches, 4 here
+  }
 }

@@ -183,7 +183,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
     one.runBatch()
     val two = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "LATEST", "kinesis.metadataPath" -> shared))
     put(fake, keys.take(3), "x")
-    intercept[IllegalStateException](two.runBatch()).getMessage should include("another query")
+    intercept[IllegalStateException](two.runBatch()).getMessage should
+      (include("another query") and include(shared) and include("kinesis.metadataPath"))
   }
 
   test("given AT_TIMESTAMP in the future, then nothing is read until records arrive at or after that instant") {

@@ -97,4 +97,28 @@ class DynamoDbStoreSuite extends AnyFunSuite with Matchers with SparkIntegration
     java.nio.file.Files.walk(new java.io.File(checkpoint).toPath).iterator().asScala
       .filter(_.getFileName.toString == "shard-ends").toList shouldBe empty
   }
+
+  test("Given a query read with the DynamoDB store, when its checkpoint is deleted and it starts again on the same " +
+    "path with the same table, then it starts clean and reads the stream again, each record once") {
+    // Given a query that started at LATEST and read what came after, its ends kept in the table
+    val stream = TestStreams.createStream("it-dynamodb-reset", shards = 2)
+    val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", 50, keys = 10))
+    val storeOptions = DynamoDbLocal.storeOptions()
+    val checkpoint = newCheckpointDir()
+    val firstSink = new BatchCollector
+    val run1 = firstSink.start(readKinesis(stream, "LATEST", storeOptions: _*), checkpoint)
+    run1.processAllAvailable()
+    val after = TestStreams.putStrings(stream, TestStreams.testRecords("after", 50, keys = 10))
+    firstSink.awaitRecords(run1, after.size)
+    run1.stop()
+
+    // When the user deletes the checkpoint to reprocess the stream, and starts the query on the same path
+    org.apache.commons.io.FileUtils.deleteDirectory(new java.io.File(checkpoint))
+    val sink = new BatchCollector
+    val run2 = sink.start(readKinesis(stream, "TRIM_HORIZON", storeOptions: _*), checkpoint)
+
+    // Then the earlier checkpoint's items are not taken for this one's: every record, once
+    assertReadsExactly(run2, sink, before ++ after)
+    run2.stop()
+  }
 }
