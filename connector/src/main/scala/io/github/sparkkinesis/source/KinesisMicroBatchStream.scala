@@ -161,7 +161,8 @@ final class KinesisMicroBatchStream(
     val offset = KinesisSourceOffset.of(end)
     TaskPlan.partitions(offset, (s, shardIds) =>
       if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
-      homes).toArray[InputPartition]
+      homes, closed = s => if (fanOut.contains(s)) planners.get(s).fold(Set.empty[String])(_.closedShards) else Set.empty)
+      .toArray[InputPartition]
   }
 
   /**

@@ -9,7 +9,8 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 
 /**
  * One shard's part of a task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within
- * the bounds `read` sets for a first attempt and, in a batch read, up to `until`.
+ * the bounds `read` sets for a first attempt and, in a batch read, up to `until`. `listedClosed`: the driver's
+ * listing showed the shard closed when it planned the task (a task never lists the stream itself).
  */
 final case class ShardPartition(
     stream: String,
@@ -18,7 +19,8 @@ final case class ShardPartition(
     start: ShardPosition,
     hashKeyRange: Option[HashKeyRange],
     read: ShardRead = ShardRead.Unbounded,
-    until: Option[SequenceBound] = None)
+    until: Option[SequenceBound] = None,
+    listedClosed: Boolean = false)
 
 /** The last record a batch read takes: the one with `sequenceNumber` when `inclusive`, else the one before it. */
 final case class SequenceBound(sequenceNumber: String, inclusive: Boolean) {
