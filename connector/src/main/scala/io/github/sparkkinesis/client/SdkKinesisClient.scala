@@ -81,7 +81,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
 
   override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords", streamName, None) {
-      val response = sdk.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
+      val response = sdk.getRecords(getRecordsRequest(streamName, iterator, limit))
       val records = response.records.asScala.map(toRecord).toVector
       RecordBatch(
         records = records,
@@ -186,6 +186,15 @@ object SdkKinesisClient {
   private[client] def listShardsRequest(stream: String): ListShardsRequest = {
     val request = ListShardsRequest.builder().maxResults(10000)
     (if (StreamRef.isArn(stream)) request.streamARN(stream) else request.streamName(stream)).build()
+  }
+
+  /**
+   * GetRecords from `iterator`; with the stream's ARN too when it was given by ARN: access granted by another
+   * account's resource-based policy is checked against it (kinesis-mock finds another account's stream only so).
+   */
+  private[client] def getRecordsRequest(stream: String, iterator: String, limit: Int): GetRecordsRequest = {
+    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
+    (if (StreamRef.isArn(stream)) request.streamARN(stream) else request).build()
   }
 
   /** GetShardIterator for a shard of a stream given by name or ARN, its start still to set. */

@@ -75,6 +75,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       throw new ExpiredIteratorException(s"GetRecords: the iterator for shard '${it.shardId}' has expired")
     }
     if (limit < 1 || limit > 10000) throw new KinesisClientException(s"GetRecords: limit $limit is not in 1..10000")
+    val request = SdkKinesisClient.getRecordsRequest(streamName, iterator, limit)
+    val name = StreamRef.nameOf(streamName)
+    if (accounts(name) != FakeFanOut.Account && Option(request.streamARN).forall(arn => resolve(None, Some(arn)) != name)) {
+      // The iterator alone names a stream of the caller's account (kinesis-mock); access by another account's
+      // resource-based policy is checked against the StreamARN.
+      throw new ResourceMissingException(s"Stream arn ${FakeFanOut.streamArn(name)} not found.")
+    }
     val shard = shardOf(streamName, it.shardId)
     val from = math.max(it.position, shard.trimmed)
     if (it.emptyPagesLeft > 0 && from < shard.end) {

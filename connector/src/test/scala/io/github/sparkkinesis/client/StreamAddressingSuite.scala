@@ -18,7 +18,9 @@ class StreamAddressingSuite extends AnyFunSuite with Matchers {
     val list = SdkKinesisClient.listShardsRequest(stream)
     val iterator = SdkKinesisClient.shardIteratorRequest(stream, "shardId-000000000000").build()
     val summary = SdkFanOutClient.describeStreamSummaryRequest(stream)
+    val records = SdkKinesisClient.getRecordsRequest(stream, "iterator", 100)
     Map(
+      "GetRecords" -> (None -> Option(records.streamARN)),
       "ListShards" -> (Option(list.streamName) -> Option(list.streamARN)),
       "GetShardIterator" -> (Option(iterator.streamName) -> Option(iterator.streamARN)),
       "DescribeStreamSummary" -> (Option(summary.streamName) -> Option(summary.streamARN)))
@@ -32,7 +34,8 @@ class StreamAddressingSuite extends AnyFunSuite with Matchers {
 
     // Then
     byArn.foreach { case (operation, named) => withClue(operation)(named shouldBe ((None, Some(arn)))) }
-    byName.foreach { case (operation, named) => withClue(operation)(named shouldBe ((Some("orders"), None))) }
+    (byName - "GetRecords").foreach { case (op, named) => withClue(op)(named shouldBe ((Some("orders"), None))) }
+    byName("GetRecords") shouldBe ((None, None)) // the iterator names the stream
   }
 
   test("given another account's stream, when calls name it, then the fake finds it by ARN only and refuses an ARN " +
@@ -51,6 +54,8 @@ class StreamAddressingSuite extends AnyFunSuite with Matchers {
     byName.getMessage should include("orders")
     fake.listShards(arn).map(_.shardId) shouldBe Seq("shardId-000000000000", "shardId-000000000001")
     fake.streamArn(arn) shouldBe arn
-    requests(arn).values.foreach { case (name, byArn) => fake.addressed(name, byArn) shouldBe "orders" }
+    (requests(arn) - "GetRecords").values.foreach { case (name, byArn) => fake.addressed(name, byArn) shouldBe "orders" }
+    val iterator = fake.shardIterator(arn, "shardId-000000000000", IteratorStart.TrimHorizon)
+    fake.getRecords(arn, iterator, 10).records shouldBe empty // the request carries the ARN: found
   }
 }
