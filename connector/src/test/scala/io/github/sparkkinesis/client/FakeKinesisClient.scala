@@ -291,7 +291,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
           "'streamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
       }
       if (!streams.contains(name) || accounts(name) != FakeFanOut.Account) {
-        throw new ResourceMissingException(s"Stream $name under account ${FakeFanOut.Account} not found.")
+        throw new ResourceMissingException(s"Stream '$name' under account ${FakeFanOut.Account} not found.")
       }
       name
     case (None, Some(arn)) =>
