@@ -43,8 +43,8 @@ private[client] final class SdkFanOutClient(
     builder.build()
   }
 
-  override def streamArn(streamName: String): String = call("DescribeStreamSummary", streamName, None) {
-    sdk.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(streamName).build())
+  override def streamArn(stream: String): String = call("DescribeStreamSummary", stream, None) {
+    sdk.describeStreamSummary(describeStreamSummaryRequest(stream))
   }.streamDescriptionSummary.streamARN
 
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] =
@@ -97,6 +97,15 @@ private[client] object SdkFanOutClient {
 
   /** The stream's name inside a stream or consumer ARN (`arn:...:stream/NAME` or `arn:...:stream/NAME/consumer/...`). */
   def streamOf(arn: String): String = arn.split("/").lift(1).getOrElse(arn)
+
+  /**
+   * DescribeStreamSummary of a stream given by name or ARN: an ARN goes in StreamARN (AWS refuses one as StreamName,
+   * and a stream of another account is reachable only by its ARN).
+   */
+  def describeStreamSummaryRequest(stream: String): DescribeStreamSummaryRequest = {
+    val request = DescribeStreamSummaryRequest.builder()
+    (if (StreamRef.isArn(stream)) request.streamARN(stream) else request.streamName(stream)).build()
+  }
 
   private def unwrap(e: Throwable): Throwable = e match {
     case _: CompletionException | _: ExecutionException if e.getCause != null => unwrap(e.getCause)

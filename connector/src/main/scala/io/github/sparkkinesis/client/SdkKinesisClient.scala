@@ -54,8 +54,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
     val shards = Vector.newBuilder[ShardDescription]
     // ListShards rejects StreamName together with NextToken: the token alone names the stream on later pages.
     // The largest page ListShards allows: a stream of thousands of shards is listed in one call.
-    var request = (if (StreamRef.isArn(streamName)) ListShardsRequest.builder().streamARN(streamName)
-      else ListShardsRequest.builder().streamName(streamName)).maxResults(10000).build()
+    var request = listShardsRequest(streamName)
     var more = true
     while (more) {
       val page = sdk.listShards(request)
@@ -68,8 +67,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
 
   override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String =
     call("GetShardIterator", streamName, Some(shardId)) {
-      val named = GetShardIteratorRequest.builder().shardId(shardId)
-      val request = if (StreamRef.isArn(streamName)) named.streamARN(streamName) else named.streamName(streamName)
+      val request = shardIteratorRequest(streamName, shardId)
       start match {
         case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
         case IteratorStart.Latest      => request.shardIteratorType(ShardIteratorType.LATEST)
@@ -85,7 +83,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
 
   override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords", streamName, None) {
-      val response = sdk.getRecords(GetRecordsRequest.builder().shardIterator(iterator).limit(limit).build())
+      val response = sdk.getRecords(getRecordsRequest(streamName, iterator, limit))
       val records = response.records.asScala.map(toRecord).toVector
       RecordBatch(
         records = records,
@@ -199,6 +197,27 @@ object SdkKinesisClient {
                 "for the AWS default region chain (AWS_REGION, aws.region, ~/.aws/config).", e)
         }
     }
+
+  /** The first ListShards page of a stream given by name or ARN (an ARN goes in StreamARN, never in StreamName). */
+  private[client] def listShardsRequest(stream: String): ListShardsRequest = {
+    val request = ListShardsRequest.builder().maxResults(10000)
+    (if (StreamRef.isArn(stream)) request.streamARN(stream) else request.streamName(stream)).build()
+  }
+
+  /**
+   * GetRecords from `iterator`; with the stream's ARN too when it was given by ARN: access granted by another
+   * account's resource-based policy is checked against it (kinesis-mock finds another account's stream only so).
+   */
+  private[client] def getRecordsRequest(stream: String, iterator: String, limit: Int): GetRecordsRequest = {
+    val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
+    (if (StreamRef.isArn(stream)) request.streamARN(stream) else request).build()
+  }
+
+  /** GetShardIterator for a shard of a stream given by name or ARN, its start still to set. */
+  private[client] def shardIteratorRequest(stream: String, shardId: String): GetShardIteratorRequest.Builder = {
+    val request = GetShardIteratorRequest.builder().shardId(shardId)
+    if (StreamRef.isArn(stream)) request.streamARN(stream) else request.streamName(stream)
+  }
 
   private def defaultRegionChain(): Region = DefaultAwsRegionProviderChain.builder().build().getRegion
 

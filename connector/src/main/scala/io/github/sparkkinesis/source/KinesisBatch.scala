@@ -32,7 +32,8 @@ final class KinesisBatch(
       listing.flatMap { d =>
         val start = starts(d.shardId).position
         ends(d.shardId).filterNot(_ => start == ShardPosition.ShardEnd).map { case (arrivedBefore, until) =>
-          ShardPartition(stream, d.shardId, 0L, start, Some(d.hashKeyRange), ShardRead(None, arrivedBefore), until)
+          ShardPartition(stream, d.shardId, 0L, start, Some(d.hashKeyRange), ShardRead(None, arrivedBefore), until,
+            listedClosed = d.isClosed)
         }
       }
     }

@@ -170,7 +170,9 @@ final class KinesisMicroBatchStream(
     val offset = KinesisSourceOffset.of(end)
     TaskPlan.partitions(offset, (s, shardIds) =>
       if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
-      homes, expiredOf(offset)).toArray[InputPartition]
+      homes, expiredOf(offset),
+      closed = s => if (fanOut.contains(s)) planners.get(s).fold(Set.empty[String])(_.closedShards) else Set.empty)
+      .toArray[InputPartition]
   }
 
   /**

@@ -32,8 +32,11 @@ private[sparkkinesis] trait ShardPages {
   /** Calls that Kinesis throttled (or refused as busy) so far. */
   def throttledCalls: Long
 
-  /** The reader is done with these pages (it read them, failed or was interrupted). */
-  def close(): Unit = ()
+  /**
+   * The reader is done with these pages: it read them to where its task ends the shard and handed every row over
+   * (`handedOver`), or it was cut short (it failed, was interrupted, or its task stopped reading early).
+   */
+  def close(handedOver: Boolean): Unit = ()
 }
 
 private[sparkkinesis] object ShardPages {
@@ -46,7 +49,8 @@ private[sparkkinesis] object ShardPages {
         new ShardFetcher(client, partition.stream, partition.shardId, partition.start, settings.recordsPerFetch,
           settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
       case Some(fanOut) =>
-        new SubscriptionPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start, fanOut,
-          new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared, clock, sleep)
+        new SubscriptionPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start,
+          partition.listedClosed, fanOut, new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared,
+          clock, sleep)
     }
 }

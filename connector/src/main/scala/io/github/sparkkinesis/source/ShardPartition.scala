@@ -11,6 +11,8 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
  * One shard's part of a task: read shard `shardId` of `stream` in micro-batch `batch`, starting at `start`, within
  * the bounds `read` sets for a first attempt and, in a batch read, up to `until`. `expired` is what the driver
  * found trimmed when it planned this batch again after a restart, and `kinesis.failOnDataLoss=false` let it go.
+ * `listedClosed`: the driver's listing showed the shard closed when it planned the task (a task never lists the
+ * stream itself).
  */
 final case class ShardPartition(
     stream: String,
@@ -20,7 +22,8 @@ final case class ShardPartition(
     hashKeyRange: Option[HashKeyRange],
     read: ShardRead = ShardRead.Unbounded,
     until: Option[SequenceBound] = None,
-    expired: Option[Expired] = None)
+    expired: Option[Expired] = None,
+    listedClosed: Boolean = false)
 
 /** What of a batch planned before a restart retention has trimmed since, as the driver found when planning it again. */
 sealed trait Expired

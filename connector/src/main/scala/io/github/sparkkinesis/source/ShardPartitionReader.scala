@@ -76,7 +76,8 @@ final class ShardPartitionReader(
 
   override def get(): InternalRow = current
 
-  override def close(): Unit = fetcher.close()
+  /** Hands the pages back; a subscription is kept for the next task only if this reader read to its end. */
+  override def close(): Unit = fetcher.close(handedOver = ended.isDefined)
 
   /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
   def endRecord: Option[ShardEndRecord] = ended

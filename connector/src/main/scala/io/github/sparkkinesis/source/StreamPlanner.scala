@@ -67,6 +67,12 @@ private[source] final class StreamPlanner(
     (open.size, closed.size)
   }
 
+  /**
+   * The shards the listing shows closed (listed again only once `kinesis.describeShardInterval` has passed): a fan-out
+   * task checks such a shard's end itself, since kinesis-mock names no child shards.
+   */
+  def closedShards: Set[String] = listing.current(force = false).filter(_.isClosed).map(_.shardId).toSet
+
   /** GetRecords calls the driver's checks of this stream have made. */
   def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
 

@@ -49,19 +49,23 @@ private[source] object TaskPlan {
     }
 
   /**
-   * The tasks of the batch ending at `offset`; `ranges` gives a stream's shards' hash key ranges when needed. With
-   * `executors`, a task whose shards share a [[home]] prefers that executor.
+   * The tasks of the batch ending at `offset`; `ranges` gives a stream's shards' hash key ranges when needed, `closed`
+   * the shards the driver's listing of a stream shows closed. With `executors`, a task whose shards share a [[home]]
+   * prefers that executor.
    */
   def partitions(offset: KinesisSourceOffset, ranges: (String, Seq[String]) => Map[String, HashKeyRange],
       executors: IndexedSeq[String] = IndexedSeq.empty,
-      expired: Map[(String, String), Expired] = Map.empty): Seq[TaskPartition] = {
+      expired: Map[(String, String), Expired] = Map.empty,
+      closed: String => Set[String] = _ => Set.empty): Seq[TaskPartition] = {
     val planned = offset.plannedReads
     val rangesByStream = planned.groupBy(_.stream).map { case (s, reads) => s -> ranges(s, reads.map(_.shardId)) }
+    val closedByStream = planned.map(_.stream).distinct.map(s => s -> closed(s)).toMap
     planned.groupBy(_.task).toSeq.sortBy(_._1).map { case (task, reads) =>
       val homes = if (executors.isEmpty) Nil else reads.map(r => home(r.stream, r.shardId, executors.size)).distinct
       TaskPartition(offset.batch, task, reads.map { r =>
         ShardPartition(r.stream, r.shardId, offset.batch, offset.streams(r.stream)(r.shardId).position,
-          rangesByStream(r.stream).get(r.shardId), r.read, expired = expired.get((r.stream, r.shardId)))
+          rangesByStream(r.stream).get(r.shardId), r.read, expired = expired.get((r.stream, r.shardId)),
+          listedClosed = closedByStream(r.stream)(r.shardId))
       }, legacy = offset.isLegacy, locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)
     }
   }

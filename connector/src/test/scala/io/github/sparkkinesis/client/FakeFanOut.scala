@@ -131,7 +131,10 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
 }
 
 object FakeFanOut {
-  def streamArn(stream: String): String = s"arn:aws:kinesis:us-east-1:123456789012:stream/$stream"
+  /** The account of the fake's caller; streams of other accounts are reachable only by ARN. */
+  val Account = "123456789012"
+
+  def streamArn(stream: String, account: String = Account): String = s"arn:aws:kinesis:us-east-1:$account:stream/$stream"
 
   private[client] final case class FakeConsumer(name: String, streamArn: String, arn: String, createdAt: Long,
       activeAt: Long) {

@@ -20,6 +20,12 @@ import scala.collection.mutable
  * ([[trimShard]]). Records count partition key and data against the stream's limit, 1 MiB unless raised by
  * [[updateMaxRecordSize]] (up to 10 MiB, as AWS allows since 2025; only then does DescribeStreamSummary report it,
  * as kinesis-mock never does), and GetRecords returns at most 10 MiB, but always at least one record.
+ *
+ * Streams are addressed as the SDK client would address them: each call is checked against the request
+ * [[SdkKinesisClient]] would send for it (an ARN in StreamARN, a name in StreamName), and refused as AWS refuses it
+ * (InvalidArgumentException for an ARN given as StreamName). A stream created with another `account` (the
+ * cross-account case, shared by a resource-based policy) is found only by its ARN: its name resolves in the caller's
+ * account, where no such stream exists.
  */
 final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtlMillis: Long = 5 * 60 * 1000L)
   extends KinesisClient with FanOutClient with SinkClient {
@@ -28,6 +34,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private val streams = mutable.Map.empty[String, mutable.LinkedHashMap[String, FakeShard]]
   private val shardCounters = mutable.Map.empty[String, Int]
   private val maxRecordSizes = mutable.Map.empty[String, Int] // KiB, for streams whose limit was updated
+  private val accounts = mutable.Map.empty[String, String]
   private var lastSequenceNumber = SequenceBase
   private var pendingFailure: Option[RuntimeException] = None
   private val failingCalls = mutable.Map.empty[String, (Int, () => RuntimeException)]
@@ -45,11 +52,15 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 
   override def listShards(streamName: String): Seq[ShardDescription] = synchronized {
     begin("ListShards")
-    shardsOf(streamName).values.map(_.describe).toVector // in creation order, which is shard id order
+    val request = SdkKinesisClient.listShardsRequest(streamName)
+    shardsOf(addressed(Option(request.streamName), Option(request.streamARN)))
+      .values.map(_.describe).toVector // in creation order, which is shard id order
   }
 
   override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String = synchronized {
     begin("GetShardIterator")
+    val request = SdkKinesisClient.shardIteratorRequest(streamName, shardId).build()
+    addressed(Option(request.streamName), Option(request.streamARN))
     val shard = shardOf(streamName, shardId)
     val position = positionOf(streamName, shard, start)
     // AT_SEQUENCE_NUMBER of a retained record lands on it: only a position between records meets empty pages.
@@ -76,6 +87,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       throw new ExpiredIteratorException(s"GetRecords: the iterator for shard '${it.shardId}' has expired")
     }
     if (limit < 1 || limit > 10000) throw new KinesisClientException(s"GetRecords: limit $limit is not in 1..10000")
+    val request = SdkKinesisClient.getRecordsRequest(streamName, iterator, limit)
+    val name = StreamRef.nameOf(streamName)
+    if (accounts(name) != FakeFanOut.Account && Option(request.streamARN).forall(arn => resolve(None, Some(arn)) != name)) {
+      // The iterator alone names a stream of the caller's account (kinesis-mock); access by another account's
+      // resource-based policy is checked against the StreamARN.
+      throw new ResourceMissingException(s"Stream arn ${FakeFanOut.streamArn(name)} not found.")
+    }
     val shard = shardOf(streamName, it.shardId)
     val from = math.max(it.position, shard.trimmed)
     if (it.emptyPagesLeft > 0 && from < shard.end) {
@@ -113,8 +131,10 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   // ---- the FanOutClient trait: consumers and subscriptions, see FakeFanOut ----
 
   override def streamArn(streamName: String): String = synchronized {
-    shardsOf(streamName)
-    FakeFanOut.streamArn(streamName)
+    begin("DescribeStreamSummary")
+    val request = SdkFanOutClient.describeStreamSummaryRequest(streamName)
+    val name = addressed(Option(request.streamName), Option(request.streamARN))
+    FakeFanOut.streamArn(name, accounts(name))
   }
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] = synchronized {
     begin("DescribeStreamConsumer")
@@ -126,6 +146,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
   override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription = synchronized {
     begin("RegisterStreamConsumer")
+    resolve(None, Some(streamArn)) // RegisterStreamConsumer takes the stream's ARN only
     fanOut.register(streamArn, consumerName)
   }
   override def deregisterConsumer(consumerArn: String): Unit = synchronized {
@@ -153,6 +174,9 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     shardsOf(stream).values.toVector.flatMap(s => s.slice(s.trimmed, s.end))
   }
 
+  /** The Kinesis operations called so far (at least once), as IAM names them without the `kinesis:` prefix. */
+  def operationsCalled: Set[String] = synchronized(calls.collect { case (op, n) if n > 0 => op }.toSet)
+
   // ---- failure injection ----
 
   /** The next `n` GetRecords calls fail with [[ThrottledException]]. */
@@ -171,12 +195,17 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 
   // ---- shaping streams, as an administrator or producer would ----
 
-  /** A stream with `shardCount` open shards splitting the hash key space evenly, like CreateStream. */
-  def createStream(name: String, shardCount: Int): Seq[String] = synchronized {
+  /**
+   * A stream with `shardCount` open shards splitting the hash key space evenly, like CreateStream; `stream` is a name
+   * (of this client's account, or of `account`) or an ARN, whose account it takes.
+   */
+  def createStream(stream: String, shardCount: Int, account: String = FakeFanOut.Account): Seq[String] = synchronized {
+    val name = StreamRef.nameOf(stream)
     require(!streams.contains(name), s"stream '$name' exists already")
     require(shardCount > 0, s"a stream needs at least one shard, got $shardCount")
     streams(name) = mutable.LinkedHashMap.empty
     shardCounters(name) = 0
+    accounts(name) = if (StreamRef.isArn(stream)) stream.split(":")(4) else account
     val width = HashSpace / shardCount
     (0 until shardCount).map { i =>
       val last = if (i == shardCount - 1) MaxHashKey else width * (i + 1) - 1
@@ -300,8 +329,38 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     }
   }
 
-  private def shardsOf(stream: String): mutable.LinkedHashMap[String, FakeShard] =
-    streams.getOrElse(stream, throw new ResourceMissingException(s"stream '$stream' not found"))
+  /** A stream by name or ARN, as tests and [[FakeFanOut]] name it (no request to check). */
+  private def shardsOf(stream: String): mutable.LinkedHashMap[String, FakeShard] = {
+    val name = StreamRef.nameOf(stream)
+    streams.getOrElse(name, throw new ResourceMissingException(s"stream '$stream' not found"))
+  }
+
+  /**
+   * The stream a request names, as AWS resolves StreamName and StreamARN: a name must be a name (an ARN there is an
+   * InvalidArgumentException) and names a stream of the caller's account; an ARN names any account's stream.
+   */
+  private[client] def addressed(streamName: Option[String], streamArn: Option[String]): String = synchronized {
+    resolve(streamName, streamArn)
+  }
+
+  private def resolve(streamName: Option[String], streamArn: Option[String]): String = (streamName, streamArn) match {
+    case (Some(name), None) =>
+      if (!StreamNamePattern.pattern.matcher(name).matches()) {
+        throw new KinesisClientException(s"InvalidArgumentException: 1 validation error detected: Value '$name' at " +
+          "'streamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+      }
+      if (!streams.contains(name) || accounts(name) != FakeFanOut.Account) {
+        throw new ResourceMissingException(s"Stream '$name' under account ${FakeFanOut.Account} not found.")
+      }
+      name
+    case (None, Some(arn)) =>
+      val name = StreamRef.nameOf(arn)
+      if (!streams.contains(name) || FakeFanOut.streamArn(name, accounts(name)) != arn) {
+        throw new ResourceMissingException(s"Stream $arn not found.")
+      }
+      name
+    case _ => throw new KinesisClientException("InvalidArgumentException: give either StreamName or StreamARN")
+  }
 
   private def shardOf(stream: String, shardId: String): FakeShard =
     shardsOf(stream).getOrElse(shardId,
@@ -330,10 +389,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
 
   private def addShard(stream: String, parent: Option[String], adjacent: Option[String], range: HashKeyRange): FakeShard = {
-    val index = shardCounters(stream)
-    shardCounters(stream) = index + 1
+    val name = StreamRef.nameOf(stream)
+    val index = shardCounters(name)
+    shardCounters(name) = index + 1
     val shard = new FakeShard(f"shardId-$index%012d", parent, adjacent, range, nextSequenceNumber())
-    streams(stream)(shard.id) = shard
+    streams(name)(shard.id) = shard
     shard
   }
 
@@ -369,6 +429,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 object FakeKinesisClient {
   /** 49 followed by 54 digits: every sequence number the fake issues has 56 digits, as on AWS. */
   private val SequenceBase = BigInt("49" + "0" * 54)
+  private val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r
   private val HashSpace = BigInt(2).pow(128)
   private val MaxHashKey = HashSpace - 1
   private val MaxPageBytes = 10L * 1024 * 1024

@@ -31,8 +31,11 @@ final class MicroBatchDriver(
     metadataOnExecutorDisks: Boolean = false,
     executors: IndexedSeq[String] = IndexedSeq.empty) {
 
-  val parsed: KinesisSourceOptions = KinesisSourceOptions.parse(Map(
-    "kinesis.streamName" -> "s",
+  /** Stream "s" by name, unless `options` name streams by ARN only. */
+  private val defaultStream =
+    if (options.contains("kinesis.streamARN")) Map.empty[String, String] else Map("kinesis.streamName" -> "s")
+
+  val parsed: KinesisSourceOptions = KinesisSourceOptions.parse(defaultStream ++ Map(
     "kinesis.getRecords.fetchIntervalMs" -> "0",
     "kinesis.describeShardInterval" -> "0",
     "kinesis.idleShardCheckInterval" -> "0",

@@ -1,6 +1,9 @@
 package io.github.sparkkinesis.it
 
+import java.net.URI
+import java.nio.charset.StandardCharsets.UTF_8
 import java.time.Instant
+import java.util.UUID
 
 import scala.collection.JavaConverters._
 import scala.concurrent.duration._
@@ -8,8 +11,14 @@ import scala.concurrent.duration._
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
+import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
+import software.amazon.awssdk.core.SdkBytes
+import software.amazon.awssdk.http.apache.ApacheHttpClient
+import software.amazon.awssdk.regions.Region
+import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{
-  DescribeStreamSummaryRequest, ListStreamConsumersRequest, RegisterStreamConsumerRequest
+  CreateStreamRequest, DeleteStreamRequest, DescribeStreamSummaryRequest, ListStreamConsumersRequest, PutRecordRequest,
+  RegisterStreamConsumerRequest, StreamStatus
 }
 
 /**
@@ -81,6 +90,46 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
     val produced = producer.stop()
     assertReadsExactly(query, sink, produced, 120.seconds)
     RecordChecks.assertShardOrder(sink.records)
+  }
+
+  /**
+   * Kinesis as another account sees it: kinesis-mock takes a 12-digit access key id as the caller's account, finds
+   * another account's stream by its ARN, and, like AWS, not by its name (nor an ARN given as StreamName).
+   */
+  private lazy val otherAccount: KinesisClient = KinesisClient.builder()
+    .endpointOverride(URI.create(KinesisMock.endpoint))
+    .region(Region.of(TestStreams.Region))
+    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("210987654321", "secret")))
+    .httpClientBuilder(ApacheHttpClient.builder())
+    .build()
+
+  test("another account's stream named only by kinesis.streamARN reads every record once through a consumer the " +
+    "query registers on it, and by polling") {
+    val name = s"it-efo-arn-${UUID.randomUUID().toString.take(8)}"
+    otherAccount.createStream(CreateStreamRequest.builder().streamName(name).shardCount(2).build())
+    def summary = otherAccount.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(name).build())
+      .streamDescriptionSummary
+    Eventually.await(s"stream $name to become ACTIVE", TestStreams.OperationTimeout)(
+      summary.streamStatus == StreamStatus.ACTIVE)
+    val arn = summary.streamARN
+    val records = (0 until 40).map { i =>
+      val (key, payload) = (s"key-${i % 6}", s"x-$i")
+      val put = otherAccount.putRecord(PutRecordRequest.builder().streamName(name).partitionKey(key)
+        .data(SdkBytes.fromUtf8String(payload)).build())
+      Put(key, payload.getBytes(UTF_8), put.shardId, put.sequenceNumber)
+    }
+    def byArn(extra: (String, String)*): DataFrame = SparkHarness.session.readStream.format("aws-kinesis")
+      .options(SparkHarness.kinesisOptions(name, "TRIM_HORIZON") - "kinesis.streamName" + ("kinesis.streamARN" -> arn)
+        ++ extra).load()
+    try {
+      val (pushed, sinkPushed) = startCollecting(byArn(efo("kinesis.consumerName" -> "q-arn"): _*))
+      assertReadsExactly(pushed, sinkPushed, records)
+      pushed.stop()
+      val (polled, sinkPolled) = startCollecting(byArn())
+      assertReadsExactly(polled, sinkPolled, records)
+      polled.stop()
+    } finally otherAccount.deleteStream(DeleteStreamRequest.builder().streamName(name).enforceConsumerDeletion(true)
+      .build())
   }
 
   test("restarts that switch between GetRecords and SubscribeToShard on one checkpoint lose and repeat nothing") {

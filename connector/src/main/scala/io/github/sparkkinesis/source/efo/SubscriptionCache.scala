@@ -57,6 +57,9 @@ private[sparkkinesis] final class SubscriptionCache {
 
   def subscribed(key: SubscriptionKey, atMs: Long): Unit = subscribedAt.put(key, atMs)
 
+  /** Where the subscription parked for `key` stands, if one is. */
+  def parkedAt(key: SubscriptionKey): Option[ShardPosition] = Option(parked.get(key)).map(_.position)
+
   /** How many subscriptions are parked. */
   def size: Int = parked.size
 

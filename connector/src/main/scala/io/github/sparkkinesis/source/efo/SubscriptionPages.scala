@@ -16,23 +16,27 @@ import io.github.sparkkinesis.source.{Backoff, ShardPages}
  * Records received are buffered and handed out in pages of at most the size asked for; the position is just after
  * the last record handed out, so a task ends exactly where its reader decided, whatever the subscription has pushed.
  *
- * The subscription outlives the task: [[close]] parks it in the [[SubscriptionCache]], and the next task of the
- * shard takes it if it starts where this one stopped, so a busy shard's records arrive without a subscribe per batch.
+ * The subscription outlives the task: [[close]] parks it in the [[SubscriptionCache]] when the reader read to its
+ * end and handed every row over, and the next task of the shard takes it if it starts where this one stopped, so a
+ * busy shard's records arrive without a subscribe per batch. A reader cut short (a `limit`, a killed or failed task)
+ * cancels it instead, and once closed it never subscribes again.
  * A subscription that ends (every 5 minutes), fails or goes silent for `subscribeTimeoutMs` is replaced by one from
  * just after the last record received (records up to it are dropped if sent again), paced at one subscribe per second
  * and shard, with jittered back-off after failures, at most `maxRetries` in a row.
  *
- * The shard has ended when an event names its child shards (AWS), or when, caught up, ListShards shows it closed
- * (the emulator never names child shards). Caught up means the last event said MillisBehindLatest 0 and every record
+ * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
+ * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
+ * child shards; a task never lists the stream). Caught up means the last event said MillisBehindLatest 0 and every record
  * received was handed out; a subscription taken over from an earlier task waits at most [[SubscriptionPages.TipWaitMs]]
  * for an event before it trusts that, so an idle shard never holds a task.
  */
 private[sparkkinesis] final class SubscriptionPages(
     client: FanOutClient,
-    listing: KinesisClient,
+    polling: KinesisClient,
     stream: String,
     shardId: String,
     start: ShardPosition,
+    listedClosed: Boolean,
     settings: FanOutReaderSettings,
     backoff: Backoff,
     cache: SubscriptionCache,
@@ -42,7 +46,12 @@ private[sparkkinesis] final class SubscriptionPages(
 
   private val log = LoggerFactory.getLogger(getClass)
   private val key = SubscriptionKey(settings.consumerArn, shardId)
-  private var subscription: Option[ShardSubscription] = None
+  @volatile private var subscription: Option[ShardSubscription] = None
+  /** Guards subscribing against closing: a closed reader never subscribes again. */
+  private val lock = new Object
+  @volatile private var closed = false
+  /** Whether a fetch is under way: a reader closed then (from another thread) is cut short mid-page. */
+  @volatile private var fetching = false
   private var buffered = Vector.empty[KinesisRecord]
   /** The last record handed out; the position is just after it. */
   private var lastReturned: Option[String] = None
@@ -84,6 +93,11 @@ private[sparkkinesis] final class SubscriptionPages(
 
   override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
+    fetching = true
+    try fetchPage(deadlineMs, limit) finally fetching = false
+  }
+
+  private def fetchPage(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     healthy = false
     while (buffered.isEmpty && !finalEventSeen) {
       if (caughtUp && millisBehindFresh) {
@@ -128,11 +142,19 @@ private[sparkkinesis] final class SubscriptionPages(
     ended = false
   }
 
-  override def close(): Unit = subscription.foreach { s =>
-    subscription = None
-    if (healthy && !ended) {
-      cache.park(key, ParkedSubscription(s, position, buffered, lastReceived, millisBehind, finalEventSeen))
-    } else s.cancel()
+  /**
+   * Parks the subscription only if the reader handed over every record up to [[position]] and is between pages; the
+   * next task takes it only if it starts exactly there. Anything else cancels it: a position whose records were not
+   * handed over must never be where a later task goes on from.
+   */
+  override def close(handedOver: Boolean): Unit = lock.synchronized {
+    closed = true
+    subscription.foreach { s =>
+      subscription = None
+      if (handedOver && healthy && !fetching && !ended) {
+        cache.park(key, ParkedSubscription(s, position, buffered, lastReceived, millisBehind, finalEventSeen))
+      } else s.cancel()
+    }
   }
 
   private def caughtUp: Boolean = buffered.isEmpty && millisBehind.contains(0L)
@@ -159,21 +181,19 @@ private[sparkkinesis] final class SubscriptionPages(
   }
 
   /**
-   * Whether the shard is closed and nothing follows the last record received: ListShards shows it closed, and a
-   * GetRecords from there finds no record and no next iterator. Asked at most once per task, only when the
+   * Whether the shard is closed and nothing follows the last record received: the driver's listing showed it closed,
+   * and a GetRecords from there finds no record and no next iterator. Asked at most once per task, only when the
    * subscription has nothing more to give: AWS names the child shards in the last event, but kinesis-mock never does
-   * and goes on sending empty events, with a lag that says nothing about the shard's end.
+   * and goes on sending empty events, with a lag that says nothing about the shard's end. A shard that closes while
+   * its task reads is ended by the next look (the driver's check, or the next task).
    */
-  private def endReached: Boolean = !closedChecked && {
+  private def endReached: Boolean = listedClosed && !closedChecked && {
     closedChecked = true
-    val closed = listing.listShards(stream).find(_.shardId == shardId).exists(_.isClosed)
-    closed && {
-      val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
-      val rest = listing.getRecords(stream, listing.shardIterator(stream, shardId, from), 1)
-      val ended = rest.records.isEmpty && rest.nextIterator.isEmpty
-      if (ended) log.info(s"Shard $shardId of stream $stream is closed and read to its end.")
-      ended
-    }
+    val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
+    val rest = polling.getRecords(stream, polling.shardIterator(stream, shardId, from), 1)
+    val ended = rest.records.isEmpty && rest.nextIterator.isEmpty
+    if (ended) log.info(s"Shard $shardId of stream $stream is closed and read to its end.")
+    ended
   }
 
   /** Waits at most `waitMs` for the subscription's next signal and applies it; false when nothing came. */
@@ -214,22 +234,35 @@ private[sparkkinesis] final class SubscriptionPages(
     }
   }
 
-  /** Subscribes from just after the last record received (else `start`), paced and retried. */
+  /**
+   * Subscribes from just after the last record received (else `start`), paced and retried; None for a start in
+   * Kinesis' future. A reader closed or interrupted (its task cut short) never subscribes: it stops instead.
+   */
   private def subscribe(): Option[ShardSubscription] = {
-    while (subscription.isEmpty) {
+    var inFuture = false
+    while (subscription.isEmpty && !inFuture) {
       cache.lastSubscribedAt(key).foreach { at =>
         val wait = math.min(MinSubscribeIntervalMs, at + MinSubscribeIntervalMs - clock()) // bounded if the clock jumps
         if (wait > 0) sleep(wait)
       }
       val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).getOrElse(
         throw new IllegalStateException(s"no subscription can start at the end of shard $shardId"))
-      cache.subscribed(key, clock())
-      subscribes += 1
-      try subscription = Some(client.subscribeToShard(settings.consumerArn, shardId, from))
-      catch {
-        case _: TimestampInFutureException => return None // nothing can have arrived at or after it yet
-        case e: KinesisClientException     => failed(e)
+      val refused = lock.synchronized {
+        if (closed || Thread.currentThread().isInterrupted) {
+          throw new InterruptedException(s"The reader of shard $shardId of stream $stream was closed: it subscribes " +
+            "no more.")
+        }
+        cache.subscribed(key, clock())
+        subscribes += 1
+        try {
+          subscription = Some(client.subscribeToShard(settings.consumerArn, shardId, from))
+          None
+        } catch {
+          case _: TimestampInFutureException => inFuture = true; None // nothing can have arrived at or after it yet
+          case e: KinesisClientException     => Some(e)
+        }
       }
+      refused.foreach(failed) // backs off outside the lock, so closing never waits for it
     }
     subscription
   }

@@ -6,7 +6,7 @@ import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
+import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock, ThrottledException}
 import io.github.sparkkinesis.source.MicroBatchDriver
 
 /** Whole micro-batches through enhanced fan-out: the driver's planning, the consumer, the tasks' subscriptions. */
@@ -47,6 +47,59 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     fake.fanOut.consumerNames shouldBe Seq("q")
     driver.stream.stop()
     fake.fanOut.consumerNames shouldBe empty
+  }
+
+  test("given another account's stream named only by kinesis.streamARN, when read through fan-out and by polling, " +
+    "then every record comes once: every call names the stream by its ARN") {
+    // Given a stream the caller's account cannot name (the fake refuses an ARN given as StreamName, as AWS does)
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    val arn = "arn:aws:kinesis:us-east-1:210987654321:stream/shared"
+    fake.createStream(arn, 2)
+    val expected = (1 to 30).map { i => fake.putRecord(arn, s"k$i", s"r$i".getBytes(UTF_8)); s"r$i" }
+    val byArn = Map("kinesis.streamARN" -> arn, "kinesis.startingPosition" -> "TRIM_HORIZON")
+
+    // When
+    val fanOut = new MicroBatchDriver(fake, byArn ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"),
+      clock = clock)
+    val pushed = fanOut.drain()
+    fanOut.stream.stop()
+    val polled = new MicroBatchDriver(fake, byArn, clock = clock).drain()
+
+    // Then
+    pushed.map(_.data) should contain theSameElementsAs expected
+    polled.map(_.data) should contain theSameElementsAs expected
+    (pushed ++ polled).map(_.stream).distinct shouldBe Seq("shared")
+    fake.callsOf("DescribeStreamSummary") shouldBe 1
+    fake.callsOf("SubscribeToShard") should be > 0
+    fake.fanOut.consumerNames shouldBe empty // registered on the shared stream and deregistered on stop
+  }
+
+  test("given 200 shards read through subscriptions for 10 batches and more, when tasks read their shards to the " +
+    "tip, then no task lists the stream: the driver lists it at most once a batch, throttled listings are retried") {
+    // Given the emulator's subscriptions, which never name child shards, and a split on the way
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.fanOut.sendChildShards = false
+    val shards = fake.createStream("s", 200)
+    val driver = new MicroBatchDriver(fake, efo + ("kinesis.describeShardInterval" -> "1s"), clock = clock)
+    val listedAtStart = fake.listShardsCalls
+    val expected = Seq.newBuilder[String]
+
+    // When
+    (1 to 10).foreach { b =>
+      if (b == 3) fake.splitShard("s", shards(7), BigInt(2).pow(128) / 200 * 7 + 1000)
+      if (b == 5) fake.failNextCalls("ListShards", 2)(new ThrottledException("Rate exceeded (injected)"))
+      expected ++= put(fake, 1000, s"b$b-")
+      clock.advance(1000L)
+      driver.runBatch()
+    }
+    driver.drain()
+
+    // Then every record came once (the split shard's children are read only once it was read to its end), and the
+    // listings stayed one a batch
+    driver.batches.flatten.map(_.data) should contain theSameElementsAs expected.result()
+    (fake.listShardsCalls - listedAtStart) should be <= driver.batches.size + 1 + 2 // a look after the last, the throttled
   }
 
   test("given a shard streaming through a subscription whose records reach the task seconds after they arrived, " +

@@ -41,9 +41,9 @@ class SubscriptionPagesSuite extends AnyFunSuite with Matchers with BeforeAndAft
 
     /** One task: (values read, where the batch ended). */
     def read(batch: Long, start: ShardPosition, s: ReaderSettings = settings(), id: String = shard,
-        read: ShardRead = ShardRead.Unbounded): (Seq[String], ShardPosition) = {
-      val reader = new TaskReader(TaskPartition(batch, 0, Seq(ShardPartition("s", id, batch, start, None, read))), s,
-        store, fake, clock, ms => clock.advance(ms))
+        read: ShardRead = ShardRead.Unbounded, listedClosed: Boolean = false): (Seq[String], ShardPosition) = {
+      val partition = ShardPartition("s", id, batch, start, None, read, listedClosed = listedClosed)
+      val reader = new TaskReader(TaskPartition(batch, 0, Seq(partition)), s, store, fake, clock, ms => clock.advance(ms))
       val out = mutable.Buffer.empty[String]
       try while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)
       finally reader.close()
@@ -164,13 +164,28 @@ class SubscriptionPagesSuite extends AnyFunSuite with Matchers with BeforeAndAft
     t.fake.listShardsCalls shouldBe 0 // the event said so; no listing needed
   }
 
-  test("given a split shard and no child shards in events (the emulator), when caught up, then the listing ends it") {
+  test("given a split shard and no child shards in events (the emulator), when caught up, then the driver's " +
+    "listing ends it, and the task lists nothing") {
+    val t = new Setup(12)
+    t.fake.fanOut.sendChildShards = false
+    t.fake.splitShard("s", shard, BigInt(2).pow(127))
+    val (values, end) = t.read(0L, TrimHorizon, listedClosed = true)
+    values shouldBe t.expected
+    end shouldBe ShardEnd
+    t.fake.listShardsCalls shouldBe 0
+  }
+
+  test("given a shard that closed after the driver listed it and no child shards in events (the emulator), when " +
+    "caught up, then the task ends at its last record without listing the stream; the next task ends the shard") {
     val t = new Setup(12)
     t.fake.fanOut.sendChildShards = false
     t.fake.splitShard("s", shard, BigInt(2).pow(127))
     val (values, end) = t.read(0L, TrimHorizon)
+    val (none, end2) = t.read(1L, end, listedClosed = true)
     values shouldBe t.expected
-    end shouldBe ShardEnd
+    end shouldBe a[AfterSequenceNumber]
+    (none, end2) shouldBe ((Nil, ShardEnd))
+    t.fake.listShardsCalls shouldBe 0
   }
 
   test("given an idle shard at LATEST, when a task reads, then it ends at once with nothing, parked or not") {
