@@ -29,13 +29,19 @@ class FastFailureSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     (Iterator.iterate[Throwable](error)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" / "), ms)
   }
 
-  /** Starts a streaming query of `options` into the noop sink and waits (at most twice the bound) for it to fail. */
-  private def streamingFailure(options: (String, String)*): (String, Long) = failureOf {
-    val query = readKinesis("unused", "TRIM_HORIZON", options: _*).writeStream.format("noop")
-      .option("checkpointLocation", newCheckpointDir()).start()
-    try {
-      if (!query.awaitTermination(2 * Bound)) fail(s"the query was still running after ${2 * Bound} ms")
-    } finally query.stop()
+  /**
+   * Starts a streaming query of `options` into the noop sink and waits (at most twice the bound) for it to fail;
+   * the time counts from the query's start, not the session's.
+   */
+  private def streamingFailure(options: (String, String)*): (String, Long) = {
+    val writer = readKinesis("unused", "TRIM_HORIZON", options: _*).writeStream.format("noop")
+      .option("checkpointLocation", newCheckpointDir())
+    failureOf {
+      val query = writer.start()
+      try {
+        if (!query.awaitTermination(2 * Bound)) fail(s"the query was still running after ${2 * Bound} ms")
+      } finally query.stop()
+    }
   }
 
   test("Given a closed port on 127.0.0.1 as the endpoint, when a streaming query starts, then it fails within 15 s " +
