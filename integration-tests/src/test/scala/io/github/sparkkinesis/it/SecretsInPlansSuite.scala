@@ -44,8 +44,8 @@ class SecretsInPlansSuite extends AnyFunSuite with Matchers with SparkIntegratio
     copied.distinct should contain theSameElementsAs puts.map(p => (p.partitionKey, p.payload))
     copied.size should be >= 2 * puts.size
     val explained = new String(Files.readAllBytes(explainFile.toPath), UTF_8)
-    explained should (include("kinesis.credentialProviderParam") and include("roleExternalId") and
-      include("StreamingRelationV2"))
+    // Spark 3.5 also shows the sink's options in the streaming query's plan; Spark 4 names only its table.
+    explained should (include("roleExternalId") and include("StreamingRelationV2"))
     val events = Files.walk(eventLog.toPath).iterator().asScala.filter(Files.isRegularFile(_))
       .map(p => new String(Files.readAllBytes(p), UTF_8)).mkString("\n")
     events should include("SparkListenerSQLExecutionStart")
