@@ -59,6 +59,8 @@ object SecretsDriver {
       .config("spark.ui.enabled", "false")
       .config("spark.eventLog.enabled", "true")
       .config("spark.eventLog.dir", new File(eventLogDir).toURI.toString)
+      // Spark 4 compresses event logs by default; the test reads them as text.
+      .config("spark.eventLog.compress", "false")
       .config("spark.sql.ui.explainMode", "extended")
       .config("spark.sql.shuffle.partitions", "2")
       .config("spark.driver.host", "127.0.0.1")
