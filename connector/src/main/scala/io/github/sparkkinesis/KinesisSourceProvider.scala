@@ -11,7 +11,7 @@ import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, Da
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.options.{KinesisSourceOptions, PlanRedaction}
 import io.github.sparkkinesis.source.{KinesisSchema, KinesisTable}
 
 /**
@@ -26,13 +26,17 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
 
   /** Called for reads only: writers hand their DataFrame's schema to `getTable` (external metadata). */
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = {
+    PlanRedaction.ensureHidden(options.asCaseSensitiveMap().keySet().asScala)
     KinesisSourceOptions.parse(options.asScala.toMap)
     KinesisSchema.schema
   }
 
   override def getTable(
-      schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table =
+      schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
+    // Reads with a schema and every write come here first, before Spark plans anything with these options.
+    PlanRedaction.ensureHidden(properties.keySet().asScala)
     new KinesisTable(properties.asScala.toMap, Option(schema))
+  }
 
   override def supportsExternalMetadata(): Boolean = true
 
@@ -42,7 +46,8 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
    * write; overwrite and ignore make no sense for a stream and fail.
    */
   override def createRelation(
-      context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation =
+      context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
+    PlanRedaction.ensureHidden(parameters.keys)
     mode match {
       case _ if parameters.get(KinesisTable.BatchWriteMarker).contains("true") =>
         // Spark chose this V1 entry point even for the table that offers V2 batch writes: it would loop forever.
@@ -60,6 +65,7 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
           s"Save mode $other is not supported by the aws-kinesis sink: a Kinesis stream is append-only. " +
             "Use .mode(\"append\") (or the default mode).")
     }
+  }
 }
 
 object KinesisSourceProvider {

@@ -20,13 +20,16 @@ final case class RetrySettings(numRetries: Int, baseDelayMs: Long, maxDelayMs: L
 
 /**
  * The IAM role assumed on top of the base credentials (options `kinesis.stsRoleArn` and friends); `stsEndpoint`
- * None means the regional STS endpoint of the client's region.
+ * None means the regional STS endpoint of the client's region. `toString` hides the external id, a shared secret.
  */
 final case class AssumeRoleSettings(
     roleArn: String,
     sessionName: String,
     externalId: Option[String],
-    stsEndpoint: Option[URI])
+    stsEndpoint: Option[URI]) {
+  override def toString: String =
+    s"AssumeRoleSettings($roleArn, $sessionName, ${externalId.fold("None")(_ => "<redacted>")}, $stsEndpoint)"
+}
 
 /**
  * A user's credentials provider class (option `kinesis.credentialProviderClass`), built with `param` when given;

@@ -23,10 +23,10 @@ private[sparkkinesis] object CredentialsProviders {
     }
   }
 
-  /** The values no message may show: the secret key, the session token and the provider's parameter. */
+  /** The values no message may show: the secret key, the session token, the provider's parameter, the external id. */
   def secrets(settings: ClientSettings): Seq[String] =
     settings.credentials.toSeq.flatMap(c => c.secretKey +: c.sessionToken.toSeq) ++
-      settings.providerClass.flatMap(_.param).toSeq
+      settings.providerClass.flatMap(_.param).toSeq ++ settings.assumeRole.flatMap(_.externalId).toSeq
 
   /** Where the credentials come from, in words naming the options, for error messages. */
   def origin(settings: ClientSettings): String = {

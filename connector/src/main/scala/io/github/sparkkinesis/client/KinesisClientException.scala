@@ -32,3 +32,11 @@ final class TimestampInFutureException(message: String, cause: Throwable = null)
  */
 final class SubscriptionBusyException(message: String, cause: Throwable = null)
   extends KinesisClientException(message, cause)
+
+/**
+ * Nothing answered at the endpoint: its host name does not resolve, or the connection was refused or found no
+ * route. A query that has never reached Kinesis fails at once on this (a wrong kinesis.endpointUrl or region, a
+ * missing proxy or VPC endpoint); one that has read before retries it as a passing failure.
+ */
+final class UnreachableException(message: String, cause: Throwable = null)
+  extends KinesisClientException(message, cause)

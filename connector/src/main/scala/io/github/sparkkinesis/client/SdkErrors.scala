@@ -14,10 +14,12 @@ import software.amazon.awssdk.services.kinesis.model.{
  * Translates the SDK's exceptions into the connector's [[KinesisClientException]] family, with messages that name
  * the stream (and shard), say which option to check, and never contain `secrets`.
  *
- * @param origin  where the credentials came from, a sentence naming the options, so access errors can say it
- * @param secrets values (secret key, session token) scrubbed from any text copied out of the SDK
+ * @param origin   where the credentials came from, a sentence naming the options, so access errors can say it
+ * @param secrets  values (secret key, session token) scrubbed from any text copied out of the SDK
+ * @param endpoint the endpoint the client calls, in words, so a failure to reach it can name it
  */
-private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
+private[client] final class SdkErrors(
+    origin: String, secrets: Seq[String], endpoint: String = "the AWS endpoint") {
   import SdkErrors._
 
   /** The connector exception for `e`, raised by `operation` (e.g. "GetRecords") on the stream and shard given. */
@@ -30,19 +32,19 @@ private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
       case ex: SdkExpiredIteratorException =>
         new ExpiredIteratorException(
           s"The shard iterator used by $operation on $where has expired (iterators live five minutes): " +
-            s"request a new iterator from the last sequence number read. ${details(ex)}", ex)
+            s"request a new iterator from the last sequence number read. ${details(ex)}", cause(ex))
       case ex: ResourceInUseException if operation == "SubscribeToShard" =>
         new SubscriptionBusyException(
           s"Kinesis refused $operation on $where for now: a subscription of the same consumer to this shard is still " +
-            s"open, or the last one began less than a few seconds ago. ${details(ex)}", ex)
+            s"open, or the last one began less than a few seconds ago. ${details(ex)}", cause(ex))
       case ex: AwsServiceException if isThrottling(ex) =>
         new ThrottledException(
           s"Kinesis cannot serve $operation on $where right now (${code(ex)}, HTTP ${ex.statusCode}): back off and " +
-            s"retry; if this persists, the stream needs more shards or fewer readers. ${details(ex)}", ex)
+            s"retry; if this persists, the stream needs more shards or fewer readers. ${details(ex)}", cause(ex))
       case ex: InvalidArgumentException if (operation == "GetShardIterator" || operation == "SubscribeToShard") &&
           mentionsFuture(ex) =>
         new TimestampInFutureException(
-          s"$operation on $where: the AT_TIMESTAMP position lies in the future for Kinesis. ${details(ex)}", ex)
+          s"$operation on $where: the AT_TIMESTAMP position lies in the future for Kinesis. ${details(ex)}", cause(ex))
       case ex: ResourceNotFoundException =>
         new ResourceMissingException(
           s"$operation: Kinesis reports that $where${shardId.fold("")(_ => ", or the position asked for in it,")} " +
@@ -51,25 +53,32 @@ private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
             shardId.fold("")(_ => "; shards and records also disappear once older than the stream's retention period") +
             (if (FanOutOperations.contains(operation)) "; or the stream consumer named by option kinesis.consumerArn " +
               "or kinesis.consumerName was deregistered" else "") +
-            s". ${details(ex)}", ex)
+            s". ${details(ex)}", cause(ex))
       case ex: AwsServiceException if isAccessProblem(ex) =>
         // No cause: the messages of signature errors can echo the signed request, session token included.
         new AccessException(
           s"Kinesis refused $operation on $where (${code(ex)}, HTTP ${ex.statusCode}): ${accessAdvice(ex, operation)} " +
             s"$origin Kinesis said: ${scrub(firstLine(message(ex)))} (request id ${ex.requestId})")
+      case ex if unreachable(ex).isDefined =>
+        new UnreachableException(
+          s"Cannot reach Kinesis at $endpoint for $operation on $where: ${unreachable(ex).get}. Check option " +
+            "kinesis.endpointUrl (unset means the AWS endpoint of kinesis.region) and that the driver and executors " +
+            s"can reach it (DNS, proxy, VPC endpoint, security groups). SDK said: ${scrub(firstLine(
+              String.valueOf(ex.getMessage)))}", cause(ex))
       case ex: SdkClientException if mentionsCredentials(ex) =>
         new AccessException(
           s"No AWS credentials for $operation on $where: set options kinesis.awsAccessKeyId and " +
             "kinesis.awsSecretKey (or kinesis.credentialProviderClass), or provide credentials through the AWS " +
             "default credentials chain (environment variables, system properties, ~/.aws profile, web identity, " +
             s"container or instance role). $origin " +
-            s"SDK said: ${scrub(firstLine(ex.getMessage))}", ex)
+            s"SDK said: ${scrub(firstLine(ex.getMessage))}", cause(ex))
       case ex: AwsServiceException =>
         new KinesisClientException(
           s"Kinesis $operation on $where failed (${code(ex)}, HTTP ${ex.statusCode}): ${scrub(message(ex))} " +
-            s"(request id ${ex.requestId})", ex)
+            s"(request id ${ex.requestId})", cause(ex))
       case ex =>
-        new KinesisClientException(s"Kinesis $operation on $where failed: ${scrub(String.valueOf(ex.getMessage))}", ex)
+        new KinesisClientException(
+          s"Kinesis $operation on $where failed: ${scrub(String.valueOf(ex.getMessage))}", cause(ex))
     }
   }
 
@@ -91,24 +100,43 @@ private[client] final class SdkErrors(origin: String, secrets: Seq[String]) {
     case other                  => s"SDK said: ${scrub(String.valueOf(other.getMessage))}"
   }
 
-  private def scrub(text: String): String =
-    secrets.filter(_.nonEmpty).foldLeft(text)((t, secret) => t.replace(secret, "<redacted>"))
+  private def scrub(text: String): String = ErrorText.scrub(text, secrets)
+
+  /** `ex` as a cause, unless its messages hold a secret or a signed request: then a scrubbed copy. */
+  private def cause(ex: Throwable): Throwable = ErrorText.safeCause(ex, secrets)
 }
 
-private[client] object SdkErrors {
+private[sparkkinesis] object SdkErrors {
 
   /** The translator for a client built from `settings`. */
   def of(settings: ClientSettings): SdkErrors =
-    new SdkErrors(CredentialsProviders.origin(settings), CredentialsProviders.secrets(settings))
+    new SdkErrors(CredentialsProviders.origin(settings), CredentialsProviders.secrets(settings), endpointOf(settings))
+
+  /** The endpoint a client of `settings` calls, as messages name it. */
+  def endpointOf(settings: ClientSettings): String = settings.endpointUrl.map(u => s"$u (option kinesis.endpointUrl)")
+    .getOrElse(settings.region.fold("the AWS endpoint of the default region chain's region")(r =>
+      s"https://kinesis.$r.amazonaws.com (the AWS endpoint of option kinesis.region)"))
+
+  /**
+   * Why nothing answered, when that is the failure: a host name that does not resolve, a refused connection, no
+   * route to the host. Timeouts are not among them: a slow network may pass.
+   */
+  private def unreachable(e: Throwable): Option[String] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).collectFirst {
+      case u: java.net.UnknownHostException => s"the host name does not resolve (${u.getMessage})"
+      case _: java.net.ConnectException     => "the connection was refused (nothing listens there)"
+      case _: java.net.NoRouteToHostException => "there is no route to the host"
+    }
 
   /** A failure to obtain credentials, anywhere among the causes (the SDK wraps what providers throw). */
   private def credentialsFailure(e: Throwable): Option[CredentialsUnavailable] =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).collectFirst { case c: CredentialsUnavailable => c }
 
   /** Error codes meaning the credentials themselves were not accepted, as opposed to lacking a permission. */
-  private val RejectedCredentialCodes = Set(
-    "UnrecognizedClientException", "InvalidSignatureException", "IncompleteSignature", "ExpiredToken",
-    "ExpiredTokenException", "InvalidClientTokenId", "MissingAuthenticationToken", "SignatureDoesNotMatch")
+  private[sparkkinesis] val RejectedCredentialCodes = Set(
+    "UnrecognizedClientException", "InvalidSignatureException", "IncompleteSignature", "IncompleteSignatureException",
+    "ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "MissingAuthenticationToken",
+    "MissingAuthenticationTokenException", "SignatureDoesNotMatch", "InvalidAccessKeyId", "RequestExpired")
 
   /** The calls of enhanced fan-out, each needing its own IAM permission of the same name. */
   private val FanOutOperations = Set("SubscribeToShard", "RegisterStreamConsumer", "DescribeStreamConsumer",

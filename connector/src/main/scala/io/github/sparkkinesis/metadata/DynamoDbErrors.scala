@@ -5,7 +5,9 @@ import scala.util.control.NonFatal
 import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.services.dynamodb.model.{ConditionalCheckFailedException, ResourceNotFoundException}
 
-import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, CredentialsUnavailable}
+import io.github.sparkkinesis.client.{
+  ClientSettings, CredentialsProviders, CredentialsUnavailable, ErrorText, SdkErrors
+}
 
 /**
  * Turns the DynamoDB store's failures into messages that name the table, the option and the permission to grant,
@@ -29,15 +31,21 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
       case (Some(c), _) => new IllegalStateException(s"No credentials for $where: ${scrub(c.getMessage)}")
       case (_, ex: ResourceNotFoundException) => new IllegalStateException(
         s"$where: the table does not exist in the region of kinesis.region (or at kinesis.dynamodb.endpointUrl). " +
-          s"${said(ex)}", ex)
+          s"${said(ex)}", ErrorText.safeCause(ex, secrets))
+      case (_, ex: AwsServiceException) if SdkErrors.RejectedCredentialCodes.contains(code(ex)) =>
+        // No cause: the SDK's messages of signature errors (HTTP 400) echo the signed request, token included.
+        new IllegalStateException(s"$where was refused (${code(ex)}, HTTP ${ex.statusCode}): the credentials were " +
+          s"rejected (wrong, expired, or not valid for this endpoint and region). " +
+          s"${CredentialsProviders.origin(settings)} ${said(ex)}")
       case (_, ex: AwsServiceException) if ex.statusCode == 403 || code(ex).contains("AccessDenied") =>
         // No cause: the SDK's messages of signature errors can echo the signed request.
         new IllegalStateException(s"$where was refused (${code(ex)}, HTTP ${ex.statusCode}): the credentials need " +
           s"dynamodb:$operation on the table (the store uses DescribeTable, CreateTable, GetItem, PutItem, " +
           s"BatchGetItem, Query and BatchWriteItem). ${CredentialsProviders.origin(settings)} ${said(ex)}")
       case (_, ex: AwsServiceException) => new IllegalStateException(s"$where failed (${code(ex)}, HTTP " +
-        s"${ex.statusCode}). ${said(ex)}", ex)
-      case (_, other) => new IllegalStateException(s"$where failed: ${scrub(String.valueOf(other.getMessage))}", other)
+        s"${ex.statusCode}). ${said(ex)}", ErrorText.safeCause(ex, secrets))
+      case (_, other) => new IllegalStateException(s"$where failed: ${scrub(String.valueOf(other.getMessage))}",
+        ErrorText.safeCause(other, secrets))
     }
   }
 
@@ -49,6 +57,5 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
     s"DynamoDB said: ${scrub(text.linesIterator.find(_.trim.nonEmpty).getOrElse("").trim)} (request id ${ex.requestId})"
   }
 
-  private def scrub(text: String): String =
-    secrets.filter(_.nonEmpty).foldLeft(text)((t, secret) => t.replace(secret, "<redacted>"))
+  private def scrub(text: String): String = ErrorText.scrub(text, secrets)
 }

@@ -117,7 +117,9 @@ object KinesisOptionsRegistry {
   val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.driverRetryTimeout", "duration", Some("2m"),
     "How long the driver goes on retrying ListShards and its checks for new records when they fail for a " +
-      "passing reason (throttling, connection resets, server errors) before the query fails with the last error.",
+      "passing reason (throttling, connection resets, server errors) before the query fails with the last error. A " +
+      "run whose first listing of a stream finds nothing at the endpoint (unknown host, connection refused) fails " +
+      "at once instead.",
     "a duration such as 30s or 5m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
 
   val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
@@ -189,7 +191,8 @@ object KinesisOptionsRegistry {
   val SinkRecordTtl: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.sink.recordTtl", "long", Some("30000"),
     "Longest time in milliseconds the producer keeps trying to write a row (KPL RecordTtl). A row not " +
-      "written by then fails its task, naming the stream and the last error, and Spark retries the task.",
+      "written by then fails its task, naming the stream and the last error, and Spark retries the task. Values " +
+      "above 2147483647 (about 24.8 days) are read as 2147483647: beyond that the KPL expires every record at once.",
     "a whole number of milliseconds from 100 to 9223372036854775807", usage = Sink)(long(100L, Long.MaxValue))
 
   /** The fixed per-task caps beside the per-executor options below (a task's share should stay smaller). */
@@ -252,7 +255,7 @@ object KinesisOptionsRegistry {
   val StsExternalId: OptionSpec[String] = OptionSpec[String](
     "kinesis.stsExternalId", "string", None,
     "External id passed to AssumeRole, for roles whose trust policy demands one; needs kinesis.stsRoleArn.",
-    "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -")(
+    "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -", secret = true)(
     matches("[a-zA-Z0-9+=,.@:/_-]{2,1224}", "it is not a valid external id"))
 
   val StsEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](

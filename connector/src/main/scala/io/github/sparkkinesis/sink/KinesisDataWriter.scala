@@ -105,7 +105,7 @@ private[sink] final class KinesisDataWriter(
    * within `confirmTimeoutMs`, since every record ends by its TTL, so a longer wait means a stuck producer.
    */
   private def awaitLocked(waitingFor: => String)(ready: => Boolean): Unit = {
-    val deadline = System.nanoTime() + limits.confirmTimeoutMs * 1000000L
+    val deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)
     while (failure.isEmpty && !ready) {
       val left = deadline - System.nanoTime()
       if (left <= 0) throw stuck(waitingFor)
@@ -119,10 +119,10 @@ private[sink] final class KinesisDataWriter(
    * task's lock): so it waits in slices and looks for a failure of this task's own records between them.
    */
   private def takeExecutorRoom(size: Long): Unit = {
-    val deadline = System.nanoTime() + limits.confirmTimeoutMs * 1000000L
+    val deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)
     while (!lease.executorLimit.tryAcquire(size, KinesisDataWriter.ExecutorWaitSliceMs)) {
       lock.synchronized(failIfFailed())
-      if (System.nanoTime() > deadline) {
+      if (deadline - System.nanoTime() < 0) {
         val (records, bytes) = lease.executorLimit.pending
         throw stuck(s"room in the executor's limit ($records rows, $bytes bytes of all its tasks unconfirmed)")
       }
@@ -171,6 +171,12 @@ private[sink] final class KinesisDataWriter(
 
 private object KinesisDataWriter {
   val ExecutorWaitSliceMs = 100L
+
+  /**
+   * `ms` in nanoseconds, at most Long.MaxValue: a deadline `now + nanos(ms)` may wrap around, but `deadline - now`
+   * stays the time left, as System.nanoTime's arithmetic requires.
+   */
+  def nanos(ms: Long): Long = if (ms >= Long.MaxValue / 1000000L) Long.MaxValue else ms * 1000000L
 }
 
 /** A row could not be written to Kinesis; the message names the stream and the reason. */

@@ -36,8 +36,7 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
       options.aggregationEnabled, options.recordTtlMs, options.maxPendingRecordsPerExecutor,
       options.maxPendingBytesPerExecutor),
     WriterLimits(
-      // Every record ends by its TTL; the margin covers the daemon's own bookkeeping.
-      confirmTimeoutMs = options.recordTtlMs + KinesisWrite.ConfirmMarginMs,
+      confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
       maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,
       maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask))
 
@@ -71,6 +70,13 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
 
 private[sink] object KinesisWrite {
   val ConfirmMarginMs = 30000L
+
+  /**
+   * How long a task waits for its rows' confirmation with option kinesis.sink.recordTtl `recordTtlMs`: every record
+   * ends by the TTL the KPL is given (never more than [[KplProducer.MaxRecordTtlMs]], so no sum overflows); the
+   * margin covers the daemon's own bookkeeping.
+   */
+  def confirmTimeoutMs(recordTtlMs: Long): Long = KplProducer.recordTtlForKpl(recordTtlMs) + ConfirmMarginMs
 }
 
 /** Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer. */

@@ -11,7 +11,7 @@ import software.amazon.kinesis.producer.{
 
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
 
-import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, SdkKinesisClient}
+import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, ErrorText, SdkErrors, SdkKinesisClient}
 
 /**
  * The settings that make two producers interchangeable; one [[KplProducer]] per distinct value per executor.
@@ -63,6 +63,16 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Stoppa
 
 private[sink] object KplProducer {
 
+  /**
+   * The longest record TTL handed to the KPL, about 24.8 days: its native daemon adds the TTL to its clock, which
+   * overflows for larger values (its documented maximum, Long.MaxValue, among them) and expires every record at once
+   * (awslabs/amazon-kinesis-producer#54). Longer TTLs mean "keep trying", so they are read as this one.
+   */
+  val MaxRecordTtlMs: Long = Int.MaxValue.toLong
+
+  /** The TTL the KPL is given for option kinesis.sink.recordTtl `ms`. */
+  def recordTtlForKpl(ms: Long): Long = math.min(ms, MaxRecordTtlMs)
+
   /** The KPL configuration for `settings`: endpoint, region and `credentials` (built as the source's are). */
   def configuration(settings: ProducerSettings, credentials: AwsCredentialsProvider): KinesisProducerConfiguration = {
     val client = settings.client
@@ -72,7 +82,7 @@ private[sink] object KplProducer {
       .setRecordMaxBufferedTime(settings.recordMaxBufferedTimeMs)
       .setMaxConnections(settings.maxConnections.toLong)
       .setAggregationEnabled(settings.aggregationEnabled)
-      .setRecordTtl(settings.recordTtlMs)
+      .setRecordTtl(recordTtlForKpl(settings.recordTtlMs))
       .setVerifyCertificate(client.verifyCertificate)
       // CloudWatch metrics would need cloudwatch:PutMetricData and an endpoint of their own; Spark has its metrics.
       .setMetricsLevel("none")
@@ -119,10 +129,10 @@ private[sink] final class KplFailures(settings: ProducerSettings) {
       s"(${t.getClass.getSimpleName}: ${scrub(String.valueOf(t.getMessage))}). The task fails and Spark retries " +
       "it with a new producer; rows it had already written may be written twice."
 
-  private def scrub(text: String): String = secrets.foldLeft(String.valueOf(text))((t, s) => t.replace(s, "<redacted>"))
+  private def scrub(text: String): String = ErrorText.scrub(text, secrets)
 }
 
 private object KplFailures {
-  private val AccessCodes = Set("AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException",
-    "ExpiredTokenException", "IncompleteSignatureException", "KMSAccessDeniedException", "MissingAuthenticationToken")
+  private val AccessCodes =
+    SdkErrors.RejectedCredentialCodes ++ Set("AccessDeniedException", "KMSAccessDeniedException")
 }

@@ -11,8 +11,8 @@ private[sink] final class PendingLimit(val maxRecords: Int, val maxBytes: Long) 
 
   /** Takes room for one record of `size` bytes, waiting at most `waitMs` for it; false if none was freed in time. */
   def tryAcquire(size: Long, waitMs: Long): Boolean = synchronized {
-    val deadline = System.nanoTime() + waitMs * 1000000L
-    var left = waitMs * 1000000L
+    var left = KinesisDataWriter.nanos(waitMs)
+    val deadline = System.nanoTime() + left
     while (!fits(size) && left > 0) {
       wait(math.max(1L, left / 1000000L))
       left = deadline - System.nanoTime()

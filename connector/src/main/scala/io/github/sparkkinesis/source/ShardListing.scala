@@ -3,7 +3,8 @@ package io.github.sparkkinesis.source
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
-  AccessException, KinesisClient, KinesisClientException, ResourceMissingException, ShardDescription
+  AccessException, KinesisClient, KinesisClientException, ResourceMissingException, ShardDescription,
+  UnreachableException
 }
 
 /**
@@ -11,7 +12,9 @@ import io.github.sparkkinesis.client.{
  * that fails for a passing reason (throttling, a connection reset, a server error) keeps the previous one and is
  * tried again after a jittered back-off; with no previous listing (a query starting) it is retried in place. Only
  * once failures have lasted `failureTimeoutMs` does the query fail, with the last error. A missing stream and
- * refused credentials fail at once: waiting will not fix them.
+ * refused credentials fail at once: waiting will not fix them; so does an endpoint that cannot be reached (unknown
+ * host, connection refused) before the first listing of this run succeeded, almost always a wrong endpoint or
+ * region rather than an outage that retrying would ride out.
  */
 private[source] final class ShardListing(
     client: () => KinesisClient,
@@ -58,6 +61,7 @@ private[source] final class ShardListing(
       Some(shards)
     } catch {
       case e @ (_: AccessException | _: ResourceMissingException) => throw e
+      case e: UnreachableException if listing.isEmpty                 => throw e
       case e: KinesisClientException =>
         failures.failed(e)
         retryAtMs = clock() + math.max(1L, backoff.nextDelayMs())

@@ -170,4 +170,54 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
     t2.getMessage should include("Connect to 127.0.0.1:1 failed")
     t2.getCause shouldBe refused
   }
+
+  test("signature and token errors of HTTP 400, and any error quoting a signed request, keep no token or signature " +
+    "in their message or causes") {
+    import SignedRequestErrors._
+    // Given errors whose texts quote a request signed with a role's token (no option holds it)
+    val failures = Seq(
+      serviceError(KinesisException.builder(), 400, "IncompleteSignatureException", Mismatch),
+      serviceError(KinesisException.builder(), 400, "MissingAuthenticationTokenException", Headers),
+      serviceError(KinesisException.builder(), 400, "InvalidSignatureException", Mismatch),
+      serviceError(KinesisException.builder(), 400, "ExpiredTokenException", Headers),
+      serviceError(InternalFailureException.builder(), 500, "InternalFailure", Headers),
+      serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException", Mismatch),
+      SdkClientException.builder().message(s"Unable to execute HTTP request: $Headers").build())
+
+    // When they are translated
+    val translated = failures.map(f => translate(f, errors = fromChain))
+
+    // Then no text along the chain shows the token, the signature or the key id, and the 400s say what to check
+    translated.foreach(t => withClue(allText(t))(clean(allText(t)) shouldBe true))
+    translated.take(4).foreach { t =>
+      t shouldBe an[AccessException]
+      t.getMessage should include("credentials were rejected")
+    }
+  }
+
+  test("an endpoint that refuses connections, does not resolve or has no route becomes UnreachableException " +
+    "naming the endpoint and the option to check") {
+    // Given the SDK's failures to connect, the Java cause somewhere down the chain
+    def connectFailure(cause: Throwable) =
+      SdkClientException.builder().message(s"Unable to execute HTTP request: ${cause.getMessage}").cause(cause).build()
+    val failures = Seq(
+      connectFailure(new java.net.ConnectException("Connect to 127.0.0.1:1 failed: Connection refused")),
+      connectFailure(new java.io.IOException("wrapped", new java.net.UnknownHostException("kinesis.nowhere.invalid"))),
+      connectFailure(new java.net.NoRouteToHostException("No route to host")))
+    val atEndpoint = SdkErrors.of(chainSettings.copy(endpointUrl = Some(java.net.URI.create("http://127.0.0.1:1"))))
+
+    // When they are translated
+    val translated = failures.map(f => translate(f, errors = atEndpoint))
+
+    // Then each says nothing answered at the endpoint and what to check
+    translated.map(_.getClass) shouldBe Seq.fill(3)(classOf[UnreachableException])
+    translated.foreach(_.getMessage should (include("Cannot reach Kinesis at http://127.0.0.1:1 (option " +
+      "kinesis.endpointUrl)") and include("stream 'orders'")))
+    translated.zip(Seq("connection was refused", "does not resolve", "no route to the host")).foreach {
+      case (t, why) => t.getMessage should include(why)
+    }
+    // And without an endpoint option the regional AWS endpoint is named
+    translate(failures.head, errors = fromChain).getMessage should include(
+      "https://kinesis.us-east-1.amazonaws.com (the AWS endpoint of option kinesis.region)")
+  }
 }

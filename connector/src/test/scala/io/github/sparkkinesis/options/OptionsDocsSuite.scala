@@ -28,7 +28,8 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     val startingPosition = (0 until options.size).map(i => options.get(i)).find(_.get("name").asText == "kinesis.startingPosition").get
     startingPosition.get("default").asText shouldBe "LATEST"
     (0 until options.size).map(i => options.get(i)).filter(_.get("secret").asBoolean).map(_.get("name").asText) shouldBe
-      Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken", "kinesis.credentialProviderParam")
+      Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken", "kinesis.stsExternalId",
+        "kinesis.credentialProviderParam")
   }
 
   test("given the aliases, then each connector's migration section lists its names and what each does here") {

@@ -91,6 +91,32 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
       (include("200 ms") and include("1 still unconfirmed"))
   }
 
+  test("Given kinesis.sink.recordTtl at or near Long.MaxValue, when a task commits, then it waits for its rows " +
+    "instead of failing at once") {
+    for (ttl <- Seq(Long.MaxValue, Long.MaxValue - KinesisWrite.ConfirmMarginMs + 1, Long.MaxValue / 1000000L)) {
+      // Given a task whose confirmation wait comes from that TTL, with a row unconfirmed
+      val executor = new Executor(executorRecords = 1)
+      val writer = executor.writer(confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(ttl))
+      writer.write(row("a", "k1"))
+      // When it commits, then it waits (a wrapped deadline would fail it at once), until Kinesis confirms the row
+      val committing = blockedIn(writer.commit())
+      executor.producer.confirmAll()
+      joined(committing)
+      withClue(s"TTL $ttl: ")(writer.commit() shouldBe KinesisWriterCommitMessage(1, 3))
+    }
+  }
+
+  test("Given a confirmation wait of Long.MaxValue ms, when the executor's cap is full, then the task waits for " +
+    "room instead of failing at once") {
+    val executor = new Executor(executorRecords = 1)
+    val (first, second) = (executor.writer(), executor.writer(confirmTimeoutMs = Long.MaxValue))
+    first.write(row("a", "k"))
+    val blocked = blockedIn(second.write(row("b", "k")))
+    executor.producer.settleNext(SendResult.Written)
+    joined(blocked)
+    executor.producer.sent.size shouldBe 2
+  }
+
   test("Given a task at its own cap of unconfirmed rows, when it writes, then it waits until one is confirmed") {
     // Given a task that may have two rows unconfirmed, with two
     val executor = new Executor

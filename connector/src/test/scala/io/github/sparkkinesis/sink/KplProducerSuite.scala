@@ -37,6 +37,16 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
     configuration(settings(None)).getKinesisEndpoint shouldBe ""
   }
 
+  test("a record TTL beyond the KPL's overflow point reaches it as the longest it keeps, and the commit wait adds " +
+    "its margin without overflowing") {
+    for (ttl <- Seq(Long.MaxValue, Long.MaxValue - 1, Int.MaxValue.toLong + 1)) {
+      configuration(settings(None).copy(recordTtlMs = ttl)).getRecordTtl shouldBe Int.MaxValue.toLong
+      KinesisWrite.confirmTimeoutMs(ttl) shouldBe Int.MaxValue.toLong + KinesisWrite.ConfirmMarginMs
+    }
+    configuration(settings(None).copy(recordTtlMs = Int.MaxValue.toLong)).getRecordTtl shouldBe Int.MaxValue.toLong
+    KinesisWrite.confirmTimeoutMs(100L) shouldBe 100L + KinesisWrite.ConfirmMarginMs
+  }
+
   private def failed(attempts: (String, String)*) = new UserRecordResult(
     attempts.map { case (code, message) => new Attempt(0, 10, message, code, false) }.toList.asJava, null, null, false)
 
@@ -59,5 +69,16 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
       failed("UnrecognizedClientException" -> "bad token session-token-xyz for very-secret-key"))
     message should (include("refused the credentials") and not include "very-secret-key" and
       not include "session-token-xyz")
+  }
+
+  test("a signature error quoting the signed request names the credentials and shows no token or signature") {
+    import io.github.sparkkinesis.client.SignedRequestErrors._
+    val failures = new KplFailures(settings(None))
+    val message = failures.describe("orders",
+      failed("IncompleteSignatureException" -> Mismatch, "InvalidSignatureException" -> Headers))
+    withClue(message)(clean(message) shouldBe true)
+    message should include("refused the credentials")
+    val crash = failures.describeCrash("orders", new RuntimeException(Headers))
+    withClue(crash)(clean(crash) shouldBe true)
   }
 }
