@@ -85,6 +85,10 @@ lazy val connector = (project in file("connector"))
     // Scala 2.12 / 2.13 differences live in src/main/scala-2.12 and scala-2.13 (sbt adds them by itself). The
     // DataSource V2 streaming API the connector uses is the same in Spark 3.5 and 4.0-4.2, so no Spark-specific
     // source folder is needed.
+    // scalafmt checks every version's folder (src/main/scala-2.12, scala-2.13, ...) from whichever version is
+    // current, so one run of bin/lint covers the whole tree.
+    Compile / scalafmt / unmanagedSources :=
+      ((Compile / sourceDirectory).value * "scala*" ** "*.scala").get.sorted,
     // The version, readable at run time (one version number for the JAR and the Python package).
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "io" / "github" / "sparkkinesis" / "version.properties"
@@ -228,4 +232,6 @@ lazy val bench = (project in file("bench"))
     run / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
   )
 
+// The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says.
+addCommandAlias("formatCheck", "scalafmtCheckAll; scalafmtSbtCheck")
 addCommandAlias("updateOptionsDocs", "connector/runMain io.github.sparkkinesis.options.OptionsDocs README.md")

@@ -3,6 +3,8 @@
 # Spark 4.x / Scala 2.13), the options registry's JSON description turned into the typed option builders, and
 # the version from the repository's VERSION file, then the wheel itself (hatchling, fetched from PyPI by pip).
 #   python/build-wheel.sh            prints the wheel's path as its last line
+# With SPARK_KINESIS_SKIP_SBT=1 it skips the sbt step: the caller (bin/test) built both JARs and the options JSON
+# (python/build/options.json) in its own sbt run.
 set -euo pipefail
 python_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$python_dir/.." && pwd)"
@@ -13,8 +15,9 @@ version="$(tr -d '[:space:]' < "$root/VERSION")"
 command -v "$python" >/dev/null || { echo "build-wheel.sh: $python not found; install Python 3.9 or newer" >&2; exit 1; }
 mkdir -p "$python_dir/build"
 cd "$root"
-build/sbt +connector/assembly \
+[ "${SPARK_KINESIS_SKIP_SBT:-}" = 1 ] || build/sbt +connector/assembly \
   "connector/runMain io.github.sparkkinesis.options.OptionsDocs --json $python_dir/build/options.json" >&2
+[ -f "$python_dir/build/options.json" ] || { echo "build-wheel.sh: $python_dir/build/options.json was not built" >&2; exit 1; }
 
 rm -rf "$package/jars"
 mkdir -p "$package/jars" "$package/resources"

@@ -1,20 +1,48 @@
 #!/usr/bin/env bash
-# The Python package's tests: builds the wheel, then for each pyspark line (3.5 and the newest 4.x) creates a
-# fresh virtual environment, installs the built wheel (not the source tree) with pyspark and the test
-# dependencies, and runs pytest there. Exits non-zero when a suite fails or runs no test.
+# The Python package's tests: builds the wheel, then for each pyspark line creates a fresh virtual environment,
+# installs the built wheel (not the source tree) with pyspark and the test dependencies, and runs pytest there.
+# The whole suite runs on the newest pyspark; the older lines run a smoke subset (attaching the JAR, reading,
+# writing, payloads), since the options and the demo are the same Python code on every line and the JVM side of
+# each line is tested in full by the Scala suites. Exits non-zero when a suite fails or runs no test.
+#   python/run-tests.sh            build the wheel, prepare the environments, run the suites
+#   python/run-tests.sh prepare    only create the environments with pyspark installed (network-bound: bin/test
+#                                  runs it in the background while sbt compiles)
 #
-# Environment: PYSPARK_VERSIONS (default "3.5.9 4.3.0"), PYTHON (default python3), WHEEL (a built wheel to test
-# instead of building one), KINESIS_MOCK_ENDPOINT (an emulator to use; otherwise the tests start one) with its
-# TLS endpoint for the sink in KINESIS_MOCK_TLS_ENDPOINT (default https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567).
+# Environment: PYSPARK_VERSIONS (full suite, default "4.3.0"), PYSPARK_SMOKE_VERSIONS (smoke subset, default
+# "3.5.9"), PYTHON (default python3), WHEEL (a built wheel to test instead of building one), SPARK_KINESIS_SKIP_SBT
+# (passed to build-wheel.sh: the JARs and options JSON were built already), KINESIS_MOCK_ENDPOINT (an emulator to
+# use; otherwise the tests start one) with its TLS endpoint for the sink in KINESIS_MOCK_TLS_ENDPOINT (default
+# https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567).
 set -euo pipefail
 python_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$python_dir/.." && pwd)"
 python="${PYTHON:-python3}"
-read -r -a versions <<< "${PYSPARK_VERSIONS:-3.5.9 4.3.0}"
+read -r -a full_versions <<< "${PYSPARK_VERSIONS-4.3.0}"
+read -r -a smoke_versions <<< "${PYSPARK_SMOKE_VERSIONS-3.5.9}"
+smoke_tests=(tests/test_attach.py tests/test_read_emulator.py tests/test_write_emulator.py
+  tests/test_streams_and_batch_reads.py tests/test_payloads.py)
 
 command -v "$python" >/dev/null || { echo "run-tests.sh: $python not found; install Python 3.9 or newer" >&2; exit 1; }
 "$python" -c 'import venv, ensurepip' 2>/dev/null ||
   { echo "run-tests.sh: $python cannot create virtual environments; install python3-venv" >&2; exit 1; }
+
+venv_of() { echo "$python_dir/.venv-pyspark-$1"; }
+# A fresh environment with pyspark installed; the marker says it was made for this version by this step.
+prepare() {
+  local version="$1" venv step
+  venv="$(venv_of "$version")"
+  step=$(date +%s)
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version"
+  echo "$version" > "$venv/.prepared"
+  echo "run-tests.sh: pyspark $version installed in $venv in $(( $(date +%s) - step )) s"
+}
+
+if [ "${1:-}" = prepare ]; then
+  for version in "${full_versions[@]}" "${smoke_versions[@]}"; do prepare "$version"; done
+  exit 0
+fi
 
 started=$(date +%s)
 wheel="${WHEEL:-$("$python_dir/build-wheel.sh" | tail -n 1)}"
@@ -24,26 +52,28 @@ echo "run-tests.sh: testing $wheel (built in $(( $(date +%s) - started )) s)"
 export PYSPARK_KINESIS_HOME="${PYSPARK_KINESIS_HOME:-$root/.emulators}"
 export SPARK_LOCAL_IP=127.0.0.1
 failed=()
-for version in "${versions[@]}"; do
-  venv="$python_dir/.venv-pyspark-$version"
+run_suite() {
+  local version="$1" kind="$2" venv step status
+  shift 2
+  venv="$(venv_of "$version")"
   step=$(date +%s)
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version" "$wheel[test]"
-  echo "run-tests.sh: pyspark $version installed in $venv in $(( $(date +%s) - step )) s; running pytest"
+  [ "$(cat "$venv/.prepared" 2>/dev/null)" = "$version" ] || prepare "$version"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[test]"
+  echo "run-tests.sh: pyspark $version: running the $kind suite"
   set +e
-  (cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider --durations=5 tests)
+  (cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider --durations=5 "$@")
   status=$?
   set -e
   # pytest exits 5 when it collected no test: that is a failure here, not a pass.
-  if [ "$status" -ne 0 ]; then
-    failed+=("pyspark $version (pytest exit $status)")
-  fi
-  echo "run-tests.sh: pyspark $version done in $(( $(date +%s) - step )) s (pytest exit $status)"
-done
+  [ "$status" -eq 0 ] || failed+=("pyspark $version $kind (pytest exit $status)")
+  echo "run-tests.sh: pyspark $version $kind suite done in $(( $(date +%s) - step )) s (pytest exit $status)"
+}
+for version in "${full_versions[@]}"; do run_suite "$version" full tests; done
+for version in "${smoke_versions[@]}"; do run_suite "$version" smoke "${smoke_tests[@]}"; done
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "run-tests.sh: FAILED: ${failed[*]}" >&2
   exit 1
 fi
-echo "run-tests.sh: all Python suites passed (${versions[*]}) in $(( $(date +%s) - started )) s"
+echo "run-tests.sh: all Python suites passed (full: ${full_versions[*]}; smoke: ${smoke_versions[*]})" \
+  "in $(( $(date +%s) - started )) s"
