@@ -2,10 +2,14 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 
-import io.github.sparkkinesis.client.{ClientSettings, KinesisClient, ShardDescription}
+import io.github.sparkkinesis.client.{Backoff, ClientSettings, KinesisClient, ShardDescription}
 import io.github.sparkkinesis.metadata.{ShardEndStore, TaskEndRecord}
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead, StartingPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.source.planning.{ShardListing, ShardTracker, TaskPlan}
+import io.github.sparkkinesis.source.reading.{
+  ReaderSettings, SequenceBound, ShardPartition, TaskPartition, TaskReaderFactory
+}
 
 /**
  * A batch read (`spark.read`) of a bounded range: every shard of every stream, from `kinesis.startingPosition`

@@ -7,6 +7,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
 import io.github.sparkkinesis.offsets.ShardPosition.AtSequenceNumber
+import io.github.sparkkinesis.source.reading.ShardPartitionReader
 
 /**
  * Restarts after the retention period and positions near the trim horizon, where AWS answers with empty pages for

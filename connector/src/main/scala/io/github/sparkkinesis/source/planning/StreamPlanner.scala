@@ -1,0 +1,262 @@
+package io.github.sparkkinesis.source.planning
+
+import java.time.Instant
+
+import scala.collection.mutable
+
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.client.{Backoff, HashKeyRange, KinesisClient, ShardDescription}
+import io.github.sparkkinesis.metadata.ShardEndRecord
+import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
+import io.github.sparkkinesis.options.KinesisSourceOptions
+
+/**
+ * The driver's view of one stream of a query: which shards it tracks (resharding and expiry, from a listing every
+ * `kinesis.describeShardInterval`), when each may next be looked at ([[PollSchedule]]), which have news
+ * ([[NewRecordsProbe]]), and, in a Trigger.AvailableNow run, the run's target ([[AvailableNowTarget]]).
+ */
+private[source] final class StreamPlanner(
+    val stream: String,
+    options: KinesisSourceOptions,
+    client: () => KinesisClient,
+    clock: () => Long) {
+  import StreamPlanner._
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private var probeStarted = false
+  private lazy val probe = {
+    probeStarted = true
+    new NewRecordsProbe(client(), stream, options.driverRetryTimeoutMs, options.checkNewRecordThreads, clock)
+  }
+  private val listing = new ShardListing(client, stream, options.describeShardIntervalMs,
+    options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
+  // A shard read through an enhanced fan-out subscription costs no GetRecords: a busy one is read again at once.
+  private val schedule = new PollSchedule(if (options.fanOut.isDefined) 0L else options.fetchIntervalMs,
+    options.idleShardCheckIntervalMs, clock)
+  private var trimHorizonChecked = false
+  private val reportedLost = mutable.Set.empty[String]
+  private var availableNow: Option[AvailableNowTarget] = None
+  private var looked = false
+  /**
+   * Shards whose last read showed more records coming: each is read without a check once due, however many batches
+   * of other shards ran in between (shards read in different batches stay out of step).
+   */
+  private val readOnUnchecked = mutable.Set.empty[String]
+
+  /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
+  def initialShards(): Map[String, ShardState] =
+    ShardTracker.initial(stream, options.startingPosition, listing.current(force = true), clock())
+
+  def prepareForAvailableNow(): Unit = {
+    val target = AvailableNowTarget.fixedAt(clock(), listing.current(force = true))
+    log.info(s"Trigger.AvailableNow on stream $stream: this run reads the records that arrived before " +
+      s"${Instant.ofEpochMilli(target.arrivedBeforeMs)} (Kinesis' arrival times, the driver's clock), and closed " +
+      "shards to their end.")
+    availableNow = Some(target)
+  }
+
+  def isAvailableNow: Boolean = availableNow.isDefined
+
+  /** The AvailableNow bound of `shardId`: None outside such a run, and for shards read to their end. */
+  def arrivedBefore(shardId: String): Option[Long] = availableNow.flatMap(_.arrivedBefore(shardId))
+
+  /** The stream's shards as last listed: how many are open, how many closed (still retained). */
+  def shardCounts: (Int, Int) = {
+    val (closed, open) = listing.current(force = false).partition(_.isClosed)
+    (open.size, closed.size)
+  }
+
+  /**
+   * The shards the listing shows closed (listed again only once `kinesis.describeShardInterval` has passed): a fan-out
+   * task checks such a shard's end itself, since kinesis-mock names no child shards.
+   */
+  def closedShards: Set[String] = listing.current(force = false).filter(_.isClosed).map(_.shardId).toSet
+
+  /** GetRecords calls the driver's checks of this stream have made. */
+  def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
+
+  /**
+   * The shards to track after a batch moved them to `moved`: in line with the listing (children of a reshard added,
+   * expired shards dropped, lost ones reported under `kinesis.failOnDataLoss`), and once per run checked against the
+   * trim horizon. `lastRead` are the shard-end records of the batch that moved them.
+   */
+  def track(moved: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] = {
+    val reconciled = ShardTracker.reconcile(moved, listing.current(force = false))
+    val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), lastRead)
+    schedule.retain(tracked.contains)
+    readOnUnchecked --= readOnUnchecked.filterNot(tracked.contains)
+    tracked
+  }
+
+  /**
+   * One look at the readable shards that are due: those whose last read expected more count as news without a check,
+   * the others are checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
+   * stays quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned
+   * in one batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
+   */
+  def look(tracked: Map[String, ShardState]): Look = {
+    val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
+    val known = due.filter(readOnUnchecked)
+    val unchecked = due.filterNot(known.toSet)
+    val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
+    looked = true
+    val toCheck = schedule.mostOverdue(unchecked, cap).toSet
+    val checked = probe.check(tracked, toCheck, arrivedBefore)
+    availableNow match {
+      case Some(target) => target.reach(checked.quiet)
+      case None         => schedule.idle(checked.quiet)
+    }
+    schedule.idle(checked.unanswered)
+    schedule.readOn(checked.walking) // a walk across empty pages goes on as soon as pacing allows
+    Look(checked, known)
+  }
+
+  /** How long until every readable shard short of the AvailableNow target may be looked at again. */
+  def msUntilDue(tracked: Map[String, ShardState]): Long =
+    schedule.msUntilDue(ShardState.readable(tracked).filterNot(id => availableNow.exists(_.reached(id))))
+
+  /**
+   * Whether the shard whose batch ended with `record` is read again without a check first: it stopped with more
+   * records known to lie ahead, or (outside AvailableNow runs) it is streaming ([[isStreaming]]).
+   */
+  private def expectsNews(record: ShardEndRecord): Boolean = record.end != ShardPosition.ShardEnd &&
+    (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(record)))
+
+  /**
+   * A batch this run planned, which read `read` and recorded `records`, has ended: the next look at each shard waits
+   * from now. Shards whose read expected more ([[expectsNews]]) are read again without a check; in an AvailableNow
+   * run every shard is looked at again as soon as pacing allows, and shards whose read reached the run's bound are
+   * done.
+   */
+  def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
+    availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
+    val expectNews = expecting(records)
+    val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
+    readOnUnchecked --= read
+    readOnUnchecked ++= expectNews
+    schedule.readOn(readOn)
+    schedule.idle(checkNext)
+  }
+
+  /**
+   * A run resumes after a batch an earlier run planned, which recorded `records`: its shards whose read expected more
+   * are read again without a check (nobody knows when that batch ended, so pacing starts afresh).
+   */
+  def resumedAfter(records: Map[String, ShardEndRecord]): Unit = readOnUnchecked ++= expecting(records)
+
+  private def expecting(records: Map[String, ShardEndRecord]): Set[String] =
+    records.collect { case (id, r) if expectsNews(r) => id }.toSet
+
+  /**
+   * The hash key ranges of `shardIds`, for `kinesis.deaggregation.dropMisroutedRecords`: every one is needed, or this
+   * evaluation of the batch would keep sub-records that another evaluation drops.
+   */
+  def rangesOf(shardIds: Seq[String]): Map[String, HashKeyRange] = {
+    def known(listed: Seq[ShardDescription]) = listed.map(d => d.shardId -> d.hashKeyRange).toMap
+    val cached = known(listing.current(force = false))
+    val ranges = if (shardIds.forall(cached.contains)) cached else known(listing.current(force = true))
+    shardIds.filterNot(ranges.contains) match {
+      case Nil => ranges
+      case missing => throw new IllegalStateException(s"Shard(s) ${missing.mkString(", ")} of stream $stream are not " +
+        "in its listing, so kinesis.deaggregation.dropMisroutedRecords cannot tell which sub-records belong to " +
+        "them; ListShards may be failing (see the driver's log).")
+    }
+  }
+
+  /**
+   * For a batch planned before a restart and read again ([[ReplayCheck]]): the oldest retained sequence number of
+   * each of `shardIds`, None for a shard that has left the listing (expired whole); shards that do not answer are
+   * left out.
+   */
+  def horizons(shardIds: Seq[String]): Map[String, Option[String]] = {
+    val listed = listing.current(force = true).map(_.shardId).toSet
+    val (present, gone) = shardIds.partition(listed)
+    probe.oldestRetained(present).map { case (id, seq) => id -> Option(seq) } ++ gone.map(_ -> None)
+  }
+
+  def close(): Unit = if (probeStarted) probe.close()
+
+  /**
+   * Whether a read that stopped at the tip saw a shard that is streaming: several records, the newest of them
+   * younger than the idle interval. The driver's clock meets the service's here, which only decides whether a shard
+   * is read again without a check first (cost, and rarely an empty batch), never which records a batch holds.
+   * Through a subscription records wait on the executor until a task takes them, for a second or more when the
+   * driver checked first, so their age says nothing about the shard; several records are enough there.
+   */
+  private def isStreaming(r: ShardEndRecord): Boolean =
+    r.recordCount >= StreamingRecords && (options.fanOut.isDefined ||
+      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs))
+
+  /**
+   * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record
+   * (where Kinesis would silently resume anyway). Where records were surely lost unread, `kinesis.failOnDataLoss`
+   * decides; where that cannot be known, a warning says so ([[TrimHorizonCheck]]).
+   */
+  private def checkTrimHorizon(
+      tracked: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] =
+    if (trimHorizonChecked) tracked
+    else {
+      trimHorizonChecked = true
+      val unfinished = tracked.filterNot(_._2.isFinished)
+      val oldest = probe.oldestRetained(TrimHorizonCheck.candidates(unfinished))
+      val behind = TrimHorizonCheck.behind(unfinished, oldest, lastRead)
+      def shown(found: Seq[TrimHorizonCheck.Behind]) =
+        found.map(b => s"${b.shardId} (read up to ${b.position}, oldest retained ${b.oldestRetained})").mkString(", ")
+      val (lost, unknown) = behind.partition(_.surelyLost)
+      if (unknown.nonEmpty) {
+        log.warn(s"The last record read from shard(s) ${shown(unknown)} of stream $stream has expired. They were " +
+          "caught up when last read, so records after it were lost only if some arrived and expired while the query " +
+          "was stopped for longer than the stream's retention period. Going on from the oldest retained record.")
+      }
+      if (lost.nonEmpty) {
+        dataLoss(s"The position of shard(s) ${shown(lost)} of stream $stream lies behind the trim horizon: records " +
+          "after it expired unread (the query was stopped, or fell behind, for longer than the stream's retention " +
+          "period).")
+      }
+      tracked ++ behind.map(b => b.shardId -> tracked(b.shardId).copy(position = ShardPosition.TrimHorizon))
+    }
+
+  /** Applies `kinesis.failOnDataLoss` to shards that expired before being read to their end. */
+  private def handleLost(lost: Seq[String]): Seq[String] = {
+    val unreported = lost.filterNot(reportedLost)
+    reportedLost ++= unreported // until a batch moves past them, each call finds them again: say it once
+    if (unreported.nonEmpty) {
+      dataLoss(s"Shard(s) ${unreported.mkString(", ")} of stream $stream expired or were deleted before they were " +
+        "read to their end: their unread records are lost (the query was stopped, or fell behind, for longer " +
+        "than the stream's retention period).")
+    }
+    lost
+  }
+
+  private def dataLoss(message: String): Unit = {
+    if (options.failOnDataLoss) {
+      throw new IllegalStateException(s"$message Set kinesis.failOnDataLoss=false to go on without them.")
+    }
+    log.warn(s"$message Going on without them (kinesis.failOnDataLoss=false).")
+  }
+}
+
+private[source] object StreamPlanner {
+  /**
+   * A shard whose read stopped at the tip after this many Kinesis records, recent ones, is taken to be streaming: it
+   * is read again without a check first. Below it, new records are not likely enough to risk an empty micro-batch.
+   */
+  val StreamingRecords = 5L
+
+  /**
+   * Most shards one look checks per probe thread (`kinesis.checkNewRecordThreads`), after a run's first look: a look
+   * stays within a few hundred milliseconds on AWS however many shards are idle; the others stay due and are checked
+   * by the next look.
+   */
+  val ChecksPerThread = 8
+
+  /** What one look found: the check's outcome, and the shards taken as news without a check. */
+  final case class Look(checked: NewRecordsProbe.Checked, known: Seq[String]) {
+    def news: Seq[String] = (known ++ checked.news).distinct.sorted
+
+    /** Nothing new and nothing decided: checks went unanswered, or are still walking empty pages. */
+    def undecided(tracked: Map[String, ShardState]): Boolean = known.isEmpty && checked.news.isEmpty &&
+      (checked.unanswered.nonEmpty || checked.walking.nonEmpty) && checked.states == tracked
+  }
+}
