@@ -13,9 +13,9 @@ import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndSto
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.planning.{
-  BatchEnds, FanOutClients, FanOutConsumer, ReplayCheck, StreamChanges, StreamPlanner, TaskPlan
+  BatchEnds, FanOutConsumer, ReplayCheck, StreamChanges, StreamPlanner, TaskPlan
 }
-import io.github.sparkkinesis.source.reading.{Expired, ReaderSettings, TaskReaderFactory}
+import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSettings, TaskReaderFactory}
 
 /**
  * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended

@@ -217,11 +217,3 @@ private[sparkkinesis] final class FanOutConsumer(
   /** How long stop() waits for a resolution under way to reach its next wait (or end). */
   private val StopWaitMs = 30000L
 }
-
-private[sparkkinesis] object FanOutClients {
-  /** The enhanced fan-out side of `client`; every client the connector builds has one. */
-  def of(client: => io.github.sparkkinesis.client.KinesisClient): FanOutClient = client match {
-    case c: FanOutClient => c
-    case other => throw new IllegalStateException(s"$other cannot use enhanced fan-out (SubscribeToShard)")
-  }
-}

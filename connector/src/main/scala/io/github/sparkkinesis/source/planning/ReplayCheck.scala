@@ -13,7 +13,7 @@ import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AtSequ
  * records. Surely lost: every record the batch read of a shard, when the record it recorded as its end comes before
  * the oldest one Kinesis retains (or the shard has left the listing), and a first read from AT_SEQUENCE_NUMBER of a
  * record that has expired. Where only the batch's start lies behind the horizon, only the tasks can tell, by counting
- * the records they read again against those recorded ([[ShardPartitionReader]]).
+ * the records they read again against those recorded ([[ShardReader]]).
  */
 private[source] object ReplayCheck {
 

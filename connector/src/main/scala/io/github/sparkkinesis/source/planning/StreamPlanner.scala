@@ -46,7 +46,7 @@ private[source] final class StreamPlanner(
 
   /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
   def initialShards(): Map[String, ShardState] =
-    ShardTracker.initial(stream, options.startingPosition, listing.current(force = true), clock())
+    TrackedShards.initial(stream, options.startingPosition, listing.current(force = true), clock())
 
   def prepareForAvailableNow(): Unit = {
     val target = AvailableNowTarget.fixedAt(clock(), listing.current(force = true))
@@ -82,7 +82,7 @@ private[source] final class StreamPlanner(
    * trim horizon. `lastRead` are the shard-end records of the batch that moved them.
    */
   def track(moved: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] = {
-    val reconciled = ShardTracker.reconcile(moved, listing.current(force = false))
+    val reconciled = TrackedShards.reconcile(moved, listing.current(force = false))
     val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), lastRead)
     schedule.retain(tracked.contains)
     readOnUnchecked --= readOnUnchecked.filterNot(tracked.contains)

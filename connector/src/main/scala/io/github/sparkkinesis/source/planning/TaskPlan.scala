@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source.planning
 
 import io.github.sparkkinesis.client.HashKeyRange
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardRead}
-import io.github.sparkkinesis.source.reading.{Expired, ShardPartition, TaskPartition}
+import io.github.sparkkinesis.source.reading.{Expired, TaskPartition, TaskShard}
 
 /** How a micro-batch's shards are shared out among its tasks; pure, so unit-tested without Spark. */
 private[source] object TaskPlan {
@@ -64,7 +64,7 @@ private[source] object TaskPlan {
     planned.groupBy(_.task).toSeq.sortBy(_._1).map { case (task, reads) =>
       val homes = if (executors.isEmpty) Nil else reads.map(r => home(r.stream, r.shardId, executors.size)).distinct
       TaskPartition(offset.batch, task, reads.map { r =>
-        ShardPartition(r.stream, r.shardId, offset.batch, offset.streams(r.stream)(r.shardId).position,
+        TaskShard(r.stream, r.shardId, offset.batch, offset.streams(r.stream)(r.shardId).position,
           rangesByStream(r.stream).get(r.shardId), r.read, expired = expired.get((r.stream, r.shardId)),
           listedClosed = closedByStream(r.stream)(r.shardId))
       }, legacy = offset.isLegacy, locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)

@@ -2,11 +2,10 @@ package io.github.sparkkinesis.source.reading
 
 import io.github.sparkkinesis.client.{Backoff, KinesisClient, RecordBatch}
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.source.planning.FanOutClients
 
 /**
- * Where a [[ShardPartitionReader]] gets one shard's records, page by page, from `start` on: GetRecords calls
- * ([[ShardFetcher]]) or an enhanced fan-out subscription ([[SubscriptionPages]]). A page is a [[RecordBatch]] whose
+ * Where a [[ShardReader]] gets one shard's records, page by page, from `start` on: GetRecords calls
+ * ([[PollingPages]]) or an enhanced fan-out subscription ([[FanOutPages]]). A page is a [[RecordBatch]] whose
  * `nextIterator` is empty once the shard is read to its end and whose `millisBehindLatest` is 0 at the tip.
  */
 private[sparkkinesis] trait ShardPages {
@@ -42,14 +41,14 @@ private[sparkkinesis] trait ShardPages {
 private[sparkkinesis] object ShardPages {
 
   /** The pages a task reads its shard from: a subscription when `settings.fanOut` names a consumer, else polling. */
-  def open(client: KinesisClient, partition: ShardPartition, settings: ReaderSettings, clock: () => Long,
+  def open(client: KinesisClient, partition: TaskShard, settings: ReaderSettings, clock: () => Long,
       sleep: Long => Unit): ShardPages =
     settings.fanOut.get(partition.stream) match {
       case None =>
-        new ShardFetcher(client, partition.stream, partition.shardId, partition.start, settings.recordsPerFetch,
+        new PollingPages(client, partition.stream, partition.shardId, partition.start, settings.recordsPerFetch,
           settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
       case Some(fanOut) =>
-        new SubscriptionPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start,
+        new FanOutPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start,
           partition.listedClosed, fanOut, new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared,
           clock, sleep)
     }

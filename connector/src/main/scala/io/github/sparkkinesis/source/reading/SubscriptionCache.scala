@@ -5,10 +5,6 @@ import java.util.concurrent.{ConcurrentHashMap, Executors, ThreadFactory, TimeUn
 import io.github.sparkkinesis.client.{KinesisRecord, ShardSubscription}
 import io.github.sparkkinesis.offsets.ShardPosition
 
-/** Settings a task needs to read its shard through enhanced fan-out; `consumerArn` was resolved by the driver. */
-final case class FanOutReaderSettings(consumerArn: String, subscribeTimeoutMs: Long, maxRetries: Int)
-  extends Serializable
-
 /** One consumer's subscription to one shard: SubscribeToShard allows one open at a time. */
 private[sparkkinesis] final case class SubscriptionKey(consumerArn: String, shardId: String)
 

@@ -2,14 +2,14 @@ package io.github.sparkkinesis.source.reading
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
-import org.apache.spark.sql.connector.read.PartitionReader
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.KinesisClient
+import io.github.sparkkinesis.client.{ClientSettings, KinesisClient}
 import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore, TaskEndRecord}
 
 /**
- * Reads a task's shards for one micro-batch, several at once ([[ParallelRows]]), one [[ShardPartitionReader]] per
+ * Reads a task's shards for one micro-batch, several at once ([[ParallelRows]]), one [[ShardReader]] per
  * shard. The first attempt to hand over every row records where it ended each shard, in one [[TaskEndRecord]]; any
  * later attempt finds that record at its start and reads exactly the same records. An attempt that ends a shard
  * elsewhere than the recorded attempt fails, so its output is discarded rather than diverging.
@@ -28,7 +28,7 @@ final class TaskReader(
   private val log = LoggerFactory.getLogger(getClass)
   private val recorded: Option[TaskEndRecord] = store.get(batch, task)
   private val shardReaders = partition.shards.map { shard =>
-    new ShardPartitionReader(shard, recordedEnd(shard), settings, client, clock, sleep)
+    new ShardReader(shard, recordedEnd(shard), settings, client, clock, sleep)
   }
   private val rows: PartitionReader[InternalRow] =
     if (shardReaders.size == 1) shardReaders.head else new ParallelRows(shardReaders, s"batch $batch task $task")
@@ -46,7 +46,7 @@ final class TaskReader(
 
   override def close(): Unit = rows.close()
 
-  /** This attempt's reading so far, for the Spark UI's task metrics ([[SourceMetrics]]). */
+  /** This attempt's reading so far, for the Spark UI's task metrics ([[TaskMetrics]]). */
   override def currentMetricsValues(): Array[CustomTaskMetric] = {
     val all = shardReaders.map(_.currentMetricsValues())
     all.headOption.fold(Array.empty[CustomTaskMetric])(_.indices.map { i =>
@@ -60,7 +60,7 @@ final class TaskReader(
   }
 
   /** The end recorded for `shard`: in this task's record, or for a batch planned before 0.2.0 in the shard's own. */
-  private def recordedEnd(shard: ShardPartition): Option[ShardEndRecord] = {
+  private def recordedEnd(shard: TaskShard): Option[ShardEndRecord] = {
     val found = recorded match {
       case Some(record) => Some(record.ends.find(e => e.stream == shard.stream && e.shardId == shard.shardId)
         .getOrElse(throw foreign(s"The end recorded for task $task of batch $batch does not name shard " +
@@ -93,4 +93,15 @@ final class TaskReader(
 
   private def ends(record: TaskEndRecord): String =
     record.ends.map(e => s"${e.stream}/${e.shardId} at ${e.end}").sorted.mkString(", ")
+}
+
+/** Creates a [[TaskReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
+final class TaskReaderFactory(
+    settings: ReaderSettings,
+    store: ShardEndStore,
+    clients: ClientSettings => KinesisClient)
+  extends PartitionReaderFactory {
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
+    new TaskReader(partition.asInstanceOf[TaskPartition], settings, store, clients(settings.client))
 }

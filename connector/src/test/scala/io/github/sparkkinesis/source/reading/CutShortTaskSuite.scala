@@ -42,7 +42,7 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
       fanOut = if (fanOut) Map("s" -> FanOutReaderSettings(consumerArn, 30000L, 5)) else Map.empty)
 
     def task(batch: Long, client: KinesisClient = fake): TaskReader =
-      new TaskReader(TaskPartition(batch, 0, ids.map(id => ShardPartition("s", id, batch, TrimHorizon, None))),
+      new TaskReader(TaskPartition(batch, 0, ids.map(id => TaskShard("s", id, batch, TrimHorizon, None))),
         settings, store, client, clock, ms => clock.advance(ms))
 
     def parkedAt(shardId: String) = SubscriptionCache.shared.parkedAt(SubscriptionKey(consumerArn, shardId))

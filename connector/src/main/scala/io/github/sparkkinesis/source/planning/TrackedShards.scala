@@ -4,7 +4,7 @@ import io.github.sparkkinesis.client.ShardDescription
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState, StartingPosition}
 
 /** Pure rules for which shards the source tracks and where each starts; no I/O, so fully unit-tested. */
-private[sparkkinesis] object ShardTracker {
+private[sparkkinesis] object TrackedShards {
 
   /** The shards of a new query and where each starts, with LATEST resolved to `nowMs`. */
   def initial(

@@ -16,7 +16,7 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AtTimestamp, ShardEnd, TrimHorizon}
 
 /** The shard reader on enhanced fan-out pages, against the fake client's subscriptions (AWS behaviour). */
-class SubscriptionPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach {
+class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach {
 
   private val shard = "shardId-000000000000"
   private val clientSettings = ClientSettings(None, None, None, RetrySettings(0, 1, 2))
@@ -41,7 +41,7 @@ class SubscriptionPagesSuite extends AnyFunSuite with Matchers with BeforeAndAft
     /** One task: (values read, where the batch ended). */
     def read(batch: Long, start: ShardPosition, s: ReaderSettings = settings(), id: String = shard,
         read: ShardRead = ShardRead.Unbounded, listedClosed: Boolean = false): (Seq[String], ShardPosition) = {
-      val partition = ShardPartition("s", id, batch, start, None, read, listedClosed = listedClosed)
+      val partition = TaskShard("s", id, batch, start, None, read, listedClosed = listedClosed)
       val reader = new TaskReader(TaskPartition(batch, 0, Seq(partition)), s, store, fake, clock, ms => clock.advance(ms))
       val out = mutable.Buffer.empty[String]
       try while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)
@@ -196,7 +196,7 @@ class SubscriptionPagesSuite extends AnyFunSuite with Matchers with BeforeAndAft
     val waited = t.clock()
     val (again, _) = t.read(1L, end)
     again shouldBe empty
-    (t.clock() - waited) should be <= SubscriptionPages.TipWaitMs
+    (t.clock() - waited) should be <= FanOutPages.TipWaitMs
   }
 
   test("given an AT_TIMESTAMP start in Kinesis' future, when a task reads, then it ends empty at the tip") {

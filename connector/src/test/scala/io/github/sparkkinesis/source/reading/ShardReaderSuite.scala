@@ -15,7 +15,7 @@ import io.github.sparkkinesis.metadata.HadoopShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, TrimHorizon}
 
-class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
+class ShardReaderSuite extends AnyFunSuite with Matchers {
 
   private val shard = "shardId-000000000000"
 
@@ -28,7 +28,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
   private def readAll(
       fake: FakeKinesisClient, start: ShardPosition = TrimHorizon, s: ReaderSettings = settings(),
       store: HadoopShardEndStore = newStore(), range: Option[HashKeyRange] = None): Seq[(String, Long)] = {
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, start, range))), s, store, fake)
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, start, range))), s, store, fake)
     val out = mutable.Buffer.empty[(String, Long)]
     while (reader.next()) out += (new String(reader.get().getBinary(0), UTF_8) -> reader.get().getLong(6))
     out.toVector
@@ -57,7 +57,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
 
   test("given an iterator that expires mid-read, when read, then it is renewed from the last record read") {
     val (fake, expected) = oneShard(30)
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 10),
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 10),
       newStore(), fake)
     val out = mutable.Buffer.empty[String]
     while (reader.next()) {
@@ -128,7 +128,7 @@ class ShardPartitionReaderSuite extends AnyFunSuite with Matchers {
     fake.createStream("s", 1)
     (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"old$i".getBytes(UTF_8)))
     clock.advance(10)
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 3),
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 3),
       newStore(), fake, clock)
     (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"new$i".getBytes(UTF_8)))
     val out = mutable.Buffer.empty[String]

@@ -10,7 +10,6 @@ import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
-import io.github.sparkkinesis.source.{RowBuilder, SourceMetrics}
 
 /**
  * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the
@@ -19,8 +18,8 @@ import io.github.sparkkinesis.source.{RowBuilder, SourceMetrics}
  * is given that record (`recorded`) and reads exactly the same records. Once read, [[endRecord]] says where it
  * ended.
  */
-final class ShardPartitionReader(
-    partition: ShardPartition,
+final class ShardReader(
+    partition: TaskShard,
     recorded: Option[ShardEndRecord],
     settings: ReaderSettings,
     client: KinesisClient,
@@ -29,7 +28,7 @@ final class ShardPartitionReader(
   extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
-  import ShardPartitionReader.EmptyPagesPerTask
+  import ShardReader.EmptyPagesPerTask
 
   private val log = LoggerFactory.getLogger(getClass)
   private val rows = new RowBuilder(stream, shardId)
@@ -42,7 +41,7 @@ final class ShardPartitionReader(
     }
     record.end
   }
-  private val fetcher: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
+  private val pages: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
@@ -78,14 +77,14 @@ final class ShardPartitionReader(
   override def get(): InternalRow = current
 
   /** Hands the pages back; a subscription is kept for the next task only if this reader read to its end. */
-  override def close(): Unit = fetcher.close(handedOver = ended.isDefined)
+  override def close(): Unit = pages.close(handedOver = ended.isDefined)
 
   /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
   def endRecord: Option[ShardEndRecord] = ended
 
-  /** This attempt's reading so far, for the Spark UI's task metrics ([[SourceMetrics]]). */
+  /** This attempt's reading so far, for the Spark UI's task metrics ([[TaskMetrics]]). */
   override def currentMetricsValues(): Array[CustomTaskMetric] =
-    SourceMetrics.taskValues(recordsRead, bytesRead, fetcher.getRecordsCalls, fetcher.throttledCalls)
+    TaskMetrics.values(recordsRead, bytesRead, pages.getRecordsCalls, pages.throttledCalls)
 
   private def fetchMore(): Unit = recordedEnd match {
     case Some(end) => replayTowards(end)
@@ -104,15 +103,15 @@ final class ShardPartitionReader(
    * without walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record).
    */
   private def readUntilStop(): Unit = {
-    val before = fetcher.position
+    val before = pages.position
     val remaining = math.min(maxRecords - recordsRead, Int.MaxValue.toLong).toInt
-    fetcher.fetch(deadlineMs, remaining) match {
+    pages.fetch(deadlineMs, remaining) match {
       case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
       case Some(page) =>
         val (kept, beyond) = page.records.span(r =>
           partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
             partition.until.forall(_.admits(r.sequenceNumber)))
-        if (beyond.nonEmpty) fetcher.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
+        if (beyond.nonEmpty) pages.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
         emit(kept)
         kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))
         millisBehind = page.millisBehindLatest
@@ -126,7 +125,7 @@ final class ShardPartitionReader(
         if (beyond.nonEmpty) {
           boundReached = true
           stop(moreAvailable = false)
-        } else if (fetcher.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
+        } else if (pages.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
         else if (recordsRead == 0 && emptyPages >= EmptyPagesPerTask) {
           log.info(s"Batch $batch, shard $shardId of stream $stream: $emptyPages empty pages from $start while " +
             s"MillisBehindLatest (${page.millisBehindLatest} ms) says records lie ahead; this task ends the shard " +
@@ -153,7 +152,7 @@ final class ShardPartitionReader(
    * at the first record past it once retention has trimmed the end too (a loss, as above).
    */
   private def replayTowards(end: ShardPosition): Unit = {
-    val page = fetcher.fetchAll()
+    val page = pages.fetchAll()
     if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
       emptyPages += 1
       if (emptyPages == EmptyPagesPerTask) {
@@ -165,13 +164,13 @@ final class ShardPartitionReader(
     end match {
       case ShardEnd =>
         emit(page.records)
-        done = fetcher.isEnded
+        done = pages.isEnded
         if (!done && page.records.isEmpty && page.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
       case AfterSequenceNumber(last) =>
         val (within, beyond) = page.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
         emit(within)
         done = within.lastOption.exists(_.sequenceNumber == last)
-        if (!done && (beyond.nonEmpty || fetcher.isEnded || (page.records.isEmpty && page.millisBehindLatest == 0))) {
+        if (!done && (beyond.nonEmpty || pages.isEnded || (page.records.isEmpty && page.millisBehindLatest == 0))) {
           if (partition.expired.isEmpty) missingEnd(end, "its last record is no longer where it was")
           done = true
         }
@@ -213,13 +212,13 @@ final class ShardPartitionReader(
 
   /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
   private def finish(): Unit = if (ended.isEmpty) {
-    ended = recorded.orElse(Some(ShardEndRecord(stream, shardId, batch, start, fetcher.position, recordsRead,
-      Some(ReadStats(millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, fetcher.getRecordsCalls,
-        fetcher.throttledCalls)))))
+    ended = recorded.orElse(Some(ShardEndRecord(stream, shardId, batch, start, pages.position, recordsRead,
+      Some(ReadStats(millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, pages.getRecordsCalls,
+        pages.throttledCalls)))))
   }
 }
 
-private[source] object ShardPartitionReader {
+private[source] object ShardReader {
   /**
    * Most empty pages with records ahead a first attempt walks before its first record, whatever its time limit:
    * about 10 s at the default fetch interval, far below the minutes AWS can serve them near the trim horizon.

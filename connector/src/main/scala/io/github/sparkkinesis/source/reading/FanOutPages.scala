@@ -11,7 +11,7 @@ import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
 
 /**
- * One shard's records from an enhanced fan-out subscription, as pages for a [[ShardPartitionReader]].
+ * One shard's records from an enhanced fan-out subscription, as pages for a [[ShardReader]].
  * Records received are buffered and handed out in pages of at most the size asked for; the position is just after
  * the last record handed out, so a task ends exactly where its reader decided, whatever the subscription has pushed.
  *
@@ -26,10 +26,10 @@ import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardE
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
  * child shards; a task never lists the stream). Caught up means the last event said MillisBehindLatest 0 and every record
- * received was handed out; a subscription taken over from an earlier task waits at most [[SubscriptionPages.TipWaitMs]]
+ * received was handed out; a subscription taken over from an earlier task waits at most [[FanOutPages.TipWaitMs]]
  * for an event before it trusts that, so an idle shard never holds a task.
  */
-private[sparkkinesis] final class SubscriptionPages(
+private[sparkkinesis] final class FanOutPages(
     client: FanOutClient,
     polling: KinesisClient,
     stream: String,
@@ -41,7 +41,7 @@ private[sparkkinesis] final class SubscriptionPages(
     cache: SubscriptionCache,
     clock: () => Long,
     sleep: Long => Unit = Thread.sleep) extends ShardPages {
-  import SubscriptionPages._
+  import FanOutPages._
 
   private val log = LoggerFactory.getLogger(getClass)
   private val key = SubscriptionKey(settings.consumerArn, shardId)
@@ -283,7 +283,7 @@ private[sparkkinesis] final class SubscriptionPages(
   }
 }
 
-private[sparkkinesis] object SubscriptionPages {
+private[sparkkinesis] object FanOutPages {
   /** Kinesis allows one SubscribeToShard per second per shard and consumer. */
   val MinSubscribeIntervalMs = 1000L
 

@@ -15,7 +15,7 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AtTimestamp, TrimHorizon}
 
 /** How a task reads where AWS differs from the emulator, and within the bounds the driver sets for a batch. */
-class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
+class ShardReaderOnAwsSuite extends AnyFunSuite with Matchers {
 
   private val shard = "shardId-000000000000"
 
@@ -28,7 +28,7 @@ class ShardPartitionReaderOnAwsSuite extends AnyFunSuite with Matchers {
   private def read(fake: FakeKinesisClient, store: HadoopShardEndStore, start: ShardPosition = TrimHorizon,
       bounds: ShardRead = ShardRead.Unbounded, s: ReaderSettings = settings(),
       executorClock: () => Long = () => System.currentTimeMillis()): Seq[String] = {
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(ShardPartition("s", shard, 0L, start, None, bounds))), s, store, fake,
+    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, start, None, bounds))), s, store, fake,
       executorClock)
     val out = mutable.Buffer.empty[String]
     while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)

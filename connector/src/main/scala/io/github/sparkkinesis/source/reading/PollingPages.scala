@@ -6,12 +6,13 @@ import io.github.sparkkinesis.client.{
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
- * Reads one shard forward from `start`, one GetRecords call at a time. It hides the iterator: it gets one
- * lazily, renews it from the last record read when it expires, paces calls at least `fetchIntervalMs`
- * apart, and waits out throttling with jittered back-off. It never compares a timestamp with the local clock:
- * an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page at the tip.
+ * One shard's records from GetRecords calls (polling), as pages for a [[ShardReader]]: one call per page, forward
+ * from `start`. It hides the iterator: it gets one lazily, renews it from the last record read when it expires,
+ * paces calls at least `fetchIntervalMs` apart, and waits out throttling with jittered back-off. It never compares
+ * a timestamp with the local clock: an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page
+ * at the tip.
  */
-private[sparkkinesis] final class ShardFetcher(
+private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
     stream: String,
     shardId: String,
@@ -77,7 +78,7 @@ private[sparkkinesis] final class ShardFetcher(
   }
 
   /**
-   * Goes back to `to`, a position this fetcher has held (`start`, or just after a record it returned): the caller
+   * Goes back to `to`, a position these pages have held (`start`, or just after a record it returned): the caller
    * keeps only the records up to there, and the next fetch reads on from there.
    */
   override def rewind(to: ShardPosition): Unit = {
