@@ -74,7 +74,7 @@ private[source] final class NewRecordsProbe(
       current ++= checks.collect { case (id, (_, Some(first))) => id -> current(id).copy(position = first) }
       found = Checked(current,
         found.news ++ outcomes.collect { case (id, HasRecords) => id },
-        found.quiet ++ outcomes.collect { case (id, Idle) => id },
+        found.idle ++ outcomes.collect { case (id, Idle) => id },
         found.unanswered ++ outcomes.collect { case (id, Unanswered) => id },
         found.walking ++ outcomes.collect { case (id, Walking) => id })
       toCheck = if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(seen)
@@ -151,7 +151,7 @@ private[source] final class NewRecordsProbe(
             if (outcome.forall(_ == Idle) && advance.isEmpty) iterators(shardId) = (position, iterator, walked)
             else iterators.remove(shardId)
           }
-          (outcome.getOrElse(Walking), advance) // still walking empty pages: neither news nor known to be quiet
+          (outcome.getOrElse(Walking), advance) // still walking empty pages: neither news nor known to be idle
         } catch {
           case e: AccessException => throw e
           case _: TimestampInFutureException =>
@@ -232,6 +232,6 @@ private[source] object NewRecordsProbe {
    * records to read, the shards checked that had none (or are at their target), those it could not tell (failed),
    * and those still walking empty pages towards their next record (answered: the walk went on).
    */
-  final case class Checked(states: Map[String, ShardState], news: Set[String], quiet: Set[String],
+  final case class Checked(states: Map[String, ShardState], news: Set[String], idle: Set[String],
       unanswered: Set[String], walking: Set[String] = Set.empty)
 }

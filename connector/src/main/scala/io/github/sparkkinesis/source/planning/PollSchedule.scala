@@ -3,38 +3,65 @@ package io.github.sparkkinesis.source.planning
 import scala.collection.mutable
 
 /**
- * When the driver may next look at each shard, so that the query stays inside its GetRecords budget of at most two
- * calls per second per shard with default options (one when idle). A look is either a check (one call with limit 1)
- * or a read planned straight away (a task's calls): a shard whose last read showed more records coming waits
- * `fetchIntervalMs` after the batch that read it ended and is then read without a check; any other shard is checked
- * at most once per `idleIntervalMs`, counted from the batch that read it or the check that found nothing. Only
- * durations of the driver's own clock are compared.
+ * Each shard's planning state, and its only owner: when the driver may next look at the shard, and whether that
+ * look is a check or, for an expected shard, a read planned straight away without a check; the state machine is
+ * stated on [[StreamPlanner]], which drives it. The pacing keeps the query inside its GetRecords budget of at most
+ * two calls per second per shard with default options (one when idle); only durations of the driver's own clock are
+ * compared.
  */
 private[source] final class PollSchedule(fetchIntervalMs: Long, idleIntervalMs: Long, clock: () => Long) {
-  private val notBefore = mutable.Map.empty[String, Long]
+  import PollSchedule.Next
 
-  def isDue(shardId: String): Boolean = notBefore.get(shardId).forall(_ <= clock())
+  private val next = mutable.Map.empty[String, Next]
+
+  def isDue(shardId: String): Boolean = next.get(shardId).forall(_.atMs <= clock())
+
+  /** Whether the next look at `shardId` reads it without a check. */
+  def isExpected(shardId: String): Boolean = next.get(shardId).exists(_.expected)
 
   /** How long until every one of `shardIds` is due (0 when they are). */
-  def msUntilDue(shardIds: Iterable[String]): Long =
-    shardIds.flatMap(notBefore.get).foldLeft(0L)((wait, at) => math.max(wait, at - clock()))
+  def msUntilDue(shardIds: Iterable[String]): Long = {
+    val now = clock()
+    shardIds.flatMap(next.get).foldLeft(0L)((wait, n) => if (n.atMs > now) math.max(wait, n.atMs - now) else wait)
+  }
 
   /** At most `limit` of `shardIds`, those due longest first (never looked at counts as longest). */
   def mostOverdue(shardIds: Seq[String], limit: Int): Seq[String] =
     if (shardIds.size <= limit) shardIds
-    else shardIds.sortBy(id => notBefore.getOrElse(id, Long.MinValue)).take(limit)
+    else shardIds.sortBy(id => next.get(id).fold(Long.MinValue)(_.atMs)).take(limit)
 
-  /** The batch that read `shardIds` has ended; the next look at each is due after `fetchIntervalMs`. */
-  def readOn(shardIds: Iterable[String]): Unit = after(shardIds, fetchIntervalMs)
+  /**
+   * The batch that read `read` has ended: those in `expected` are read again without a check `fetchIntervalMs` from
+   * now; the others are checked next, `fetchIntervalMs` from now when `checkSoon`, else `idleIntervalMs`.
+   */
+  def batchEnded(read: Iterable[String], expected: String => Boolean, checkSoon: Boolean): Unit = {
+    val at = clock()
+    read.foreach { id =>
+      val soon = expected(id) || checkSoon
+      next(id) = Next(at + (if (soon) fetchIntervalMs else idleIntervalMs), expected(id))
+    }
+  }
 
-  /** A check found nothing new in `shardIds`, or the batch that read them ended and their next look is a check. */
-  def idle(shardIds: Iterable[String]): Unit = after(shardIds, idleIntervalMs)
+  /** A run resumes after a batch an earlier run planned: `shardIds` are expected, due as they were. */
+  def expect(shardIds: Iterable[String]): Unit =
+    shardIds.foreach(id => next(id) = Next(next.get(id).fold(Long.MinValue)(_.atMs), expected = true))
+
+  /** Checks of `shardIds` found nothing new, or went unanswered: the next look is due `idleIntervalMs` from now. */
+  def checkedIdle(shardIds: Iterable[String]): Unit = checked(shardIds, idleIntervalMs)
+
+  /** Checks of `shardIds` walked on through empty pages: the walk goes on `fetchIntervalMs` from now. */
+  def checkedWalking(shardIds: Iterable[String]): Unit = checked(shardIds, fetchIntervalMs)
 
   /** Forgets shards no longer tracked, so the schedule does not grow with resharding. */
-  def retain(tracked: String => Boolean): Unit = notBefore --= notBefore.keys.filterNot(tracked).toList
+  def retain(tracked: String => Boolean): Unit = next --= next.keys.filterNot(tracked).toList
 
-  private def after(shardIds: Iterable[String], delayMs: Long): Unit = {
+  private def checked(shardIds: Iterable[String], delayMs: Long): Unit = {
     val at = clock() + delayMs
-    shardIds.foreach(id => notBefore(id) = at)
+    shardIds.foreach(id => next(id) = Next(at, next.get(id).exists(_.expected)))
   }
+}
+
+private[source] object PollSchedule {
+  /** A shard's next look: due at `atMs` (Long.MinValue: at once), a read without a check when `expected`. */
+  private final case class Next(atMs: Long, expected: Boolean)
 }

@@ -13,8 +13,32 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /**
  * The driver's view of one stream of a query: which shards it tracks (resharding and expiry, from a listing every
- * `kinesis.describeShardInterval`), when each may next be looked at ([[PollSchedule]]), which have news
+ * `kinesis.describeShardInterval`), when and how each is next looked at ([[PollSchedule]]), which have news
  * ([[NewRecordsProbe]]), and, in a Trigger.AvailableNow run, the run's target ([[AvailableNowTarget]]).
+ *
+ * Planning is a state machine. `KinesisMicroBatchStream` drives it: [[track]] and [[look]] plan each batch;
+ * [[batchEnded]] follows once the batch's tasks recorded their ends, or [[resumedAfter]] for a batch an earlier run
+ * planned; [[prepareForAvailableNow]] starts an AvailableNow run. Each tracked shard is in one of three states, held
+ * by [[PollSchedule]] (its only owner), each but the first due at an instant of the driver's clock:
+ *  - new: never looked at; due at once, and checked (one GetRecords call with limit 1);
+ *  - checked next: the next look at it is a check;
+ *  - expected: the next look reads it without a check (it counts as news), however many batches of other shards
+ *    run in between.
+ * Transitions:
+ *  - a look ([[look]]) checks the due shards that are not expected: nothing new or no answer makes a shard due
+ *    `kinesis.idleShardCheckInterval` later (an AvailableNow run instead counts a shard with nothing new as having
+ *    reached its target, and looks no more at it); a walk on through empty pages, `kinesis.fetchInterval` later;
+ *    news leaves it to the batch;
+ *  - a batch's end ([[batchEnded]]) makes each shard it read expected, due `kinesis.fetchInterval` later, when its
+ *    read expected more records ([[expected]]), else checked next, due `kinesis.idleShardCheckInterval` later
+ *    (`kinesis.fetchInterval` in an AvailableNow run, which must look again soon);
+ *  - a resumed run ([[resumedAfter]]) makes the shards an earlier run's last batch expected more of expected, due
+ *    as before (nobody knows when that batch ended);
+ *  - a shard no longer tracked ([[track]]) is forgotten; a check of an expected shard (made only when a finished
+ *    shard's children are checked in the same look) moves its due instant, not its state.
+ * Per run: the first look checks every due shard, so a backlog is planned in one batch; later looks check at most
+ * [[StreamPlanner.ChecksPerThread]] per probe thread, the most overdue first, except in an AvailableNow run, where
+ * every look checks every due shard. The first [[track]] of a run checks positions against the trim horizon.
  */
 private[source] final class StreamPlanner(
     val stream: String,
@@ -38,11 +62,6 @@ private[source] final class StreamPlanner(
   private val reportedLost = mutable.Set.empty[String]
   private var availableNow: Option[AvailableNowTarget] = None
   private var looked = false
-  /**
-   * Shards whose last read showed more records coming: each is read without a check once due, however many batches
-   * of other shards ran in between (shards read in different batches stay out of step).
-   */
-  private val readOnUnchecked = mutable.Set.empty[String]
 
   /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
   def initialShards(): Map[String, ShardState] =
@@ -85,31 +104,29 @@ private[source] final class StreamPlanner(
     val reconciled = TrackedShards.reconcile(moved, listing.current(force = false))
     val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), lastRead)
     schedule.retain(tracked.contains)
-    readOnUnchecked --= readOnUnchecked.filterNot(tracked.contains)
     tracked
   }
 
   /**
-   * One look at the readable shards that are due: those whose last read expected more count as news without a check,
-   * the others are checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
+   * One look at the readable shards that are due: the expected ones count as news without a check, the others are
+   * checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
    * stays quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned
    * in one batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
    */
   def look(tracked: Map[String, ShardState]): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
-    val known = due.filter(readOnUnchecked)
-    val unchecked = due.filterNot(known.toSet)
+    val (expected, unchecked) = due.partition(schedule.isExpected)
     val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
     looked = true
     val toCheck = schedule.mostOverdue(unchecked, cap).toSet
     val checked = probe.check(tracked, toCheck, arrivedBefore)
     availableNow match {
-      case Some(target) => target.reach(checked.quiet)
-      case None         => schedule.idle(checked.quiet)
+      case Some(target) => target.reach(checked.idle)
+      case None         => schedule.checkedIdle(checked.idle)
     }
-    schedule.idle(checked.unanswered)
-    schedule.readOn(checked.walking) // a walk across empty pages goes on as soon as pacing allows
-    Look(checked, known)
+    schedule.checkedIdle(checked.unanswered)
+    schedule.checkedWalking(checked.walking) // a walk across empty pages goes on as soon as pacing allows
+    Look(checked, expected)
   }
 
   /** How long until every readable shard short of the AvailableNow target may be looked at again. */
@@ -117,45 +134,46 @@ private[source] final class StreamPlanner(
     schedule.msUntilDue(ShardState.readable(tracked).filterNot(id => availableNow.exists(_.reached(id))))
 
   /**
-   * Whether the shard whose batch ended with `record` is read again without a check first: it stopped with more
-   * records known to lie ahead, or (outside AvailableNow runs) it is streaming ([[isStreaming]]).
+   * Whether the shard whose batch ended with `record` is expected, read again without a check first: its read
+   * stopped with more records known to lie ahead, or (outside AvailableNow runs) at the tip of a streaming shard.
+   * Streaming is several records, at least [[StreamPlanner.StreamingRecords]], the newest of them younger than the
+   * idle interval. The driver's clock meets the service's here, which only decides whether a shard is read again
+   * without a check first (cost, and rarely an empty batch), never which records a batch holds. Through a
+   * subscription records wait on the executor until a task takes them, for a second or more when the driver checked
+   * first, so their age says nothing about the shard; several records are enough there.
    */
-  private def expectsNews(record: ShardEndRecord): Boolean = record.end != ShardPosition.ShardEnd &&
-    (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && isStreaming(record)))
-
-  /**
-   * A batch this run planned, which read `read` and recorded `records`, has ended: the next look at each shard waits
-   * from now. Shards whose read expected more ([[expectsNews]]) are read again without a check; in an AvailableNow
-   * run every shard is looked at again as soon as pacing allows, and shards whose read reached the run's bound are
-   * done.
-   */
-  def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
-    availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
-    val expectNews = expecting(records)
-    val (readOn, checkNext) = read.partition(id => expectNews(id) || availableNow.isDefined)
-    readOnUnchecked --= read
-    readOnUnchecked ++= expectNews
-    schedule.readOn(readOn)
-    schedule.idle(checkNext)
+  private def expected(record: ShardEndRecord): Boolean = {
+    def streaming = record.recordCount >= StreamingRecords && (options.fanOut.isDefined ||
+      record.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs))
+    record.end != ShardPosition.ShardEnd &&
+      (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && streaming))
   }
 
   /**
-   * A run resumes after a batch an earlier run planned, which recorded `records`: its shards whose read expected more
-   * are read again without a check (nobody knows when that batch ended, so pacing starts afresh).
+   * A batch this run planned, which read `read` and recorded `records`, has ended: the next look at each shard waits
+   * from now. The [[expected]] shards are read again without a check; in an AvailableNow run every shard is looked
+   * at again as soon as pacing allows, and shards whose read reached the run's bound are done.
    */
-  def resumedAfter(records: Map[String, ShardEndRecord]): Unit = readOnUnchecked ++= expecting(records)
+  def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
+    availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
+    schedule.batchEnded(read, id => records.get(id).exists(expected), checkSoon = availableNow.isDefined)
+  }
 
-  private def expecting(records: Map[String, ShardEndRecord]): Set[String] =
-    records.collect { case (id, r) if expectsNews(r) => id }.toSet
+  /**
+   * A run resumes after a batch an earlier run planned, which recorded `records`: its [[expected]] shards are read
+   * again without a check (nobody knows when that batch ended, so pacing starts afresh).
+   */
+  def resumedAfter(records: Map[String, ShardEndRecord]): Unit =
+    schedule.expect(records.collect { case (id, r) if expected(r) => id })
 
   /**
    * The hash key ranges of `shardIds`, for `kinesis.deaggregation.dropMisroutedRecords`: every one is needed, or this
    * evaluation of the batch would keep sub-records that another evaluation drops.
    */
   def rangesOf(shardIds: Seq[String]): Map[String, HashKeyRange] = {
-    def known(listed: Seq[ShardDescription]) = listed.map(d => d.shardId -> d.hashKeyRange).toMap
-    val cached = known(listing.current(force = false))
-    val ranges = if (shardIds.forall(cached.contains)) cached else known(listing.current(force = true))
+    def rangesIn(listed: Seq[ShardDescription]) = listed.map(d => d.shardId -> d.hashKeyRange).toMap
+    val cached = rangesIn(listing.current(force = false))
+    val ranges = if (shardIds.forall(cached.contains)) cached else rangesIn(listing.current(force = true))
     shardIds.filterNot(ranges.contains) match {
       case Nil => ranges
       case missing => throw new IllegalStateException(s"Shard(s) ${missing.mkString(", ")} of stream $stream are not " +
@@ -176,17 +194,6 @@ private[source] final class StreamPlanner(
   }
 
   def close(): Unit = if (probeStarted) probe.close()
-
-  /**
-   * Whether a read that stopped at the tip saw a shard that is streaming: several records, the newest of them
-   * younger than the idle interval. The driver's clock meets the service's here, which only decides whether a shard
-   * is read again without a check first (cost, and rarely an empty batch), never which records a batch holds.
-   * Through a subscription records wait on the executor until a task takes them, for a second or more when the
-   * driver checked first, so their age says nothing about the shard; several records are enough there.
-   */
-  private def isStreaming(r: ShardEndRecord): Boolean =
-    r.recordCount >= StreamingRecords && (options.fanOut.isDefined ||
-      r.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs))
 
   /**
    * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record
@@ -240,7 +247,8 @@ private[source] final class StreamPlanner(
 private[source] object StreamPlanner {
   /**
    * A shard whose read stopped at the tip after this many Kinesis records, recent ones, is taken to be streaming: it
-   * is read again without a check first. Below it, new records are not likely enough to risk an empty micro-batch.
+   * is expected, read again without a check first. Below it, new records are not likely enough to risk an empty
+   * micro-batch.
    */
   val StreamingRecords = 5L
 
@@ -251,12 +259,12 @@ private[source] object StreamPlanner {
    */
   val ChecksPerThread = 8
 
-  /** What one look found: the check's outcome, and the shards taken as news without a check. */
-  final case class Look(checked: NewRecordsProbe.Checked, known: Seq[String]) {
-    def news: Seq[String] = (known ++ checked.news).distinct.sorted
+  /** What one look found: the check's outcome, and the expected shards, taken as news without a check. */
+  final case class Look(checked: NewRecordsProbe.Checked, expected: Seq[String]) {
+    def news: Seq[String] = (expected ++ checked.news).distinct.sorted
 
     /** Nothing new and nothing decided: checks went unanswered, or are still walking empty pages. */
-    def undecided(tracked: Map[String, ShardState]): Boolean = known.isEmpty && checked.news.isEmpty &&
+    def undecided(tracked: Map[String, ShardState]): Boolean = expected.isEmpty && checked.news.isEmpty &&
       (checked.unanswered.nonEmpty || checked.walking.nonEmpty) && checked.states == tracked
   }
 }
