@@ -4,8 +4,7 @@ import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{SinkClient, ThrottledException}
-import io.github.sparkkinesis.source.Backoff
+import io.github.sparkkinesis.client.{Backoff, SinkClient, ThrottledException}
 
 /**
  * [[RecordProducer]] on PutRecord calls through the connector's own client, one record per call on `threads`

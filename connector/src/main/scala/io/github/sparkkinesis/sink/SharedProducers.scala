@@ -5,8 +5,7 @@ import scala.util.control.NonFatal
 
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{IdleSweeper, SharedClients, SinkClient}
-import io.github.sparkkinesis.source.Backoff
+import io.github.sparkkinesis.client.{Backoff, IdleSweeper, SharedClients, SinkClient}
 
 /** A [[RecordProducer]] that owns resources (the KPL's daemon) to give back when no task needs it any more. */
 private[sink] trait StoppableProducer extends RecordProducer {

@@ -2,10 +2,14 @@ package io.github.sparkkinesis.source
 
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory}
 
-import io.github.sparkkinesis.client.{ClientSettings, KinesisClient, ShardDescription}
+import io.github.sparkkinesis.client.{Backoff, ClientSettings, KinesisClient, ShardDescription}
 import io.github.sparkkinesis.metadata.{ShardEndStore, TaskEndRecord}
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead, StartingPosition}
 import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.source.planning.{ShardListing, TaskPlan, TrackedShards}
+import io.github.sparkkinesis.source.reading.{
+  ReaderSettings, SequenceBound, TaskPartition, TaskReaderFactory, TaskShard
+}
 
 /**
  * A batch read (`spark.read`) of a bounded range: every shard of every stream, from `kinesis.startingPosition`
@@ -27,12 +31,12 @@ final class KinesisBatch(
     val shards = options.streams.flatMap { stream =>
       val listing = new ShardListing(() => client, stream, 0L, options.driverRetryTimeoutMs,
         new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock).current(force = true)
-      val starts = ShardTracker.initial(stream, options.batchStartingPosition, listing, nowMs)
+      val starts = TrackedShards.initial(stream, options.batchStartingPosition, listing, nowMs)
       val ends = endsOf(stream, listing, nowMs)
       listing.flatMap { d =>
         val start = starts(d.shardId).position
         ends(d.shardId).filterNot(_ => start == ShardPosition.ShardEnd).map { case (arrivedBefore, until) =>
-          ShardPartition(stream, d.shardId, 0L, start, Some(d.hashKeyRange), ShardRead(None, arrivedBefore), until,
+          TaskShard(stream, d.shardId, 0L, start, Some(d.hashKeyRange), ShardRead(None, arrivedBefore), until,
             listedClosed = d.isClosed)
         }
       }

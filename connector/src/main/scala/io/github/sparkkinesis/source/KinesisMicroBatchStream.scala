@@ -8,10 +8,14 @@ import org.apache.spark.sql.connector.read.streaming.{
 }
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{ClientSettings, KinesisClient, StreamRef}
+import io.github.sparkkinesis.client.{Backoff, ClientSettings, KinesisClient, StreamRef}
 import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndStores}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.source.planning.{
+  BatchEnds, FanOutConsumer, ReplayCheck, StreamChanges, StreamPlanner, TaskPlan
+}
+import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSettings, TaskReaderFactory}
 
 /**
  * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended
@@ -47,14 +51,14 @@ final class KinesisMicroBatchStream(
    * Per stream, the consumer tasks read through with kinesis.consumerType=SubscribeToShard, resolved (registered if
    * need be) in the background from the query's start; a failure there fails the next planning.
    */
-  private val fanOut: Map[String, efo.FanOutConsumer] = options.fanOut.fold(Map.empty[String, efo.FanOutConsumer]) { f =>
+  private val fanOut: Map[String, FanOutConsumer] = options.fanOut.fold(Map.empty[String, FanOutConsumer]) { f =>
     if (f.consumerArn.isDefined && options.streams.size > 1) {
       throw new IllegalArgumentException(s"Option kinesis.consumerArn names one stream's consumer, but the query " +
         s"reads ${options.streams.size} streams (${options.streams.mkString(", ")}): set kinesis.consumerName " +
         "instead, and the query registers a consumer of that name on each stream.")
     }
     options.streams.map { s =>
-      s -> new efo.FanOutConsumer(efo.FanOutClients.of(client), s, f,
+      s -> new FanOutConsumer(FanOutClients.of(client), s, f,
         new Path(checkpointLocation, s"efo-consumer-${StreamRef.nameOf(s)}"), hadoopConf, options.driverRetryTimeoutMs,
         new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
     }.toMap

@@ -1,9 +1,10 @@
 package io.github.sparkkinesis.source
 
-import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric}
 
 import io.github.sparkkinesis.metadata.ShardEndRecord
 import io.github.sparkkinesis.client.StreamRef
+import io.github.sparkkinesis.source.reading.TaskMetrics
 
 /**
  * The source's metrics: per task in the Spark UI (records, bytes, GetRecords calls, throttled calls, summed over a
@@ -11,24 +12,14 @@ import io.github.sparkkinesis.client.StreamRef
  * shard-end records the batch's tasks wrote and the shards the query tracks.
  */
 object SourceMetrics {
-  val RecordsRead = "recordsRead"
-  val BytesRead = "bytesRead"
-  val GetRecordsCalls = "getRecordsCalls"
-  val ThrottledCalls = "throttledCalls"
+  import TaskMetrics._
+
   /** The driver's checks for new records since the previous progress report (one GetRecords call each). */
   val DriverGetRecordsCalls = "driverGetRecordsCalls"
 
   /** The task metrics a scan supports; Spark re-creates them by class name in the UI. */
   def supported: Array[CustomMetric] =
     Array(new RecordsReadMetric, new BytesReadMetric, new GetRecordsCallsMetric, new ThrottledCallsMetric)
-
-  def taskValues(records: Long, bytes: Long, calls: Long, throttled: Long): Array[CustomTaskMetric] =
-    Array(RecordsRead -> records, BytesRead -> bytes, GetRecordsCalls -> calls, ThrottledCalls -> throttled).map {
-      case (metric, v) => new CustomTaskMetric {
-        override def name(): String = metric
-        override def value(): Long = v
-      }
-    }
 
   /**
    * The metrics of the batch whose shard-end records are `ends` (per stream), given each stream's listed shards
@@ -70,7 +61,7 @@ abstract class KinesisSumMetric(metricName: String, text: String) extends Custom
   override def description(): String = text
 }
 
-final class RecordsReadMetric extends KinesisSumMetric(SourceMetrics.RecordsRead, "Kinesis records read")
-final class BytesReadMetric extends KinesisSumMetric(SourceMetrics.BytesRead, "Kinesis bytes read")
-final class GetRecordsCallsMetric extends KinesisSumMetric(SourceMetrics.GetRecordsCalls, "GetRecords calls")
-final class ThrottledCallsMetric extends KinesisSumMetric(SourceMetrics.ThrottledCalls, "GetRecords calls throttled")
+final class RecordsReadMetric extends KinesisSumMetric(TaskMetrics.RecordsRead, "Kinesis records read")
+final class BytesReadMetric extends KinesisSumMetric(TaskMetrics.BytesRead, "Kinesis bytes read")
+final class GetRecordsCallsMetric extends KinesisSumMetric(TaskMetrics.GetRecordsCalls, "GetRecords calls")
+final class ThrottledCallsMetric extends KinesisSumMetric(TaskMetrics.ThrottledCalls, "GetRecords calls throttled")

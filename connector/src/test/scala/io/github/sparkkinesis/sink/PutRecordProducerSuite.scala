@@ -5,8 +5,7 @@ import java.util.concurrent.{ArrayBlockingQueue, TimeUnit}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock, ThrottledException}
-import io.github.sparkkinesis.source.Backoff
+import io.github.sparkkinesis.client.{Backoff, FakeKinesisClient, ManualClock, ThrottledException}
 
 class PutRecordProducerSuite extends AnyFunSuite with Matchers {
   private val MiB = 1024 * 1024

@@ -9,8 +9,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{ClientSettings, FakeKinesisClient, ManualClock, RetrySettings}
-import io.github.sparkkinesis.source.Backoff
+import io.github.sparkkinesis.client.{Backoff, ClientSettings, FakeKinesisClient, ManualClock, RetrySettings}
 
 class RoutingProducerSuite extends AnyFunSuite with Matchers {
 

@@ -9,6 +9,7 @@ import io.github.sparkkinesis.client.{
   AccessException, FakeKinesisClient, KinesisClientException, ManualClock, ResourceMissingException, ThrottledException
 }
 import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.source.reading.TaskPartition
 
 /** The driver where AWS differs from the emulator: failing calls, the trim horizon, resharding while stopped. */
 class DriverResilienceSuite extends AnyFunSuite with Matchers {

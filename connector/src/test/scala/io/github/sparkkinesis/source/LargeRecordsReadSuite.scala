@@ -11,7 +11,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.aggregation.KplTestAggregates
 import io.github.sparkkinesis.client.{FakeKinesisClient, IteratorStart, ManualClock}
-import io.github.sparkkinesis.source.efo.SubscriptionCache
+import io.github.sparkkinesis.source.reading.{ParallelRows, SubscriptionCache}
 
 /** Records of up to 10 MiB (streams raised with UpdateMaxRecordSize) through every way the source reads. */
 class LargeRecordsReadSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach {

@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
-import io.github.sparkkinesis.source.efo.SubscriptionCache
+import io.github.sparkkinesis.source.reading.SubscriptionCache
 
 /**
  * The README's IAM policies against the calls queries make: every Kinesis operation the fake client saw during a

@@ -7,6 +7,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
 import io.github.sparkkinesis.offsets.ShardPosition.AtSequenceNumber
+import io.github.sparkkinesis.source.reading.ShardReader
 
 /**
  * Restarts after the retention period and positions near the trim horizon, where AWS answers with empty pages for
@@ -112,7 +113,7 @@ class RetentionSuite extends AnyFunSuite with Matchers {
     fake.emptyPagesAhead("s", shard, 100000, millisBehindLatest = Some(retentionMs))
     val before = fake.getRecordsCalls
     driver.read(end) shouldBe empty
-    fake.getRecordsCalls - before shouldBe ShardPartitionReader.EmptyPagesPerTask
+    fake.getRecordsCalls - before shouldBe ShardReader.EmptyPagesPerTask
   }
 
   test("given a shard that needs many empty pages before its first record, when the query runs, then the driver's " +

@@ -75,7 +75,7 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     // subscriptions open until their 5-minute end (its lease goes only when the server-side stream finishes), so a
     // restart through the same consumer is refused ("Another active subscription exists", ResourceInUse) for
     // minutes. AWS lets a new subscription take over after about 5 s; that rule is modelled in the fake client
-    // and tested there (SubscriptionPagesSuite). Offsets do not depend on the consumer, so switching consumers
+    // and tested there (FanOutPagesSuite). Offsets do not depend on the consumer, so switching consumers
     // across restarts is a user's scenario too; FanOutConsumerSuite tests what becomes of the earlier one.
     // Batches through kinesis-mock's subscriptions (an event a second) take a second or two: a wider kill window.
     crashesAndRestarts("it-crash-efo", kills = 3, run => Seq(

@@ -1,0 +1,219 @@
+package io.github.sparkkinesis.source.planning
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.client.{
+  Backoff, ConsumerDescription, FanOutClient, KinesisClientException, ThrottledException
+}
+import io.github.sparkkinesis.metadata.AtomicFiles
+import io.github.sparkkinesis.options.FanOutOptions
+import io.github.sparkkinesis.source.reading.FanOutReaderSettings
+
+/**
+ * The stream consumer a query reads through, on the driver. With `kinesis.consumerArn` it only checks that the
+ * consumer exists and waits until it is ACTIVE, and never registers or deregisters it. With `kinesis.consumerName`
+ * it reuses the consumer of that name or registers it, and waits until it is ACTIVE, retrying throttled calls
+ * (RegisterStreamConsumer: 5 per second per account) with jittered back-off for at most `waitMs`.
+ *
+ * Ownership: a consumer this query registers is recorded in its checkpoint (`ownerFile`). On stop, with
+ * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the
+ * query registered anything belongs to someone else (another query, or an administrator) and is never touched.
+ * A query restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one
+ * it registered under the old name is left registered (another query may read through it by now), with a warning.
+ */
+private[sparkkinesis] final class FanOutConsumer(
+    client: FanOutClient,
+    stream: String,
+    options: FanOutOptions,
+    ownerFile: Path,
+    hadoopConf: Configuration,
+    waitMs: Long,
+    backoff: Backoff,
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep) {
+
+  private val log = LoggerFactory.getLogger(getClass)
+  @volatile private var resolved: Option[ConsumerDescription] = None
+  @volatile private var resolving: Option[Thread] = None
+  /** Why resolving the consumer in the background failed: the query fails with it (a restart tries again). */
+  @volatile private var failure: Option[Throwable] = None
+  @volatile private var stopping = false
+
+  /** The ARN of the ACTIVE consumer, registering it first if this query manages it and it is absent. */
+  def arn: String = synchronized {
+    failure.foreach(e => throw e)
+    resolved.getOrElse {
+      val consumer = options.consumerArn match {
+        case Some(arn) => awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
+          .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option kinesis.consumerArn " +
+            s"does not exist: register it (aws kinesis register-stream-consumer), or set option kinesis.consumerName " +
+            "for a consumer the query registers itself."))
+        case None => managed(options.consumerName.get)
+      }
+      resolved = Some(consumer)
+      consumer
+    }.arn
+  }
+
+  /**
+   * Starts resolving (and if need be registering) the consumer on a thread of its own, so that waiting for it to
+   * become ACTIVE overlaps the query's start-up and first look. A failure there is kept: [[checkResolution]] and
+   * [[arn]] raise it.
+   */
+  def resolveInBackground(): Unit = {
+    val thread = new Thread(new Runnable {
+      override def run(): Unit =
+        try arn catch {
+          case NonFatal(e) if !stopping =>
+            failure = Some(e)
+            log.warn(s"Could not resolve the stream consumer of stream $stream: ${e.getMessage}")
+          case NonFatal(_) => () // the query stopped meanwhile
+        }
+    }, s"spark-kinesis-consumer-$stream")
+    thread.setDaemon(true)
+    resolving = Some(thread)
+    thread.start()
+  }
+
+  /** What tasks need to read through this consumer. */
+  def readerSettings: FanOutReaderSettings = FanOutReaderSettings(arn, options.subscribeTimeoutMs, options.maxRetries)
+
+  /** Fails the query, on the driver's next planning, if resolving the consumer in the background failed. */
+  def checkResolution(): Unit = failure.foreach(e => throw e)
+
+  /**
+   * On the query's stop: deregisters the consumer if this query registered it and the options allow, including one
+   * it registered that was not ACTIVE yet. A resolution under way stops at its next wait.
+   */
+  def stop(): Unit = {
+    stopping = true
+    resolving.foreach(_.join(StopWaitMs))
+    if (resolving.exists(_.isAlive)) {
+      log.warn(s"The stream consumer of stream $stream was still being resolved $StopWaitMs ms after the query " +
+        s"stopped (a Kinesis call that does not answer); if this query registered it, it stays registered: " +
+        s"deregister it (aws kinesis deregister-stream-consumer) unless a later run of the query reads through it.")
+    } else deregisterIfOwned()
+  }
+
+  private def deregisterIfOwned(): Unit = synchronized {
+    if (options.consumerName.isDefined && options.deregisterOnStop) {
+      val owned = recordedArn.flatMap(arn => resolved.filter(_.arn == arn).orElse(describedQuietly(arn)))
+        .filter(c => options.consumerName.contains(c.name) && c.status != "DELETING")
+      owned.foreach { consumer =>
+        log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
+          "(set kinesis.deregisterConsumerOnStop=false to keep it).")
+        try client.deregisterConsumer(consumer.arn)
+        catch { case e: KinesisClientException => log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}") }
+        ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
+        resolved = None
+      }
+    }
+  }
+
+  /** The consumer this query last registered, as its checkpoint records it. */
+  private def recordedArn: Option[String] = AtomicFiles.read(ownerFile, hadoopConf).map(_.trim)
+
+  /** The consumer an earlier run (or this one) registered, if it still exists; None too if describing it fails. */
+  private def describedQuietly(consumerArn: String): Option[ConsumerDescription] =
+    try client.describeConsumerByArn(consumerArn)
+    catch {
+      case e: KinesisClientException =>
+        log.info(s"Could not describe stream consumer $consumerArn, which this query registered before: ${e.getMessage}")
+        None
+    }
+
+  private def managed(name: String): ConsumerDescription = {
+    val recorded = recordedArn
+    val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
+    // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
+    val since = clock()
+    var existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
+    while (existing.exists(_.status == "DELETING") && clock() - since <= waitMs) {
+      pause(MinPollMs)
+      existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
+    }
+    if (existing.forall(_.status == "DELETING")) {
+      failIfStopping() // a query stopping already registers nothing more
+      val registered =
+        try Some(retryingThrottled(s"registering consumer $name")(client.registerConsumer(streamArn, name)))
+        catch {
+          // Registered meanwhile by someone else (ResourceInUse): theirs, to reuse and never to deregister.
+          case e: KinesisClientException if client.describeConsumer(streamArn, name).isDefined =>
+            log.info(s"Consumer $name of stream $stream was registered meanwhile by someone else: ${e.getMessage}")
+            None
+        }
+      registered.foreach { consumer =>
+        val fs = ownerFile.getFileSystem(hadoopConf)
+        fs.delete(ownerFile, false) // a record of an earlier consumer of that name, deregistered since
+        AtomicFiles.publishIfAbsent(ownerFile, consumer.arn, hadoopConf)
+        log.info(s"Registered stream consumer ${consumer.arn} for stream $stream (option kinesis.consumerName).")
+      }
+    }
+    val consumer = awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(
+      client.describeConsumer(streamArn, name)).getOrElse(throw new KinesisClientException(s"The stream consumer " +
+      s"$name of stream $stream disappeared while the query waited for it to become ACTIVE: another application " +
+      "deregistered it."))
+    recorded.filter(_ != consumer.arn).foreach(warnIfLeftBehind(_, name))
+    consumer
+  }
+
+  /** Warns about a consumer an earlier run registered under another name: still registered, no longer read. */
+  private def warnIfLeftBehind(earlierArn: String, name: String): Unit =
+    describedQuietly(earlierArn).filter(c => c.status != "DELETING" && c.name != name) // only a warning is at stake
+      .foreach { earlier =>
+        log.warn(s"This query registered stream consumer ${earlier.arn} ('${earlier.name}') in an earlier run and " +
+          s"now reads through '$name' (option kinesis.consumerName), from the same offsets. '${earlier.name}' stays " +
+          "registered, since another query may read through it by now, and costs money while it exists: " +
+          s"deregister it (aws kinesis deregister-stream-consumer --consumer-arn ${earlier.arn}) if nothing reads " +
+          "through it.")
+      }
+
+  /** Describes until ACTIVE (or gone), with back-off, for at most `waitMs`. */
+  private def awaitActive(what: String)(describe: => Option[ConsumerDescription]): Option[ConsumerDescription] = {
+    val since = clock()
+    backoff.reset()
+    var current = retryingThrottled(s"describing $what")(describe)
+    while (current.exists(!_.isActive)) {
+      if (clock() - since > waitMs) {
+        throw new KinesisClientException(s"The stream $what has been ${current.get.status} for ${clock() - since} ms, " +
+          "not ACTIVE (option kinesis.driverRetryTimeout bounds the wait).")
+      }
+      pause(math.max(MinPollMs, backoff.nextDelayMs()))
+      current = retryingThrottled(s"describing $what")(describe)
+    }
+    current
+  }
+
+  private def retryingThrottled[T](what: String)(body: => T): T = {
+    val since = clock()
+    val throttledBackoff = new Backoff(MinPollMs, MaxPollMs)
+    while (true) {
+      try return body
+      catch {
+        case e: ThrottledException if clock() - since < waitMs =>
+          log.info(s"Throttled while $what: ${e.getMessage}")
+          pause(throttledBackoff.nextDelayMs())
+      }
+    }
+    throw new IllegalStateException("unreachable")
+  }
+
+  /** A wait between Kinesis calls, which ends the resolution instead once the query is stopping. */
+  private def pause(ms: Long): Unit = {
+    failIfStopping()
+    sleep(ms)
+  }
+
+  private def failIfStopping(): Unit = if (stopping) {
+    throw new KinesisClientException(s"The query stopped while it resolved the stream consumer of stream $stream.")
+  }
+
+  private val MinPollMs = 200L
+  private val MaxPollMs = 5000L
+  /** How long stop() waits for a resolution under way to reach its next wait (or end). */
+  private val StopWaitMs = 30000L
+}

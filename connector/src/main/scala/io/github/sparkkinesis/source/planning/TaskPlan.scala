@@ -1,0 +1,73 @@
+package io.github.sparkkinesis.source.planning
+
+import io.github.sparkkinesis.client.HashKeyRange
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardRead}
+import io.github.sparkkinesis.source.reading.{Expired, TaskPartition, TaskShard}
+
+/** How a micro-batch's shards are shared out among its tasks; pure, so unit-tested without Spark. */
+private[source] object TaskPlan {
+
+  /**
+   * Tasks for a batch that reads `shards` shards: one per `shardsPerTask`, and at least one per core (`parallelism`)
+   * while there are enough shards, so a small batch still uses the whole cluster.
+   */
+  def taskCount(shards: Int, shardsPerTask: Int, parallelism: Int): Int =
+    if (shards == 0) 0 else math.max((shards + shardsPerTask - 1) / shardsPerTask, math.min(shards, parallelism))
+
+  /**
+   * How the next batch reads each (stream, shard) with news, in (stream, shard) order: its share of the read limit
+   * `maxRecords` (the shares add up to the limit, or to one record per shard when the batch reads more shards than
+   * that), its AvailableNow bound, and its task, dealt round-robin so each task gets shards of every stream. With
+   * `executors` (more than one), a task reads only shards of one home executor ([[home]]), and each home gets a share
+   * of the `tasks` in proportion to its shards, and at least one task per `shardsPerTask` of them: a shard's task
+   * can then always run where its subscription is kept.
+   */
+  def reads(news: Seq[(String, String)], maxRecords: Option[Long], tasks: Int,
+      arrivedBefore: (String, String) => Option[Long], executors: Int = 0,
+      shardsPerTask: Int = Int.MaxValue): Map[String, Map[String, ShardRead]] = {
+    val task = taskOf(news.sorted, tasks, executors, shardsPerTask)
+    news.sorted.zipWithIndex.map { case ((stream, id), i) =>
+      val share = maxRecords.map(m => math.max(1L, m / news.size + (if (i < m % news.size) 1 else 0)))
+      (stream, id, ShardRead(share, arrivedBefore(stream, id), Some(task((stream, id)))))
+    }.groupBy(_._1).map { case (stream, shards) => stream -> shards.map(s => s._2 -> s._3).toMap }
+  }
+
+  /** The executor, of `executors`, where a shard's reads prefer to run, whichever other shards a batch reads. */
+  def home(stream: String, shardId: String, executors: Int): Int = Math.floorMod(s"$stream/$shardId".hashCode, executors)
+
+  private def taskOf(sorted: Seq[(String, String)], tasks: Int, executors: Int,
+      shardsPerTask: Int): Map[(String, String), Int] =
+    if (executors <= 1) sorted.zipWithIndex.map { case (shard, i) => shard -> i % tasks }.toMap
+    else {
+      val byHome = sorted.groupBy { case (s, id) => home(s, id, executors) }.toSeq.sortBy(_._1).map(_._2)
+      val shares = byHome.map { g =>
+        val proportional = math.round(tasks.toDouble * g.size / sorted.size).toInt
+        math.min(g.size, Seq(1, proportional, (g.size - 1) / shardsPerTask + 1).max)
+      }
+      byHome.zip(shares.scanLeft(0)(_ + _)).zip(shares).flatMap { case ((group, first), share) =>
+        group.zipWithIndex.map { case (shard, i) => shard -> (first + i % share) }
+      }.toMap
+    }
+
+  /**
+   * The tasks of the batch ending at `offset`; `ranges` gives a stream's shards' hash key ranges when needed, `closed`
+   * the shards the driver's listing of a stream shows closed. With `executors`, a task whose shards share a [[home]]
+   * prefers that executor.
+   */
+  def partitions(offset: KinesisSourceOffset, ranges: (String, Seq[String]) => Map[String, HashKeyRange],
+      executors: IndexedSeq[String] = IndexedSeq.empty,
+      expired: Map[(String, String), Expired] = Map.empty,
+      closed: String => Set[String] = _ => Set.empty): Seq[TaskPartition] = {
+    val planned = offset.plannedReads
+    val rangesByStream = planned.groupBy(_.stream).map { case (s, reads) => s -> ranges(s, reads.map(_.shardId)) }
+    val closedByStream = planned.map(_.stream).distinct.map(s => s -> closed(s)).toMap
+    planned.groupBy(_.task).toSeq.sortBy(_._1).map { case (task, reads) =>
+      val homes = if (executors.isEmpty) Nil else reads.map(r => home(r.stream, r.shardId, executors.size)).distinct
+      TaskPartition(offset.batch, task, reads.map { r =>
+        TaskShard(r.stream, r.shardId, offset.batch, offset.streams(r.stream)(r.shardId).position,
+          rangesByStream(r.stream).get(r.shardId), r.read, expired = expired.get((r.stream, r.shardId)),
+          listedClosed = closedByStream(r.stream)(r.shardId))
+      }, legacy = offset.isLegacy, locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.github.sparkkinesis.source.reading
+
+import io.github.sparkkinesis.client.{
+  Backoff, ExpiredIteratorException, KinesisClient, RecordBatch, ThrottledException, TimestampInFutureException
+}
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/**
+ * One shard's records from GetRecords calls (polling), as pages for a [[ShardReader]]: one call per page, forward
+ * from `start`. It hides the iterator: it gets one lazily, renews it from the last record read when it expires,
+ * paces calls at least `fetchIntervalMs` apart, and waits out throttling with jittered back-off. It never compares
+ * a timestamp with the local clock: an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page
+ * at the tip.
+ */
+private[sparkkinesis] final class PollingPages(
+    client: KinesisClient,
+    stream: String,
+    shardId: String,
+    start: ShardPosition,
+    recordsPerFetch: Int,
+    fetchIntervalMs: Long,
+    backoff: Backoff,
+    clock: () => Long = () => System.currentTimeMillis()) extends ShardPages {
+
+  private var iterator: Option[String] = None
+  private var lastSequenceNumber: Option[String] = None
+  private var lastCallAtMs = Long.MinValue / 2
+  private var ended = start == ShardPosition.ShardEnd
+  private var calls = 0L
+  private var throttled = 0L
+
+  override def getRecordsCalls: Long = calls
+
+  override def throttledCalls: Long = throttled
+
+  override def position: ShardPosition =
+    if (ended) ShardPosition.ShardEnd
+    else lastSequenceNumber.map(ShardPosition.AfterSequenceNumber).getOrElse(start)
+
+  override def isEnded: Boolean = ended
+
+  /**
+   * One GetRecords call of at most `limit` records (after pacing); None when throttling lasted until `deadlineMs`.
+   * Must not be called once [[isEnded]].
+   */
+  override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
+    require(!ended, s"shard $shardId of stream $stream was already read to its end")
+    var expiredInARow = 0
+    while (true) {
+      val wait = lastCallAtMs + fetchIntervalMs - clock()
+      if (wait > 0) Thread.sleep(wait)
+      lastCallAtMs = clock()
+      try {
+        val it = currentIterator() match {
+          case Some(it) => it
+          case None     => return Some(RecordBatch(Nil, None, 0L)) // not yet: see TimestampInFutureException
+        }
+        calls += 1
+        val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
+        backoff.reset()
+        if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
+        iterator = batch.nextIterator
+        if (batch.nextIterator.isEmpty) ended = true
+        return Some(batch)
+      } catch {
+        case e: ExpiredIteratorException =>
+          iterator = None
+          expiredInARow += 1
+          if (expiredInARow > 3) throw e
+        case _: ThrottledException =>
+          throttled += 1
+          val delay = backoff.nextDelayMs()
+          if (clock() + delay >= deadlineMs) return None
+          Thread.sleep(delay)
+      }
+    }
+    None
+  }
+
+  /**
+   * Goes back to `to`, a position these pages have held (`start`, or just after a record it returned): the caller
+   * keeps only the records up to there, and the next fetch reads on from there.
+   */
+  override def rewind(to: ShardPosition): Unit = {
+    lastSequenceNumber = to match {
+      case ShardPosition.AfterSequenceNumber(seq) if to != start => Some(seq)
+      case _ if to == start                                     => None
+      case other => throw new IllegalArgumentException(s"cannot rewind shard $shardId of stream $stream to $other")
+    }
+    iterator = None
+    ended = false
+  }
+
+  private def currentIterator(): Option[String] = iterator.orElse {
+    val from = position.iteratorStart.getOrElse(
+      throw new IllegalStateException(s"no iterator can start at the end of shard $shardId"))
+    try {
+      iterator = Some(client.shardIterator(stream, shardId, from))
+      iterator
+    } catch {
+      case _: TimestampInFutureException => None
+    }
+  }
+}

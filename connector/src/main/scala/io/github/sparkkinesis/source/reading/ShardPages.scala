@@ -1,0 +1,55 @@
+package io.github.sparkkinesis.source.reading
+
+import io.github.sparkkinesis.client.{Backoff, KinesisClient, RecordBatch}
+import io.github.sparkkinesis.offsets.ShardPosition
+
+/**
+ * Where a [[ShardReader]] gets one shard's records, page by page, from `start` on: GetRecords calls
+ * ([[PollingPages]]) or an enhanced fan-out subscription ([[FanOutPages]]). A page is a [[RecordBatch]] whose
+ * `nextIterator` is empty once the shard is read to its end and whose `millisBehindLatest` is 0 at the tip.
+ */
+private[sparkkinesis] trait ShardPages {
+
+  /** The next page of at most `limit` records; None when throttling or failures lasted until `deadlineMs`. */
+  def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch]
+
+  /** The next page, whatever its size; waits as long as it takes. */
+  final def fetchAll(): RecordBatch = fetch(Long.MaxValue, Int.MaxValue).get
+
+  /** Where reading would go on: just after the last record returned so far, or `start`. */
+  def position: ShardPosition
+
+  /** Whether the shard is closed and read to its end: nothing more will ever come. */
+  def isEnded: Boolean
+
+  /** Goes back to `start` or to just after a record of the last page; the next page reads on from there. */
+  def rewind(to: ShardPosition): Unit
+
+  /** GetRecords calls made so far, throttled ones included. */
+  def getRecordsCalls: Long
+
+  /** Calls that Kinesis throttled (or refused as busy) so far. */
+  def throttledCalls: Long
+
+  /**
+   * The reader is done with these pages: it read them to where its task ends the shard and handed every row over
+   * (`handedOver`), or it was cut short (it failed, was interrupted, or its task stopped reading early).
+   */
+  def close(handedOver: Boolean): Unit = ()
+}
+
+private[sparkkinesis] object ShardPages {
+
+  /** The pages a task reads its shard from: a subscription when `settings.fanOut` names a consumer, else polling. */
+  def open(client: KinesisClient, partition: TaskShard, settings: ReaderSettings, clock: () => Long,
+      sleep: Long => Unit): ShardPages =
+    settings.fanOut.get(partition.stream) match {
+      case None =>
+        new PollingPages(client, partition.stream, partition.shardId, partition.start, settings.recordsPerFetch,
+          settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
+      case Some(fanOut) =>
+        new FanOutPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start,
+          partition.listedClosed, fanOut, new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared,
+          clock, sleep)
+    }
+}

@@ -1,0 +1,227 @@
+package io.github.sparkkinesis.source.reading
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.read.PartitionReader
+import org.slf4j.LoggerFactory
+
+import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
+import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
+import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
+
+/**
+ * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the
+ * tip, the shard's end, or a record or time limit), and its task records that ([[TaskReader]]) once it has
+ * handed over every row; any later attempt (a retry, a replay, a second evaluation, a speculative copy)
+ * is given that record (`recorded`) and reads exactly the same records. Once read, [[endRecord]] says where it
+ * ended.
+ */
+final class ShardReader(
+    partition: TaskShard,
+    recorded: Option[ShardEndRecord],
+    settings: ReaderSettings,
+    client: KinesisClient,
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep)
+  extends PartitionReader[InternalRow] {
+
+  import partition.{batch, shardId, start, stream}
+  import ShardReader.EmptyPagesPerTask
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private val rows = new RowBuilder(stream, shardId)
+  private val recordedEnd: Option[ShardPosition] = recorded.map { record =>
+    if (record.start != start) {
+      throw new IllegalStateException(
+        s"The shard end recorded for batch $batch of shard $shardId (stream $stream) starts at ${record.start}, " +
+          s"but this batch starts at $start: the metadata store holds another query's records. Give each query " +
+          "a checkpoint location of its own (and, with kinesis.metadataPath, a metadata path of its own).")
+    }
+    record.end
+  }
+  private val pages: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
+  /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
+  private val deadlineMs = clock() + settings.maxTimePerShardMs
+  private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
+  @volatile private var recordsRead = 0L
+  @volatile private var bytesRead = 0L
+  /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
+  private var tipAtFirstPageMs: Option[Long] = None
+  private var millisBehind = 0L
+  private var stoppedWithMore = false
+  private var boundReached = false
+  private var lastArrivalMs: Option[Long] = None
+  /** Empty pages with records ahead (MillisBehindLatest above 0) met before this attempt's first record. */
+  private var emptyPages = 0
+  private var buffered: Iterator[InternalRow] = Iterator.empty
+  private var current: InternalRow = _
+  /** Nothing to read where the driver found every record of the batch expired (kinesis.failOnDataLoss=false). */
+  private var done = recordedEnd.contains(start) || partition.expired.contains(Expired.Whole)
+  private var ended: Option[ShardEndRecord] = None
+  /** The shard's hash key range when sub-records routed outside it are dropped (KCL's behaviour). */
+  private val misrouted = if (settings.dropMisroutedRecords) partition.hashKeyRange else None
+
+  override def next(): Boolean = {
+    while (!buffered.hasNext && !done) fetchMore()
+    if (buffered.hasNext) {
+      current = buffered.next()
+      true
+    } else {
+      finish()
+      false
+    }
+  }
+
+  override def get(): InternalRow = current
+
+  /** Hands the pages back; a subscription is kept for the next task only if this reader read to its end. */
+  override def close(): Unit = pages.close(handedOver = ended.isDefined)
+
+  /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
+  def endRecord: Option[ShardEndRecord] = ended
+
+  /** This attempt's reading so far, for the Spark UI's task metrics ([[TaskMetrics]]). */
+  override def currentMetricsValues(): Array[CustomTaskMetric] =
+    TaskMetrics.values(recordsRead, bytesRead, pages.getRecordsCalls, pages.throttledCalls)
+
+  private def fetchMore(): Unit = recordedEnd match {
+    case Some(end) => replayTowards(end)
+    case None      => readUntilStop()
+  }
+
+  /**
+   * First attempt: read on until caught up with the tip, the shard's end, a limit, or (in a Trigger.AvailableNow
+   * run or a batch read) the first record past its bound. Records that keep arriving while it reads belong to
+   * the next batch, so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the
+   * service's clock (the first page's tip), never the executor's. Until it has read a record the attempt reads on
+   * through empty pages whatever the time limit, but at most [[EmptyPagesPerTask]] of them: near the trim horizon AWS
+   * serves such pages for many minutes. Past that budget it ends the shard at its start, with nothing read, and says
+   * so in the log; the driver's check walks on from there, keeping its iterator from look to look, and moves the
+   * shard to AT_SEQUENCE_NUMBER of the first record it reaches ([[NewRecordsProbe]]), where the next batch starts
+   * without walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record).
+   */
+  private def readUntilStop(): Unit = {
+    val before = pages.position
+    val remaining = math.min(maxRecords - recordsRead, Int.MaxValue.toLong).toInt
+    pages.fetch(deadlineMs, remaining) match {
+      case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
+      case Some(page) =>
+        val (kept, beyond) = page.records.span(r =>
+          partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
+            partition.until.forall(_.admits(r.sequenceNumber)))
+        if (beyond.nonEmpty) pages.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
+        emit(kept)
+        kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))
+        millisBehind = page.millisBehindLatest
+        if (recordsRead == 0 && page.records.isEmpty) emptyPages += 1
+        if (tipAtFirstPageMs.isEmpty) {
+          tipAtFirstPageMs = page.records.lastOption.map(_.approximateArrivalTimestampMillis + page.millisBehindLatest)
+        }
+        // A batch read has no recorded end to replay: it reads its whole range, up to its bound or the tip.
+        val chasing = !settings.readsWholeRange &&
+          kept.lastOption.exists(r => tipAtFirstPageMs.exists(r.approximateArrivalTimestampMillis >= _))
+        if (beyond.nonEmpty) {
+          boundReached = true
+          stop(moreAvailable = false)
+        } else if (pages.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
+        else if (recordsRead == 0 && emptyPages >= EmptyPagesPerTask) {
+          log.info(s"Batch $batch, shard $shardId of stream $stream: $emptyPages empty pages from $start while " +
+            s"MillisBehindLatest (${page.millisBehindLatest} ms) says records lie ahead; this task ends the shard " +
+            "where it began, without data loss. The driver walks on and the next batch starts at the first record " +
+            "it reaches. (MillisBehindLatest near the stream's retention period: the position is at the trim " +
+            "horizon, where AWS answers with empty pages for many minutes.)")
+          stop(moreAvailable = false)
+        } else if (chasing || recordsRead >= maxRecords || (recordsRead > 0 && clock() >= deadlineMs)) {
+          stop(moreAvailable = true)
+        }
+    }
+  }
+
+  private def stop(moreAvailable: Boolean): Unit = {
+    done = true
+    stoppedWithMore = moreAvailable
+  }
+
+  /**
+   * Later attempts: read exactly up to the recorded end, however long it takes. Where the driver found records of
+   * the batch trimmed since and `kinesis.failOnDataLoss=false` let them go (`partition.expired`), it reads what is
+   * left; otherwise records found missing fail the attempt. Empty pages do not end a replay, which must reach
+   * exactly its recorded end: a walk past [[EmptyPagesPerTask]] of them is logged once, and it ends at that end, or
+   * at the first record past it once retention has trimmed the end too (a loss, as above).
+   */
+  private def replayTowards(end: ShardPosition): Unit = {
+    val page = pages.fetchAll()
+    if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
+      emptyPages += 1
+      if (emptyPages == EmptyPagesPerTask) {
+        log.info(s"Batch $batch, shard $shardId of stream $stream, read again towards its recorded end $end: " +
+          s"$emptyPages empty pages from $start while MillisBehindLatest (${page.millisBehindLatest} ms) says " +
+          "records lie ahead; walking on to the recorded end.")
+      }
+    }
+    end match {
+      case ShardEnd =>
+        emit(page.records)
+        done = pages.isEnded
+        if (!done && page.records.isEmpty && page.millisBehindLatest == 0) missingEnd(end, "the shard is still open")
+      case AfterSequenceNumber(last) =>
+        val (within, beyond) = page.records.span(r => compareSequenceNumbers(r.sequenceNumber, last) <= 0)
+        emit(within)
+        done = within.lastOption.exists(_.sequenceNumber == last)
+        if (!done && (beyond.nonEmpty || pages.isEnded || (page.records.isEmpty && page.millisBehindLatest == 0))) {
+          if (partition.expired.isEmpty) missingEnd(end, "its last record is no longer where it was")
+          done = true
+        }
+      case other =>
+        throw new IllegalStateException(s"unexpected recorded end $other for shard $shardId of stream $stream")
+    }
+    if (done) checkCount(end)
+  }
+
+  /** A replay that reached its end with fewer records than recorded lost the oldest of them to retention. */
+  private def checkCount(end: ShardPosition): Unit = recorded.filter(_.stats.isDefined).foreach { r =>
+    if (recordsRead < r.recordCount) {
+      val lost = s"${r.recordCount - recordsRead} of the ${r.recordCount} records it read are gone"
+      if (partition.expired.isEmpty) missingEnd(end, lost)
+      log.warn(s"Batch $batch, shard $shardId of stream $stream, read again after a restart: $lost (trimmed by the " +
+        s"retention period), between $start and $end. Going on without them (kinesis.failOnDataLoss=false).")
+    }
+  }
+
+  private def emit(records: Seq[KinesisRecord]): Unit = {
+    recordsRead += records.size
+    records.foreach(r => bytesRead += r.data.length)
+    buffered = records.iterator.flatMap { record =>
+      val users = KplDeaggregator.subRecords(record.data) match {
+        case Some(subRecords) =>
+          misrouted.fold(subRecords)(range => subRecords.filter(u => range.contains(KplDeaggregator.hashKey(u))))
+        case None             => UserRecord(record.data, record.partitionKey, None, 0L) :: Nil
+      }
+      users.iterator.map(rows.row(record, _))
+    }
+  }
+
+  private def missingEnd(end: ShardPosition, why: String): Nothing =
+    throw new IllegalStateException(
+      s"Cannot re-read batch $batch of shard $shardId (stream $stream) from $start up to its recorded end $end: " +
+        s"$why. Its records were lost since the batch was planned: trimmed by the stream's retention period (the " +
+        "query was stopped for longer than that), or the stream was deleted and created again. Set kinesis.failOnDataLoss=false and " +
+        "restart the query on the same checkpoint to go on from the oldest retained record.")
+
+  /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
+  private def finish(): Unit = if (ended.isEmpty) {
+    ended = recorded.orElse(Some(ShardEndRecord(stream, shardId, batch, start, pages.position, recordsRead,
+      Some(ReadStats(millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, pages.getRecordsCalls,
+        pages.throttledCalls)))))
+  }
+}
+
+private[source] object ShardReader {
+  /**
+   * Most empty pages with records ahead a first attempt walks before its first record, whatever its time limit:
+   * about 10 s at the default fetch interval, far below the minutes AWS can serve them near the trim horizon.
+   */
+  val EmptyPagesPerTask = 50
+}

@@ -1,0 +1,192 @@
+package io.github.sparkkinesis.source.planning
+
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.scalatest.concurrent.Eventually.eventually
+import org.scalatest.concurrent.PatienceConfiguration.Timeout
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+import org.scalatest.time.{Seconds, Span}
+
+import io.github.sparkkinesis.client._
+import io.github.sparkkinesis.options.{FanOutOptions, KinesisSourceOptions}
+
+class FanOutConsumerSuite extends AnyFunSuite with Matchers {
+
+  private final class Setup(activationMillis: Long = 0L) {
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.createStream("s", 1)
+    fake.fanOut.activationMillis = activationMillis
+    val checkpoint: String = Files.createTempDirectory("checkpoint").toString
+
+    def consumer(options: FanOutOptions, checkpointDir: String = checkpoint): FanOutConsumer =
+      new FanOutConsumer(fake, "s", options, new Path(checkpointDir, "efo-consumer-s"), new Configuration(), 60000L,
+        new Backoff(100L, 1000L), clock, ms => clock.advance(ms))
+  }
+
+  private def managed(name: String = "q", deregister: Boolean = true) = FanOutOptions(Some(name), None, deregister, 60000L, 3)
+
+  test("given no consumer, when the query starts, then it registers one, waits until ACTIVE, and deregisters it on stop") {
+    val t = new Setup(activationMillis = 3000L)
+    val c = t.consumer(managed())
+    val arn = c.arn
+    t.fake.describeConsumerByArn(arn).get.isActive shouldBe true
+    t.fake.callsOf("DescribeStreamConsumer") should be > 2 // it polled while CREATING
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe empty
+  }
+
+  test("given the consumer resolved in the background from the query's start, when the query stops at once, then " +
+    "no consumer is left registered, and in a run that goes on a batch's request finds it resolved") {
+    val t = new Setup(activationMillis = 3000L)
+    val stopped = t.consumer(managed())
+    stopped.resolveInBackground()
+    stopped.stop()
+    t.fake.fanOut.consumerNames shouldBe empty // registered and deregistered, or stopped before registering
+    val registered = t.fake.callsOf("RegisterStreamConsumer")
+    registered should be <= 1
+    val running = t.consumer(managed())
+    running.resolveInBackground()
+    running.arn shouldBe t.fake.describeConsumer(t.fake.streamArn("s"), "q").get.arn
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe registered + 1 // once, whichever of the two asked first
+    running.stop()
+  }
+
+  test("given a consumer this run registered that never became ACTIVE, when the query stops, then it is deregistered") {
+    val t = new Setup(activationMillis = 10 * 60 * 1000L)
+    val c = t.consumer(managed())
+    c.resolveInBackground()
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe empty
+  }
+
+  test("given resolving the consumer in the background fails, then the driver's next planning fails with that " +
+    "error, and a batch asking for the consumer gets it without waiting again") {
+    val t = new Setup()
+    val missing = t.fake.streamArn("s") + "/consumer/gone:1"
+    val c = t.consumer(FanOutOptions(None, Some(missing), deregisterOnStop = true, 60000L, 3))
+    c.resolveInBackground()
+    val error = eventually(Timeout(Span(10, Seconds))) {
+      intercept[KinesisClientException](c.checkResolution())
+    }
+    error.getMessage should include(missing)
+    error.getMessage should include("kinesis.consumerArn")
+    val describes = t.fake.callsOf("DescribeStreamConsumer")
+    intercept[KinesisClientException](c.arn) shouldBe theSameInstanceAs(error)
+    t.fake.callsOf("DescribeStreamConsumer") shouldBe describes
+    c.stop()
+  }
+
+  test("given a consumer that existed before the query, when the query stops, then it is reused and never deregistered") {
+    val t = new Setup()
+    val theirs = t.fake.registerConsumer(t.fake.streamArn("s"), "q")
+    val c = t.consumer(managed())
+    c.arn shouldBe theirs.arn
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q")
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe 1
+  }
+
+  test("given a consumer this query registered before a crash, when it restarts and stops, then it deregisters it") {
+    val t = new Setup()
+    val arn = t.consumer(managed()).arn // the first run dies without stop()
+    val restarted = t.consumer(managed())
+    restarted.arn shouldBe arn
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe 1
+    restarted.stop()
+    t.fake.fanOut.consumerNames shouldBe empty
+  }
+
+  test("given deregisterConsumerOnStop false, when the query stops, then the consumer stays for the next run") {
+    val t = new Setup()
+    val c = t.consumer(managed(deregister = false))
+    c.arn
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q")
+  }
+
+  test("given another query's checkpoint, when it stops, then it leaves the consumer the first query registered") {
+    val t = new Setup()
+    val first = t.consumer(managed())
+    first.arn
+    val second = t.consumer(managed(), Files.createTempDirectory("other").toString)
+    second.arn shouldBe first.arn
+    second.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q")
+  }
+
+  test("given a checkpoint that registered consumer q1, when the query restarts with consumerName q2, then it " +
+    "registers q2, and on stop deregisters q2 only: q1 stays for whoever may read through it") {
+    val t = new Setup()
+    val q1 = t.consumer(managed("q1")).arn // the first run dies without stop()
+    val restarted = t.consumer(managed("q2"))
+    restarted.arn should (include("consumer/q2:") and not be q1)
+    t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+    restarted.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q1")
+  }
+
+  test("given a checkpoint that registered consumer q1, when the query restarts with an existing consumer q2, then " +
+    "on stop it deregisters neither: q2 is someone else's, q1 is no longer the one it reads through") {
+    val t = new Setup()
+    t.consumer(managed("q1")).arn
+    val theirs = t.fake.registerConsumer(t.fake.streamArn("s"), "q2")
+    val restarted = t.consumer(managed("q2"))
+    restarted.arn shouldBe theirs.arn
+    restarted.stop()
+    t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+  }
+
+  test("given throttled RegisterStreamConsumer calls, when the query starts, then it retries with back-off") {
+    val t = new Setup()
+    t.fake.failNextCalls("RegisterStreamConsumer", 3)(new ThrottledException("LimitExceeded (injected)"))
+    t.consumer(managed()).arn should include("consumer/q:")
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe 4
+  }
+
+  test("given a consumer ARN, when the query starts and stops, then it is used as is and never deregistered") {
+    val t = new Setup()
+    val arn = t.fake.registerConsumer(t.fake.streamArn("s"), "admin").arn
+    val c = t.consumer(FanOutOptions(None, Some(arn), deregisterOnStop = true, 60000L, 3))
+    c.arn shouldBe arn
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("admin")
+    t.fake.callsOf("RegisterStreamConsumer") shouldBe 1
+  }
+
+  test("given a consumer ARN that does not exist, when the query starts, then it fails naming the option") {
+    val t = new Setup()
+    val e = intercept[KinesisClientException] {
+      t.consumer(FanOutOptions(None, Some(FakeFanOut.streamArn("s") + "/consumer/gone:1"), true, 60000L, 3)).arn
+    }
+    e.getMessage should include("kinesis.consumerArn")
+  }
+
+  test("given a consumer that stays CREATING, when the wait runs out, then the query fails saying so") {
+    val t = new Setup(activationMillis = 10 * 60 * 1000L)
+    val e = intercept[KinesisClientException](t.consumer(managed()).arn)
+    e.getMessage should (include("CREATING") and include("kinesis.driverRetryTimeout"))
+  }
+
+  private val base = Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1")
+
+  test("given consumerType EFO in any case with a name, when options are parsed, then fan-out is on with the defaults") {
+    val parsed = KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "efo", "kinesis.consumerName" -> "q"))
+    parsed.fanOut shouldBe Some(FanOutOptions(Some("q"), None, deregisterOnStop = true, 60000L, 10))
+    KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "SubscribeToShard", "kinesis.consumerName" -> "q",
+      "kinesis.subscribeToShard.timeoutSec" -> "5", "kinesis.subscribeToShard.maxRetries" -> "0",
+      "kinesis.deregisterConsumerOnStop" -> "false")).fanOut shouldBe Some(FanOutOptions(Some("q"), None, false, 5000L, 0))
+    KinesisSourceOptions.parse(base).fanOut shouldBe None
+  }
+
+  test("given a bad consumer ARN, or a good one, when options are parsed, then the bad one is refused") {
+    val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
+    intercept[IllegalArgumentException](KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO",
+      "kinesis.consumerArn" -> "arn:nope"))).getMessage should include("kinesis.consumerArn")
+    KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerArn" -> arn))
+      .fanOut.flatMap(_.consumerArn) shouldBe Some(arn)
+  }
+}
