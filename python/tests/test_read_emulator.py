@@ -24,7 +24,7 @@ def test_given_json_records_in_a_stream_when_read_then_every_record_arrives_pars
     # When the source reads it from TRIM_HORIZON into a memory table
     options = KinesisSourceOptions(
         stream_name=stream, region=REGION, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON", get_records_fetch_interval_ms=50)
+        aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON", get_records_fetch_interval="50ms")
     events = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
     rows = parse_json_payload(events.withColumn("text", data_as_text()), "eventType STRING, amount DOUBLE")
     table = f"events_{uuid.uuid4().hex[:8]}"

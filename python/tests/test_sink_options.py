@@ -1,16 +1,18 @@
-"""KinesisSinkOptions in Python alone: its options, their defaults, good and bad values, and the options it
-refuses.
+"""KinesisSinkOptions: its options, their defaults, good and bad values (refused by Python where the value's pure
+data says so, else by the connector's sink parser), and the options it refuses.
 
-test_sink_options_vs_jvm.py checks the same rules against the connector itself."""
+test_sink_options_vs_jvm.py compares Python's verdicts with the connector's on many more values."""
 
 from __future__ import annotations
 
 import doctest
 import inspect
 import typing
+from datetime import timedelta
 from typing import Any, Dict, Optional, Tuple
 
 import pytest
+from test_sink_options_vs_jvm import parser_verdict
 
 import pyspark_kinesis
 from pyspark_kinesis import KinesisSinkOptions
@@ -20,23 +22,24 @@ from pyspark_kinesis._sink_options import SINK_OPTIONS
 BY_NAME = {o.name: o for o in SINK_OPTIONS}
 CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "secret"}
 
-# Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason).
+# Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason, or None
+# where only its start is known: the connector's own message on a class it cannot load).
 CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.streamName": ("orders", "orders", "orders/2024", "it is not a stream name or a comma-separated list of them"),
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
     "kinesis.endpointUrl": ("https://127.0.0.1:4567", "https://127.0.0.1:4567", "localhost:4567",
                             "it does not start with http:// or https://"),
     "kinesis.clientNumRetries": (5, "5", "many", "it is not a whole number"),
-    "kinesis.clientRetryIntervalsMs": (100, "100", "0", "it is outside 1..600000"),
-    "kinesis.clientMaxRetryIntervalMs": (20000, "20000", "600001", "it is outside 1..600000"),
+    "kinesis.clientRetryInterval": (100, "100", "0", "it is shorter than 1ms"),
+    "kinesis.clientMaxRetryInterval": ("20s", "20s", "600001", "it is longer than 10m"),
     "kinesis.awsAccessKeyId": ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "", "the value is empty"),
     "kinesis.awsSecretKey": ("secret", "secret", "", "the value is empty"),
     "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
     "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
-    "kinesis.sink.recordMaxBufferedTimeMs": (500, "500", "600001", "it is outside 1..600000"),
+    "kinesis.sink.recordMaxBufferedTime": (timedelta(seconds=1), "1000ms", "600001", "it is longer than 10m"),
     "kinesis.sink.maxConnections": (8, "8", "257", "it is outside 1..256"),
     "kinesis.sink.aggregationEnabled": (False, "false", "yes", "it is not a boolean"),
-    "kinesis.sink.recordTtl": (60000, "60000", "99", "it is outside 100..9223372036854775807"),
+    "kinesis.sink.recordTtl": (60000, "60000", "99", "it is shorter than 100ms"),
     "kinesis.sink.maxPendingRecordsPerExecutor": (5000, "5000", "0", "it is outside 1..10000000"),
     "kinesis.sink.maxPendingBytesPerExecutor": (8388608, "8388608", "1024", "it is outside 1048576..68719476736"),
     "kinesis.stsRoleArn": ("arn:aws:iam::123456789012:role/reader", "arn:aws:iam::123456789012:role/reader",
@@ -66,7 +69,7 @@ def test_the_sink_takes_the_options_whose_usage_is_sink_or_both_and_the_cases_co
     assert [o.name for o in SINK_OPTIONS] == [o.name for o in OPTIONS if o.usage in ("sink", "both")]
     assert set(CASES) == set(BY_NAME)
     assert {o.name for o in SINK_OPTIONS if o.usage == "sink"} == {
-        "kinesis.sink.recordMaxBufferedTimeMs", "kinesis.sink.maxConnections", "kinesis.sink.aggregationEnabled",
+        "kinesis.sink.recordMaxBufferedTime", "kinesis.sink.maxConnections", "kinesis.sink.aggregationEnabled",
         "kinesis.sink.recordTtl", "kinesis.sink.maxPendingRecordsPerExecutor", "kinesis.sink.maxPendingBytesPerExecutor"}
 
 
@@ -77,15 +80,15 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
 
     # Then there is one keyword per option, in registry order, none of them required (rows may name the stream)
     assert [p for p in parameters if p != "unknown"] == [
-        "stream_name", "region", "endpoint_url", "client_num_retries", "client_retry_intervals_ms",
-        "client_max_retry_interval_ms", "aws_access_key_id", "aws_secret_key", "session_token", "verify_certificate",
-        "record_max_buffered_time_ms", "max_connections", "aggregation_enabled", "record_ttl",
+        "stream_name", "region", "endpoint_url", "client_num_retries", "client_retry_interval",
+        "client_max_retry_interval", "aws_access_key_id", "aws_secret_key", "session_token", "verify_certificate",
+        "record_max_buffered_time", "max_connections", "aggregation_enabled", "record_ttl",
         "max_pending_records_per_executor", "max_pending_bytes_per_executor", "sts_role_arn", "sts_session_name",
         "sts_external_id", "sts_endpoint_url", "credential_provider_class", "credential_provider_param"]
     assert all(p.default is None for name, p in parameters.items() if name != "unknown")
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")
     assert hints["stream_name"] == typing.Optional[str]
-    assert hints["record_ttl"] == typing.Optional[int]
+    assert hints["max_connections"] == typing.Optional[int]
     assert hints["aggregation_enabled"] == typing.Optional[bool]
     assert hints["verify_certificate"] == typing.Optional[bool]
     assert all(f":param {o.argument}:" in (KinesisSinkOptions.__doc__ or "") for o in SINK_OPTIONS)
@@ -95,15 +98,15 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
 def test_the_defaults_are_the_connectors_and_none_is_sent_unless_given() -> None:
     defaults = {o.name: o.default for o in SINK_OPTIONS if o.default is not None}
     assert defaults == {
-        "kinesis.clientNumRetries": "3", "kinesis.clientRetryIntervalsMs": "500",
-        "kinesis.clientMaxRetryIntervalMs": "10000", "kinesis.verifyCertificate": "true",
+        "kinesis.clientNumRetries": "3", "kinesis.clientRetryInterval": "500ms",
+        "kinesis.clientMaxRetryInterval": "10s", "kinesis.verifyCertificate": "true",
         "kinesis.stsSessionName": "spark-kinesis",
-        "kinesis.sink.recordMaxBufferedTimeMs": "100",
+        "kinesis.sink.recordMaxBufferedTime": "100ms",
         "kinesis.sink.maxConnections": "24", "kinesis.sink.aggregationEnabled": "true",
-        "kinesis.sink.recordTtl": "30000", "kinesis.sink.maxPendingRecordsPerExecutor": "100000",
+        "kinesis.sink.recordTtl": "30s", "kinesis.sink.maxPendingRecordsPerExecutor": "100000",
         "kinesis.sink.maxPendingBytesPerExecutor": "134217728"}
     assert KinesisSinkOptions().as_options() == {}
-    assert "Default: ``30000``." in (KinesisSinkOptions.__doc__ or "")
+    assert "Default: ``30s``." in (KinesisSinkOptions.__doc__ or "")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -114,25 +117,27 @@ def test_given_a_good_value_when_built_then_the_option_text_is_the_connectors(na
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_given_a_bad_value_when_checked_then_the_message_is_the_connectors(name: str) -> None:
+def test_given_a_bad_value_then_python_or_else_the_connector_refuses_it_with_the_connectors_message(
+        spark: Any, name: str) -> None:
     option = BY_NAME[name]
     _, _, bad, reason = CASES[name]
-    if reason is None:  # the connector alone checks it, when the DataFrame is created
-        assert option.check == {"kind": "connectorOnly"}
-        assert KinesisSinkOptions.from_options({name: bad}).as_options()[name] == bad
-        return
+    raw = {"kinesis.awsAccessKeyId": "A", "kinesis.awsSecretKey": "S", name: bad}
     shown = "<redacted>" if option.secret else f"'{bad}'"
-    expected = f"Invalid value {shown} for option {name}: {reason}. Accepted: {option.accepted}."
-    with pytest.raises(ValueError) as raised:
-        KinesisSinkOptions.from_options({"kinesis.awsAccessKeyId": "A", "kinesis.awsSecretKey": "S", name: bad})
-    assert str(raised.value) == expected
-    typed: Any = bad
-    if option.type in ("int", "long"):
-        typed = int(bad) if bad.lstrip("-").isdigit() else None
-    if option.type != "boolean" and typed is not None:
+    connector = parser_verdict(spark, raw) or ""
+    if reason is None:
+        assert connector.startswith(f"Invalid value {shown} for option {name}: ")
+    else:
+        assert connector == f"Invalid value {shown} for option {name}: {reason}. Accepted: {option.accepted}."
+    if "values" in option.data:  # an enum's members are pure data: Python refuses the text before Spark starts
         with pytest.raises(ValueError) as raised:
-            KinesisSinkOptions(**_with_companions(name, {option.argument: typed}))
-        assert str(raised.value) == expected
+            KinesisSinkOptions.from_options(raw)
+        assert str(raised.value) == connector
+    else:  # the grammar is the connector's alone: Python passes the text on
+        assert KinesisSinkOptions.from_options(raw).as_options()[name] == bad
+    if "min" in option.data and bad.lstrip("-").isdigit():  # a number's range is pure data
+        with pytest.raises(ValueError) as raised:
+            KinesisSinkOptions(**_with_companions(name, {option.argument: int(bad)}))
+        assert str(raised.value) == connector
 
 
 @pytest.mark.parametrize("endpoint", ["https://127.0.0.1:4567", "https://127.0.0.1:4567/", "HTTPS://H:1#part",
@@ -185,13 +190,12 @@ def test_given_a_value_of_the_wrong_python_type_then_type_error_names_the_option
     assert "Accepted:" in str(raised.value)
 
 
-def test_given_options_that_belong_together_then_they_are_checked_together() -> None:
-    with pytest.raises(ValueError, match="go together"):
-        KinesisSinkOptions(aws_secret_key="S")
-    with pytest.raises(ValueError, match="kinesis.sessionToken is set without"):
-        KinesisSinkOptions(session_token="t")
-    with pytest.raises(ValueError, match=r"kinesis.clientMaxRetryIntervalMs \(100\) is smaller than"):
-        KinesisSinkOptions(client_max_retry_interval_ms=100)
+def test_given_options_that_belong_together_then_the_connector_checks_them_together(spark: Any) -> None:
+    def parse(**arguments: Any) -> str:
+        return parser_verdict(spark, KinesisSinkOptions(**arguments).as_options()) or ""
+    assert "go together" in parse(aws_secret_key="S")
+    assert "kinesis.sessionToken is set without" in parse(session_token="t")
+    assert "kinesis.clientMaxRetryInterval (100ms) is smaller than" in parse(client_max_retry_interval=100)
 
 
 def test_given_secrets_then_repr_never_shows_them_and_from_options_round_trips() -> None:
@@ -203,7 +207,7 @@ def test_given_secrets_then_repr_never_shows_them_and_from_options_round_trips()
     )
     assert KinesisSinkOptions.from_options(options.as_options()) == options
     assert options != KinesisSinkOptions(stream_name="s")
-    with pytest.raises(ValueError, match="'checkpointLocation' is not a kinesis.\\* option"):
+    with pytest.raises(ValueError, match="'checkpointLocation' is not an option of the connector"):
         KinesisSinkOptions.from_options({"checkpointLocation": "/tmp/c"})
 
 

@@ -49,7 +49,7 @@ def read_back(spark: Any, stream: str, endpoint: str, expected: int, checkpoint:
     ``expected`` rows, then until the query has read everything the stream holds, so an extra row shows too."""
     options = KinesisSourceOptions(
         stream_name=stream, region=REGION, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON", get_records_fetch_interval_ms=50)
+        aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON", get_records_fetch_interval="50ms")
     table = f"written_{uuid.uuid4().hex[:8]}"
     query = (spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
              .selectExpr("partitionKey", "CAST(data AS STRING) AS data")

@@ -3,12 +3,11 @@
 
 Usage: generate_options.py OPTIONS_JSON PACKAGE_DIR
 
-OPTIONS_JSON is what ``OptionsDocs --json`` writes (name, usage, type, default, description, accepted, secret and
-check of every option, and the rules across options). Into PACKAGE_DIR go ``_registry.py`` (every option and rule,
-as ``_checks.py`` interprets them), ``_source_options.py`` (``KinesisSourceOptions``: the options whose usage is
-source or both) and ``_sink_options.py`` (``KinesisSinkOptions``: sink or both). The builders' keyword arguments,
-type hints and docstrings all come from the JSON; the build fails here when a check, a rule or a usage is of a
-kind ``_checks.py`` does not know.
+OPTIONS_JSON is what ``OptionsDocs --json`` writes (name, usage, type, default, description, accepted values,
+secret and pure data of every option, and every alias name). Into PACKAGE_DIR go ``_registry.py`` (every option
+and alias name, as data), ``_source_options.py`` (``KinesisSourceOptions``: the options whose usage is source or
+both) and ``_sink_options.py`` (``KinesisSinkOptions``: sink or both). The builders' keyword arguments, type hints
+and docstrings all come from the JSON.
 """
 
 from __future__ import annotations
@@ -17,18 +16,18 @@ import json
 import re
 import sys
 import textwrap
-import types
 from pathlib import Path
-from typing import Any, Dict, List, NoReturn, Optional, Tuple
+from types import SimpleNamespace
+from typing import Any, Dict, List, NoReturn
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "pyspark_kinesis"
-
-# Import the package's check and builder modules without running its __init__ (which imports this output).
-_package = types.ModuleType("pyspark_kinesis")
-_package.__path__ = [str(PACKAGE)]
-sys.modules["pyspark_kinesis"] = _package
-from pyspark_kinesis._builder import KIND_ANNOTATIONS, python_kind  # noqa: E402
-from pyspark_kinesis._checks import CHECK_KINDS, RULE_KINDS, OptionMeta  # noqa: E402
+#: The type hint of an option's argument, by the registry's type name; other types take a str.
+ANNOTATIONS = {
+    "boolean": "bool",
+    "int": "int",
+    "long": "int",
+    "duration": "Union[str, int, timedelta]",
+    "position": "Union[str, datetime, Mapping[str, Mapping[str, Any]]]",
+}
 
 USAGES = ("source", "sink", "both")
 STREAM = "kinesis.streamName"  # the source refuses options without it; the sink can take it from each row
@@ -39,24 +38,25 @@ def fail(message: str) -> NoReturn:
 
 
 def argument_name(option_name: str) -> str:
-    """kinesis.getRecords.fetchIntervalMs -> get_records_fetch_interval_ms; kinesis.sink.recordTtl -> record_ttl
-    (a sink option's prefix says nothing to KinesisSinkOptions, the only builder that takes it)."""
+    """kinesis.getRecords.fetchInterval -> get_records_fetch_interval; kinesis.streamARN -> stream_arn (an acronym
+    is one word); kinesis.sink.recordTtl -> record_ttl (a sink option's prefix says nothing to KinesisSinkOptions,
+    the only builder that takes it)."""
     if not option_name.startswith("kinesis."):
         fail(f"option {option_name} does not start with kinesis.")
     parts = option_name[len("kinesis.") :].split(".")
     if parts[0] == "sink" and len(parts) > 1:
         parts = parts[1:]
-    return "_".join(re.sub(r"(?<!^)(?=[A-Z])", "_", p).lower() for p in parts)
+    words = (re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", p)) for p in parts)
+    return "_".join(words).lower()
 
 
-def meta(entry: Dict[str, Any]) -> OptionMeta:
-    if entry["check"]["kind"] not in CHECK_KINDS:
-        fail(f"option {entry['name']} has a check of kind {entry['check']['kind']!r}, which _checks.py does not know")
+def meta(entry: Dict[str, Any]) -> SimpleNamespace:
+    """The fields of the option's ``OptionMeta``, in its order."""
     if entry.get("usage") not in USAGES:
         fail(f"option {entry['name']} has usage {entry.get('usage')!r}; expected one of {', '.join(USAGES)}")
-    return OptionMeta(
+    return SimpleNamespace(
         name=entry["name"], argument=argument_name(entry["name"]), type=entry["type"], default=entry.get("default"),
-        accepted=entry["accepted"], secret=bool(entry["secret"]), usage=entry["usage"], check=entry["check"],
+        accepted=entry["accepted"], secret=bool(entry["secret"]), usage=entry["usage"], data=entry["data"],
     )
 
 
@@ -69,7 +69,7 @@ def described(entry: Dict[str, Any]) -> str:
     return f"{entry['description']} Spark's reader and writer also accept it as {names}."
 
 
-def docstring_param(option: OptionMeta, description: str) -> List[str]:
+def docstring_param(option: SimpleNamespace, description: str) -> List[str]:
     text = f"{description} Accepted: {option.accepted}."
     if option.default is not None:
         text += f" Default: ``{option.default}``."
@@ -89,20 +89,20 @@ def header(version: str, what: str) -> List[str]:
     ]
 
 
-def render_registry(options: List[OptionMeta], rules: List[Dict[str, Any]], version: str) -> str:
-    out = header(version, "Every option and rule of the connector, source and sink, as _checks.py reads them.") + [
-        "from typing import Any, Mapping, Tuple",
+def render_registry(options: List[SimpleNamespace], aliases: List[str], version: str) -> str:
+    out = header(version, "Every option of the connector, source and sink, and every other spelling it accepts.") + [
+        "from typing import Tuple",
         "",
         "from ._checks import OptionMeta",
         "",
         "#: Every option of the connector, in the registry's order.",
         "OPTIONS: Tuple[OptionMeta, ...] = (",
     ]
-    out += [f"    {o!r}," for o in options]
-    out += [")", "", "#: The rules across options, in the order the connector checks them.",
-            "RULES: Tuple[Mapping[str, Any], ...] = ("]
-    out += [f"    {r!r}," for r in rules]
-    out += [")", "", '__all__ = ["OPTIONS", "RULES"]', ""]
+    out += ["    OptionMeta(" + ", ".join(f"{k}={v!r}" for k, v in vars(o).items()) + ")," for o in options]
+    out += [")", "", "#: The names of other connectors and earlier versions that the connector reads as its options.",
+            "ALIASES: Tuple[str, ...] = ("]
+    out += [f"    {a!r}," for a in aliases]
+    out += [")", "", '__all__ = ["OPTIONS", "ALIASES"]', ""]
     return "\n".join(out)
 
 
@@ -115,11 +115,11 @@ SIDES: Dict[str, Dict[str, Any]] = {
         "constant": "SOURCE_OPTIONS",
         "what": "The typed builder of the ``aws-kinesis`` source's options.",
         "doc": [
-            "Options of the ``aws-kinesis`` streaming source, checked in Python by the connector's own description.",
+            "Options of the ``aws-kinesis`` streaming source, typed and documented from the connector's registry.",
             "",
             "Each keyword argument is one ``kinesis.*`` option the source reads; leave one out for its default. A",
-            "bad value fails here, before Spark starts, with the connector's message; what the description leaves",
-            "to the connector (a starting position's form, a URL past its scheme) fails at ``load()``.",
+            "value of the wrong Python type, outside an enum or outside a number's range fails here; the connector",
+            "checks everything else (a stream name, a URL, a starting position, options together) at ``load()``.",
             "",
             "Example::",
             "",
@@ -127,13 +127,13 @@ SIDES: Dict[str, Dict[str, Any]] = {
             '                                   starting_position="TRIM_HORIZON")',
             '    events = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()',
             "",
-            '>>> KinesisSourceOptions(stream_name="orders", max_fetch_time_per_shard_sec=5).as_options()',
-            "{'kinesis.streamName': 'orders', 'kinesis.maxFetchTimePerShardSec': '5'}",
+            '>>> KinesisSourceOptions(stream_name="orders", max_fetch_time_per_shard="5s").as_options()',
+            "{'kinesis.streamName': 'orders', 'kinesis.maxFetchTimePerShard': '5s'}",
             '>>> KinesisSourceOptions(stream_name="orders", get_records_number_of_records_per_fetch=20000)',
             "Traceback (most recent call last):",
             "...",
             "ValueError: Invalid value '20000' for option kinesis.getRecords.numberOfRecordsPerFetch: it is outside "
-            "1..10000. Accepted: a whole number from 1 to 10000 (the Kinesis maximum).",
+            "1..10000. Accepted: a whole number from 1 to 10000.",
         ],
     },
     "sink": {
@@ -142,12 +142,12 @@ SIDES: Dict[str, Dict[str, Any]] = {
         "constant": "SINK_OPTIONS",
         "what": "The typed builder of the ``aws-kinesis`` sink's options.",
         "doc": [
-            "Options of the ``aws-kinesis`` sink (batch and streaming writes), checked in Python by the connector's",
-            "own description.",
+            "Options of the ``aws-kinesis`` sink (batch and streaming writes), typed and documented from the",
+            "connector's registry.",
             "",
-            "Each keyword argument is one ``kinesis.*`` option the sink reads; leave one out for its default. A bad",
-            "value fails here, before Spark starts, with the connector's message; what the description leaves to the",
-            "connector (a URL past its scheme, the producer's HTTPS-only endpoint) fails at ``save()``. The DataFrame",
+            "Each keyword argument is one ``kinesis.*`` option the sink reads; leave one out for its default. A value",
+            "of the wrong Python type, outside an enum or outside a number's range fails here; the connector checks",
+            "everything else (a URL, the producer's HTTPS-only endpoint, options together) at ``save()``. The DataFrame",
             "written needs the columns ``data`` (string or binary) and ``partitionKey`` (string); ``explicitHashKey``",
             "(string) is optional, and so is ``streamName`` (string): a row's own stream, so that ``stream_name`` is",
             "needed only for rows without one. Writes go through the Kinesis Producer Library, which speaks HTTPS",
@@ -172,11 +172,11 @@ SIDES: Dict[str, Dict[str, Any]] = {
 }
 
 
-def render_builder(side: str, options: List[OptionMeta], descriptions: Dict[str, str], version: str) -> str:
+def render_builder(side: str, options: List[SimpleNamespace], descriptions: Dict[str, str], version: str) -> str:
     spec = SIDES[side]
     own = [o for o in options if o.usage in (side, "both")]
     required = {STREAM} if side == "source" else set()
-    hints = " ".join(KIND_ANNOTATIONS[python_kind(o)] for o in own)
+    hints = " ".join(ANNOTATIONS.get(o.type, "str") for o in own)
     dates = [n for n in ("datetime", "timedelta") if re.search(rf"\b{n}\b", hints)]
     typing_names = sorted({"NoReturn", "Optional", "Tuple"} | set(re.findall(r"\b(Any|Mapping|Union)\b", hints)))
     out = header(version, spec["what"]) + (
@@ -185,7 +185,7 @@ def render_builder(side: str, options: List[OptionMeta], descriptions: Dict[str,
         "",
         "from ._builder import OptionsBuilder",
         "from ._checks import OptionMeta",
-        "from ._registry import OPTIONS, RULES",
+        "from ._registry import ALIASES, OPTIONS",
         "",
         f"#: Every option the {side} reads (usage {side} or both), in the registry's order.",
         f"{spec['constant']}: Tuple[OptionMeta, ...] = tuple(o for o in OPTIONS if o.usage in (\"{side}\", \"both\"))",
@@ -203,12 +203,12 @@ def render_builder(side: str, options: List[OptionMeta], descriptions: Dict[str,
         f"    :raises TypeError: for an unknown keyword (naming the closest option), an option only the {other} "
         "reads,",
         "        or a value of the wrong type.",
-        "    :raises ValueError: for a value the connector refuses, with the connector's message.",
+        "    :raises ValueError: for a value outside an enum or a number's range, with the connector's message.",
         '    """',
         "",
         "    __slots__ = ()",
         "    _REGISTRY = OPTIONS",
-        "    _RULES = RULES",
+        "    _ALIASES = ALIASES",
         f'    _SIDE = "{side}"',
         f"    _OPTIONS = {spec['constant']}",
         "",
@@ -217,7 +217,7 @@ def render_builder(side: str, options: List[OptionMeta], descriptions: Dict[str,
         "        *,",
     ]
     for o in own:
-        annotation = KIND_ANNOTATIONS[python_kind(o)]
+        annotation = ANNOTATIONS.get(o.type, "str")
         if o.name in required:
             out.append(f"        {o.argument}: {annotation},")
         else:
@@ -247,11 +247,7 @@ def render(document: Dict[str, Any]) -> Dict[str, str]:
         fail(f"several options would have the Python argument {', '.join(clashes)}")
     version = document.get("connectorVersion", "unknown")
     descriptions = {e["name"]: described(e) for e in entries}
-    rules = document["rules"]
-    unknown = sorted({r["kind"] for r in rules} - RULE_KINDS)
-    if unknown:
-        fail(f"the registry has rules of kind {', '.join(unknown)}, which _checks.py does not know")
-    files = {"_registry.py": render_registry(options, rules, version)}
+    files = {"_registry.py": render_registry(options, document["aliases"], version)}
     for side, spec in SIDES.items():
         files[spec["module"]] = render_builder(side, options, descriptions, version)
     return files
@@ -261,8 +257,8 @@ def main(argv: List[str]) -> None:
     if len(argv) != 3:
         fail("usage: generate_options.py OPTIONS_JSON PACKAGE_DIR")
     document = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
-    if document.get("version") != 2:
-        fail(f"{argv[1]} has format version {document.get('version')}; this generator reads version 2")
+    if document.get("version") != 3:
+        fail(f"{argv[1]} has format version {document.get('version')}; this generator reads version 3")
     for name, text in render(document).items():
         (Path(argv[2]) / name).write_text(text, encoding="utf-8")
     usages = [o["usage"] for o in document["options"]]

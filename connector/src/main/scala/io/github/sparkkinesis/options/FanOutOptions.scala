@@ -22,7 +22,7 @@ object FanOutOptions {
     else {
       val (name, arn) = (get(ConsumerName), get(ConsumerArn))
       Some(FanOutOptions(name, arn, getOrDefault(DeregisterConsumerOnStop),
-        getOrDefault(SubscribeToShardTimeoutSec) * 1000L, getOrDefault(SubscribeToShardMaxRetries)))
+        getOrDefault(SubscribeToShardTimeout), getOrDefault(SubscribeToShardMaxRetries)))
     }
   }
 }

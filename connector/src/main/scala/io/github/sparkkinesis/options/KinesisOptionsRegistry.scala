@@ -4,8 +4,8 @@ import io.github.sparkkinesis.client.UserCredentialsProvider
 import io.github.sparkkinesis.offsets.StartingPosition
 
 /**
- * The single source of truth for every option the connector reads: name, type, default, description and
- * check. The README's options table and the Python option builders are generated from, or tested against,
+ * The single source of truth for every option the connector reads: name, typed default, description and
+ * parser (which names the type and the accepted values). Time options are durations such as `500ms` or `5m`. The README's options table and the Python option builders are generated from, or tested against,
  * [[KinesisOptionsRegistry.all]].
  */
 object KinesisOptionsRegistry {
@@ -16,344 +16,350 @@ object KinesisOptionsRegistry {
   private val StreamArnPattern = "arn:aws[a-z-]*:kinesis:[a-z0-9-]+:[0-9]{12}:stream/[a-zA-Z0-9_.-]{1,128}"
 
   val StreamName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.streamName", "string", None,
+    "kinesis.streamName", None,
     "Name of the Kinesis data stream to read, or a comma-separated list of names to read several streams in one " +
       "query (each row's streamName column says which); or the stream to write to. On a write it overrides the " +
       "streamName column (as the Kafka sink's topic option overrides its topic column): only without this " +
       "option does each row's streamName column name its stream. The source needs this option or " +
       "kinesis.streamARN.",
-    "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -, or (source) a comma-separated list of them")(
-    matches(s"$StreamNamePattern(\\s*,\\s*$StreamNamePattern)*", "it is not a stream name or a comma-separated list of them"))
+    matches(s"$StreamNamePattern(\\s*,\\s*$StreamNamePattern)*",
+      "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -, or (source) a comma-separated list of them",
+      "it is not a stream name or a comma-separated list of them"))
 
   val StreamARN: OptionSpec[String] = OptionSpec[String](
-    "kinesis.streamARN", "string", None,
+    "kinesis.streamARN", None,
     "ARN of a Kinesis data stream to read, or a comma-separated list of ARNs, for instance to read another " +
       "account's stream (with a role that may). Read with kinesis.streamName's streams, if that is set too; each " +
       "row's streamName column holds the stream's name.",
-    "an ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/orders, or a comma-separated list of them",
-    usage = Source)(matches(s"$StreamArnPattern(\\s*,\\s*$StreamArnPattern)*",
-    "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a comma-separated list of them"))
+    matches(s"$StreamArnPattern(\\s*,\\s*$StreamArnPattern)*",
+      "an ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/orders, or a comma-separated list of them",
+      "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a comma-separated list of " +
+        "them"), usage = Source)
 
   val EndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
-    "kinesis.endpointUrl", "url", None,
+    "kinesis.endpointUrl", None,
     "Kinesis endpoint, for VPC endpoints and local emulators. Default: the regional AWS endpoint.",
-    "an http:// or https:// URL such as https://kinesis.us-east-1.amazonaws.com")(url)
+    url("https://kinesis.us-east-1.amazonaws.com"))
 
   val Region: OptionSpec[String] = OptionSpec[String](
-    "kinesis.region", "string", None,
+    "kinesis.region", None,
     "AWS region of the stream. Default: taken from an AWS endpoint URL's host, else the SDK's default " +
       "region chain (AWS_REGION, profile, instance metadata).",
-    "an AWS region name such as us-east-1")(region)
+    region)
 
   /** The values of kinesis.consumerType that ask for enhanced fan-out. */
   val FanOutConsumerTypes: Seq[String] = Seq("SubscribeToShard", "EFO")
 
   val ConsumerType: OptionSpec[String] = OptionSpec[String](
-    "kinesis.consumerType", "enum", Some("GetRecords"),
+    "kinesis.consumerType", Some("GetRecords"),
     "How records are fetched. GetRecords polls each shard (throughput shared with every other polling " +
       "consumer). SubscribeToShard (or EFO) is enhanced fan-out: Kinesis pushes each shard's records to this " +
       "query's own consumer (kinesis.consumerName or kinesis.consumerArn) over HTTP/2, 2 MB/s per shard of its own.",
-    "GetRecords, SubscribeToShard or EFO (any case)", usage = Source)(oneOf("GetRecords" +: FanOutConsumerTypes))
+    oneOf("GetRecords" +: FanOutConsumerTypes), usage = Source)
 
   val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
-    "kinesis.startingPosition", "string", Some("LATEST"),
+    "kinesis.startingPosition", Some(StartingPosition.Latest),
     "Where a new query starts reading (ignored when restarting from a checkpoint). LATEST: records that " +
       "arrive after the query starts. TRIM_HORIZON or EARLIEST: the oldest record still retained, in every " +
       "shard, parents before children. AT_TIMESTAMP <ISO-8601>: records that arrived at or after that " +
       "instant. A JSON map of shard id to {\"iteratorType\": ..., \"iteratorPosition\": ...} with " +
       "AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, AT_TIMESTAMP (epoch millis), TRIM_HORIZON or LATEST; " +
       "shards the map does not name start at TRIM_HORIZON.",
-    "LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position", usage = Source)(
-    StartingPosition.parse)
+    position("LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position"), usage = Source)
 
   val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.failOnDataLoss", "boolean", Some("true"),
+    "kinesis.failOnDataLoss", Some(true),
     "Whether the query fails when records can no longer be read (a shard expired before it was read to " +
       "its end). false logs a warning and goes on.",
-    "true or false", usage = Source)(boolean)
+    boolean, usage = Source)
 
   val MaxFetchRecordsPerShard: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.maxFetchRecordsPerShard", "long", Some("100000"),
+    "kinesis.maxFetchRecordsPerShard", Some(100000L),
     "Most Kinesis records a task reads from one shard in one micro-batch.",
-    "a whole number from 1 to 100000000", usage = Source)(long(1L, 100000000L))
+    long(1L, 100000000L), usage = Source)
 
-  val MaxFetchTimePerShardSec: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.maxFetchTimePerShardSec", "long", Some("10"),
-    "Longest time in seconds a task reads from one shard in one micro-batch; a task also ends as soon as " +
-      "its shard is caught up with the tip.",
-    "a whole number of seconds from 1 to 3600", usage = Source)(long(1L, 3600L))
+  val MaxFetchTimePerShard: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.maxFetchTimePerShard", Some(10000L),
+    "Longest time a task reads from one shard in one micro-batch; a task also ends as soon as its shard is " +
+      "caught up with the tip.",
+    duration(1000L, 3600000L, bareUnit = "s"), usage = Source)
 
   val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.describeShardInterval", "duration", Some("1s"),
+    "kinesis.describeShardInterval", Some(1000L),
     "How often the driver lists the stream's shards to discover resharding.",
-    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
+    boundedDuration, usage = Source)
 
   val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.getRecords.numberOfRecordsPerFetch", "int", Some("10000"),
+    "kinesis.getRecords.numberOfRecordsPerFetch", Some(10000),
     "Limit passed to each GetRecords call.",
-    "a whole number from 1 to 10000 (the Kinesis maximum)", usage = Source)(int(1, 10000))
+    int(1, 10000), usage = Source)
 
-  val FetchIntervalMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.getRecords.fetchIntervalMs", "long", Some("500"),
+  val FetchInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.getRecords.fetchInterval", Some(500L),
     "Least time between two GetRecords calls on one shard: between a task's calls while it drains a backlog, " +
       "and between the end of the batch that read a shard and the next check or read of it. Kinesis allows 5 " +
       "calls per second per shard across all consumers; the default leaves more than half of that to others.",
-    "a whole number of milliseconds from 0 to 60000", usage = Source)(long(0L, 60000L))
+    duration(0L, 60000L), usage = Source)
 
   val IdleShardCheckInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.idleShardCheckInterval", "duration", Some("1s"),
+    "kinesis.idleShardCheckInterval", Some(1000L),
     "How long the driver waits before checking again a shard whose last check found nothing new: an idle " +
       "shard costs one GetRecords call per this interval. Shorter finds the first record after a quiet spell " +
       "sooner and spends more of the shard's read quota.",
-    "a duration such as 500ms, 1s or 1m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
+    boundedDuration, usage = Source)
 
   val MaxRecordsPerTrigger: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.maxRecordsPerTrigger", "long", None,
+    "kinesis.maxRecordsPerTrigger", None,
     "Most Kinesis records (KPL aggregates count once) one micro-batch reads, split evenly across the shards it " +
       "reads, each at least one (like the Kafka source's maxOffsetsPerTrigger). With Trigger.AvailableNow the run " +
       "takes several batches; Trigger.Once ignores it, as Spark does for every source. Default: no cap.",
-    "a whole number from 1 to 9223372036854775807", usage = Source)(long(1L, Long.MaxValue))
+    long(1L, Long.MaxValue), usage = Source)
 
   val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.driverRetryTimeout", "duration", Some("2m"),
+    "kinesis.driverRetryTimeout", Some(120000L),
     "How long the driver goes on retrying ListShards and its checks for new records when they fail for a " +
       "passing reason (throttling, connection resets, server errors) before the query fails with the last error. A " +
       "run whose first listing of a stream finds nothing at the endpoint (unknown host, connection refused) fails " +
       "at once instead.",
-    "a duration such as 30s or 5m (a bare number is milliseconds), from 0 to 1h", usage = Source)(boundedDuration)
+    boundedDuration, usage = Source)
 
   val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.clientNumRetries", "int", Some("3"),
+    "kinesis.clientNumRetries", Some(3),
     "How often the AWS client retries a failed call before the connector sees the failure.",
-    "a whole number from 0 to 100")(int(0, 100))
+    int(0, 100))
 
-  val ClientRetryIntervalsMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.clientRetryIntervalsMs", "long", Some("500"),
+  val ClientRetryInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.clientRetryInterval", Some(500L),
     "Base delay of the exponential back-off (with jitter) between retries, and after throttling.",
-    "a whole number of milliseconds from 1 to 600000")(long(1L, 600000L))
+    duration(1L, 600000L))
 
-  val ClientMaxRetryIntervalMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.clientMaxRetryIntervalMs", "long", Some("10000"),
+  val ClientMaxRetryInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.clientMaxRetryInterval", Some(10000L),
     "Longest delay between retries.",
-    "a whole number of milliseconds from 1 to 600000")(long(1L, 600000L))
+    duration(1L, 600000L))
 
   val MetadataPath: OptionSpec[String] = OptionSpec[String](
-    "kinesis.metadataPath", "string", None,
+    "kinesis.metadataPath", None,
     "Directory (any Hadoop file system with atomic rename, such as HDFS or a local path) where tasks record " +
       "where each micro-batch ended in each shard, with kinesis.metadataCommitterType HDFS. Default: inside the " +
       "query's checkpoint location.",
-    "a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata", usage = Source)(string)
+    string("a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata"), usage = Source)
 
   val AwsAccessKeyId: OptionSpec[String] = OptionSpec[String](
-    "kinesis.awsAccessKeyId", "string", None,
+    "kinesis.awsAccessKeyId", None,
     "AWS access key id; give it with kinesis.awsSecretKey. Default: the SDK's default credentials chain.",
-    "an access key id", secret = true)(string)
+    string("an access key id"), secret = true)
 
   val AwsSecretKey: OptionSpec[String] = OptionSpec[String](
-    "kinesis.awsSecretKey", "string", None,
+    "kinesis.awsSecretKey", None,
     "AWS secret access key; give it with kinesis.awsAccessKeyId.",
-    "a secret access key", secret = true)(string)
+    string("a secret access key"), secret = true)
 
   val SessionToken: OptionSpec[String] = OptionSpec[String](
-    "kinesis.sessionToken", "string", None,
+    "kinesis.sessionToken", None,
     "AWS session token for temporary credentials; needs kinesis.awsAccessKeyId and kinesis.awsSecretKey.",
-    "a session token", secret = true)(string)
+    string("a session token"), secret = true)
 
   val DropMisroutedAggregates: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.deaggregation.dropMisroutedRecords", "boolean", Some("false"),
+    "kinesis.deaggregation.dropMisroutedRecords", Some(false),
     "KCL behaviour: drop a KPL sub-record whose hash key lies outside the shard's hash key range (after a " +
       "reshard the KPL re-sends such records to the right shard). false delivers every sub-record.",
-    "true or false", usage = Source)(boolean)
+    boolean, usage = Source)
 
   val VerifyCertificate: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.verifyCertificate", "boolean", Some("true"),
+    "kinesis.verifyCertificate", Some(true),
     "Whether TLS certificates of kinesis.endpointUrl are verified. false accepts any certificate and host " +
       "name: only for a local emulator with a self-signed certificate (the sink's KPL speaks HTTPS only).",
-    "true or false")(boolean)
+    boolean)
 
-  val SinkRecordMaxBufferedTimeMs: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.recordMaxBufferedTimeMs", "long", Some("100"),
+  val SinkRecordMaxBufferedTime: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.sink.recordMaxBufferedTime", Some(100L),
     "Longest time a record waits in the producer's buffer to be aggregated and collected with others before " +
       "it is sent (KPL RecordMaxBufferedTime). Longer means fewer, fuller requests and more latency.",
-    "a whole number of milliseconds from 1 to 600000", usage = Sink)(long(1L, 600000L))
+    duration(1L, 600000L), usage = Sink)
 
   val SinkMaxConnections: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.sink.maxConnections", "int", Some("24"),
+    "kinesis.sink.maxConnections", Some(24),
     "Most connections each executor's producer opens to Kinesis (KPL MaxConnections; 24 is the KPL's default).",
-    "a whole number from 1 to 256", usage = Sink)(int(1, 256))
+    int(1, 256), usage = Sink)
 
   val SinkAggregationEnabled: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.sink.aggregationEnabled", "boolean", Some("true"),
+    "kinesis.sink.aggregationEnabled", Some(true),
     "Whether the producer packs several rows into one Kinesis record (KPL aggregation). Readers must " +
       "de-aggregate, as this connector's source, the KCL and the awslabs connector do.",
-    "true or false", usage = Sink)(boolean)
+    boolean, usage = Sink)
 
   val SinkRecordTtl: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.recordTtl", "long", Some("30000"),
-    "Longest time in milliseconds the producer keeps trying to write a row (KPL RecordTtl). A row not " +
+    "kinesis.sink.recordTtl", Some(30000L),
+    "Longest time the producer keeps trying to write a row (KPL RecordTtl). A row not " +
       "written by then fails its task, naming the stream and the last error, and Spark retries the task. Values " +
       "above 2147483647 (about 24.8 days) are read as 2147483647: beyond that the KPL expires every record at once.",
-    "a whole number of milliseconds from 100 to 9223372036854775807", usage = Sink)(long(100L, Long.MaxValue))
+    duration(100L, Long.MaxValue), usage = Sink)
 
   /** The fixed per-task caps beside the per-executor options below (a task's share should stay smaller). */
   val SinkMaxPendingRecordsPerTask = 50000
   val SinkMaxPendingBytesPerTask: Long = 64L * 1024 * 1024
 
   val SinkMaxPendingRecordsPerExecutor: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.sink.maxPendingRecordsPerExecutor", "int", Some("100000"),
+    "kinesis.sink.maxPendingRecordsPerExecutor", Some(100000),
     "Most rows the write tasks of one executor may have handed to its producer and not yet seen confirmed by " +
       "Kinesis; a task's write waits beyond that, so throttling cannot grow the producer's memory without " +
       s"bound. Each task also holds at most $SinkMaxPendingRecordsPerTask such rows.",
-    "a whole number from 1 to 10000000", usage = Sink)(int(1, 10000000))
+    int(1, 10000000), usage = Sink)
 
   val SinkMaxPendingBytesPerExecutor: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.maxPendingBytesPerExecutor", "long", Some("134217728"),
+    "kinesis.sink.maxPendingBytesPerExecutor", Some(134217728L),
     "Most bytes (partition keys and data) of those rows, 128 MiB by default; the producer's native process " +
       "holds them outside the JVM heap, in the executor's memory overhead: see the README for sizing. Each " +
       s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
-    "a whole number of bytes from 1048576 to 68719476736", usage = Sink)(long(1048576L, 68719476736L))
+    long(1048576L, 68719476736L, unit = "bytes"), usage = Sink)
 
   val ShardsPerTask: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.shardsPerTask", "int", Some("5"),
+    "kinesis.shardsPerTask", Some(5),
     "Most shards one task of a micro-batch reads, in parallel inside the task. A batch has one task per this many " +
       "shards with new records, and at least as many tasks as the cluster has cores (one shard each) while there " +
       "are enough such shards. Fewer tasks cost less per batch with hundreds of shards; more spread the reading.",
-    "a whole number from 1 to 100", usage = Source)(int(1, 100))
+    int(1, 100), usage = Source)
 
   val AllowStreamRemoval: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.allowStreamRemoval", "boolean", Some("false"),
+    "kinesis.allowStreamRemoval", Some(false),
     "Whether a query restarted from its checkpoint may read fewer streams than it read before: true forgets the " +
       "streams no longer listed (their positions are lost); false refuses to start, so a typo in the list does " +
       "not silently drop a stream. A stream added to the list is read from kinesis.startingPosition.",
-    "true or false", usage = Source)(boolean)
+    boolean, usage = Source)
 
   val EndingPosition: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
-    "kinesis.endingPosition", "string", None,
+    "kinesis.endingPosition", None,
     "Where a batch read (spark.read) ends; streaming queries refuse it. LATEST: the records that had arrived when " +
       "the read was planned. AT_TIMESTAMP <ISO-8601>: records that arrived before that instant. A JSON map of shard " +
       "id to {\"iteratorType\": ..., \"iteratorPosition\": ...}: AT_SEQUENCE_NUMBER ends before that record, " +
       "AFTER_SEQUENCE_NUMBER with it, AT_TIMESTAMP (epoch millis) before that instant, LATEST as above; shards the " +
       "map does not name end at LATEST. A batch read starts at kinesis.startingPosition, TRIM_HORIZON when unset " +
       "(as Spark's Kafka source starts batch reads at the earliest offsets).",
-    "LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position", usage = Source)(
-    StartingPosition.parse)
+    position("LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position"), usage = Source)
 
   val StsRoleArn: OptionSpec[String] = OptionSpec[String](
-    "kinesis.stsRoleArn", "string", None,
+    "kinesis.stsRoleArn", None,
     "ARN of an IAM role to assume for Kinesis (and the DynamoDB metadata store), with the base credentials: " +
       "kinesis.awsAccessKeyId/awsSecretKey, kinesis.credentialProviderClass, else the default chain. The " +
       "temporary credentials are refreshed before they expire, on the driver and on every executor.",
-    "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader")(
-    matches("arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]{1,512}", "it is not an IAM role ARN"))
+    matches("arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]{1,512}",
+      "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader",
+      "it is not an IAM role ARN"))
 
   val StsSessionName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.stsSessionName", "string", Some("spark-kinesis"),
+    "kinesis.stsSessionName", Some("spark-kinesis"),
     "Session name of the assumed role (it appears in CloudTrail); needs kinesis.stsRoleArn.",
-    "2 to 64 characters of a-z A-Z 0-9 and + = , . @ _ -")(
-    matches("[a-zA-Z0-9+=,.@_-]{2,64}", "it is not a valid role session name"))
+    matches("[a-zA-Z0-9+=,.@_-]{2,64}",
+      "2 to 64 characters of a-z A-Z 0-9 and + = , . @ _ -",
+      "it is not a valid role session name"))
 
   val StsExternalId: OptionSpec[String] = OptionSpec[String](
-    "kinesis.stsExternalId", "string", None,
+    "kinesis.stsExternalId", None,
     "External id passed to AssumeRole, for roles whose trust policy demands one; needs kinesis.stsRoleArn.",
-    "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -", secret = true)(
-    matches("[a-zA-Z0-9+=,.@:/_-]{2,1224}", "it is not a valid external id"))
+    matches("[a-zA-Z0-9+=,.@:/_-]{2,1224}",
+      "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -",
+      "it is not a valid external id"), secret = true)
 
   val StsEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
-    "kinesis.stsEndpointUrl", "url", None,
+    "kinesis.stsEndpointUrl", None,
     "STS endpoint for kinesis.stsRoleArn, for VPC endpoints and local emulators. Default: the regional STS " +
       "endpoint of kinesis.region.",
-    "an http:// or https:// URL such as https://sts.us-east-1.amazonaws.com")(url)
+    url("https://sts.us-east-1.amazonaws.com"))
 
   val CredentialProviderClass: OptionSpec[String] = OptionSpec[String](
-    "kinesis.credentialProviderClass", "string", None,
+    "kinesis.credentialProviderClass", None,
     "Class of the base credentials, on the driver's and executors' class path, implementing the AWS SDK for " +
       "Java v2's AwsCredentialsProvider; built with a public constructor taking kinesis.credentialProviderParam " +
       "(a String) when that is set, else with a public no-argument constructor. Instead of " +
       "kinesis.awsAccessKeyId/awsSecretKey.",
-    "a fully qualified name of such a class, such as com.example.VaultCredentialsProvider")(
-    // Loaded when the DataFrame is created, so a missing class or one of the wrong type fails at once.
-    raw => UserCredentialsProvider.loadClass(raw).map(_ => raw))
+    new Parser("string", "a fully qualified name of such a class, such as com.example.VaultCredentialsProvider",
+      // Loaded when the DataFrame is created, so a missing class or one of the wrong type fails at once.
+    raw => UserCredentialsProvider.loadClass(raw).map(_ => raw)))
 
   val CredentialProviderParam: OptionSpec[String] = OptionSpec[String](
-    "kinesis.credentialProviderParam", "string", None,
+    "kinesis.credentialProviderParam", None,
     "The String handed to the constructor of kinesis.credentialProviderClass; needs that option.",
-    "any text", secret = true)(string)
+    string("any text"), secret = true)
 
   val MetadataCommitterType: OptionSpec[String] = OptionSpec[String](
-    "kinesis.metadataCommitterType", "enum", Some("HDFS"),
+    "kinesis.metadataCommitterType", Some("HDFS"),
     "Where tasks record where each micro-batch ended. HDFS: files under kinesis.metadataPath, on a Hadoop file " +
       "system with an atomic no-overwrite rename (HDFS, a local or mounted disk; object stores such as s3a:// " +
       "and gs:// are refused). DYNAMODB: items in the DynamoDB table kinesis.dynamodb.tableName, for checkpoints " +
       "on S3 and other object stores.",
-    "HDFS or DYNAMODB", usage = Source)(oneOf(Seq("HDFS", "DYNAMODB")))
+    oneOf(Seq("HDFS", "DYNAMODB")), usage = Source)
 
   val DynamoDbTableName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.dynamodb.tableName", "string", Some("spark-kinesis-metadata"),
+    "kinesis.dynamodb.tableName", Some("spark-kinesis-metadata"),
     "DynamoDB table of the DYNAMODB metadata store, in kinesis.region with the Kinesis credentials; created " +
       "(on-demand billing) if missing. Several queries can share it: each keeps its items under its checkpoint " +
       "location.",
-    "a table name, 3 to 255 characters of a-z A-Z 0-9 _ . -", usage = Source)(
-    matches("[a-zA-Z0-9_.-]{3,255}", "it is not a valid DynamoDB table name"))
+    matches("[a-zA-Z0-9_.-]{3,255}",
+      "a table name, 3 to 255 characters of a-z A-Z 0-9 _ . -",
+      "it is not a valid DynamoDB table name"), usage = Source)
 
   val DynamoDbEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
-    "kinesis.dynamodb.endpointUrl", "url", None,
+    "kinesis.dynamodb.endpointUrl", None,
     "DynamoDB endpoint of the DYNAMODB metadata store, for VPC endpoints and DynamoDB Local. Default: the " +
       "regional endpoint of kinesis.region.",
-    "an http:// or https:// URL such as https://dynamodb.us-east-1.amazonaws.com", usage = Source)(url)
+    url("https://dynamodb.us-east-1.amazonaws.com"), usage = Source)
 
   val CheckNewRecordThreads: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.checkNewRecordThreads", "int", Some("8"),
+    "kinesis.checkNewRecordThreads", Some(8),
     "Driver threads that check idle shards for new records, each check one GetRecords call. One look at the " +
       "shards checks at most 8 per thread (the most overdue first; the first look of a run checks every shard), so " +
       "with thousands of idle shards more threads check each shard more often.",
-    "a whole number from 1 to 64", usage = Source)(int(1, 64))
+    int(1, 64), usage = Source)
 
   val ConsumerName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.consumerName", "string", None,
+    "kinesis.consumerName", None,
     "Enhanced fan-out, managed consumer: the name of the stream consumer this query reads through. It is " +
       "registered if absent (and waited for until ACTIVE) and reused if present. Give each query its own: one " +
       "consumer's subscription to a shard is exclusive.",
-    "a consumer name, 1 to 128 characters of a-z A-Z 0-9 _ . -", usage = Source)(
-    matches("[a-zA-Z0-9_.-]{1,128}", "it is not a valid consumer name"))
+    matches("[a-zA-Z0-9_.-]{1,128}",
+      "a consumer name, 1 to 128 characters of a-z A-Z 0-9 _ . -",
+      "it is not a valid consumer name"), usage = Source)
 
   val ConsumerArn: OptionSpec[String] = OptionSpec[String](
-    "kinesis.consumerArn", "string", None,
+    "kinesis.consumerArn", None,
     "Enhanced fan-out, self-managed consumer: the ARN of an existing stream consumer; the connector never " +
       "registers or deregisters it.",
-    "a consumer ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000", usage = Source)(
     matches("arn:[a-z0-9-]+:kinesis:[a-z0-9-]+:[0-9]+:stream/[a-zA-Z0-9_.-]+/consumer/[a-zA-Z0-9_.-]+:[0-9]+",
-      "it is not a stream consumer ARN"))
+      "a consumer ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000",
+      "it is not a stream consumer ARN"), usage = Source)
 
   val DeregisterConsumerOnStop: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.deregisterConsumerOnStop", "boolean", Some("true"),
+    "kinesis.deregisterConsumerOnStop", Some(true),
     "Whether a query deregisters the consumer named by kinesis.consumerName when it stops, so it stops costing " +
       "money. Only a consumer this query registered (as its checkpoint records) is deregistered: one that " +
       "existed before the query first started is never touched. false keeps it for the next run.",
-    "true or false", usage = Source)(boolean)
+    boolean, usage = Source)
 
-  val SubscribeToShardTimeoutSec: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.subscribeToShard.timeoutSec", "long", Some("60"),
+  val SubscribeToShardTimeout: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.subscribeToShard.timeout", Some(60000L),
     "Enhanced fan-out: longest time a task waits for the next event of a subscription that is not caught up " +
       "before it takes the subscription for dead, cancels it and subscribes again from the last record read.",
-    "a whole number of seconds from 1 to 300", usage = Source)(long(1L, 300L))
+    duration(1000L, 300000L, bareUnit = "s"), usage = Source)
 
   val SubscribeToShardMaxRetries: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.subscribeToShard.maxRetries", "int", Some("10"),
+    "kinesis.subscribeToShard.maxRetries", Some(10),
     "Enhanced fan-out: how often in a row a task subscribes again after a failed or refused subscription " +
       "(ResourceInUse, LimitExceeded, connection reset, timeout), with jittered back-off, before the task fails.",
-    "a whole number from 0 to 100", usage = Source)(int(0, 100))
+    int(0, 100), usage = Source)
 
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
-    MaxFetchRecordsPerShard, MaxFetchTimePerShardSec, DescribeShardInterval, NumberOfRecordsPerFetch,
-    FetchIntervalMs, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries, ClientRetryIntervalsMs, ClientMaxRetryIntervalMs, MetadataPath,
+    MaxFetchRecordsPerShard, MaxFetchTimePerShard, DescribeShardInterval, NumberOfRecordsPerFetch,
+    FetchInterval, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries,
+    ClientRetryInterval, ClientMaxRetryInterval, MetadataPath,
     AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
-    SinkRecordMaxBufferedTimeMs, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
+    SinkRecordMaxBufferedTime, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
     SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition, CheckNewRecordThreads,
     StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
     MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl,
-    ConsumerName, ConsumerArn, DeregisterConsumerOnStop, SubscribeToShardTimeoutSec, SubscribeToShardMaxRetries)
+    ConsumerName, ConsumerArn, DeregisterConsumerOnStop, SubscribeToShardTimeout, SubscribeToShardMaxRetries)
 
   /** The rules across options, checked in this order after every value ([[OptionRules]]). */
   def rules: Seq[OptionRule] = OptionRules.all

@@ -45,7 +45,7 @@ object KinesisSinkOptions {
     KinesisSinkOptions(
       stream = get(StreamName),
       client = client,
-      recordMaxBufferedTimeMs = getOrDefault(SinkRecordMaxBufferedTimeMs),
+      recordMaxBufferedTimeMs = getOrDefault(SinkRecordMaxBufferedTime),
       maxConnections = getOrDefault(SinkMaxConnections),
       aggregationEnabled = getOrDefault(SinkAggregationEnabled),
       recordTtlMs = getOrDefault(SinkRecordTtl),

@@ -16,6 +16,10 @@ object Dialect {
   case object QuboleRoncemer extends Dialect("qubole/roncemer", "kinesis")
   case object Databricks extends Dialect("Databricks", "kinesis")
 
+  /** This connector's own earlier spellings: time options named with their unit before they took durations. */
+  case object Earlier extends Dialect("earlier name", "aws-kinesis")
+
+  /** The other connectors, each with its migration section. */
   val all: Seq[Dialect] = Seq(Awslabs, QuboleRoncemer, Databricks)
 }
 
@@ -166,23 +170,23 @@ object OptionAliases {
     OptionAlias("startingPosition", Seq(QuboleRoncemer), Sets("kinesis.startingPosition")),
     OptionAlias("failOnDataLoss", Seq(QuboleRoncemer), Sets("kinesis.failOnDataLoss")),
     OptionAlias("kinesis.executor.maxFetchTimeInMs", Seq(QuboleRoncemer),
-      Sets("kinesis.maxFetchTimePerShardSec", MillisToSeconds)),
+      Sets("kinesis.maxFetchTimePerShard", MillisToSeconds)),
     OptionAlias("kinesis.executor.maxFetchRecordsPerShard", Seq(QuboleRoncemer),
       Sets("kinesis.maxFetchRecordsPerShard")),
     OptionAlias("kinesis.executor.maxRecordPerRead", Seq(QuboleRoncemer),
       Sets("kinesis.getRecords.numberOfRecordsPerFetch")),
     OptionAlias("kinesis.executor.addIdleTimeBetweenReads", Seq(QuboleRoncemer), NoEffect(
-      "the source always waits kinesis.getRecords.fetchIntervalMs between two GetRecords calls on a shard")),
+      "the source always waits kinesis.getRecords.fetchInterval between two GetRecords calls on a shard")),
     OptionAlias("kinesis.executor.idleTimeBetweenReadsInMs", Seq(QuboleRoncemer),
-      Sets("kinesis.getRecords.fetchIntervalMs")),
+      Sets("kinesis.getRecords.fetchInterval")),
     OptionAlias("kinesis.client.describeShardInterval", Seq(QuboleRoncemer), Sets("kinesis.describeShardInterval")),
     OptionAlias("kinesis.client.numRetries", Seq(QuboleRoncemer), Sets("kinesis.clientNumRetries")),
-    OptionAlias("kinesis.client.retryIntervalMs", Seq(QuboleRoncemer), Sets("kinesis.clientRetryIntervalsMs")),
-    OptionAlias("kinesis.client.maxRetryIntervalMs", Seq(QuboleRoncemer), Sets("kinesis.clientMaxRetryIntervalMs")),
+    OptionAlias("kinesis.client.retryIntervalMs", Seq(QuboleRoncemer), Sets("kinesis.clientRetryInterval")),
+    OptionAlias("kinesis.client.maxRetryIntervalMs", Seq(QuboleRoncemer), Sets("kinesis.clientMaxRetryInterval")),
     OptionAlias("kinesis.client.avoidEmptyBatches", Seq(QuboleRoncemer), NoEffect(
       "the source always checks for unread records before it plans a micro-batch, and plans none without them")),
     OptionAlias("kinesis.executor.recordMaxBufferedTime", Seq(QuboleRoncemer),
-      Sets("kinesis.sink.recordMaxBufferedTimeMs")),
+      Sets("kinesis.sink.recordMaxBufferedTime")),
     OptionAlias("kinesis.executor.maxConnections", Seq(QuboleRoncemer), Sets("kinesis.sink.maxConnections")),
     OptionAlias("kinesis.executor.aggregationEnabled", Seq(QuboleRoncemer), Sets("kinesis.sink.aggregationEnabled")),
     OptionAlias("kinesis.executor.flushWaitTimeMillis", Seq(QuboleRoncemer), FlushNoEffect))
@@ -194,9 +198,9 @@ object OptionAliases {
     OptionAlias("initialPosition", Seq(Databricks), Sets("kinesis.startingPosition", DatabricksPosition)),
     OptionAlias("maxRecordsPerFetch", Seq(Databricks), Sets("kinesis.getRecords.numberOfRecordsPerFetch")),
     OptionAlias("maxFetchRate", Seq(Databricks), NoEffect(
-      "the source paces each shard by kinesis.getRecords.fetchIntervalMs between GetRecords calls, not by MB/s")),
-    OptionAlias("minFetchPeriod", Seq(Databricks), Sets("kinesis.getRecords.fetchIntervalMs", DurationToMillis)),
-    OptionAlias("maxFetchDuration", Seq(Databricks), Sets("kinesis.maxFetchTimePerShardSec", DurationToSeconds,
+      "the source paces each shard by kinesis.getRecords.fetchInterval between GetRecords calls, not by MB/s")),
+    OptionAlias("minFetchPeriod", Seq(Databricks), Sets("kinesis.getRecords.fetchInterval", DurationToMillis)),
+    OptionAlias("maxFetchDuration", Seq(Databricks), Sets("kinesis.maxFetchTimePerShard", DurationToSeconds,
       differs = Some("the source does not prefetch between micro-batches; this is how long a task reads one shard " +
         "in a micro-batch"))),
     OptionAlias("fetchBufferSize", Seq(Databricks), NoEffect(
@@ -212,6 +216,16 @@ object OptionAliases {
     OptionAlias("roleSessionName", Seq(Databricks), Sets("kinesis.stsSessionName")),
     OptionAlias("stsEndpoint", Seq(Databricks), Sets("kinesis.stsEndpointUrl")))
 
+  /** The names time options had before they took durations; a bare number still counts in the old unit. */
+  val earlier: Seq[OptionAlias] = Seq(
+    "kinesis.maxFetchTimePerShardSec" -> "kinesis.maxFetchTimePerShard",
+    "kinesis.getRecords.fetchIntervalMs" -> "kinesis.getRecords.fetchInterval",
+    "kinesis.clientRetryIntervalsMs" -> "kinesis.clientRetryInterval",
+    "kinesis.clientMaxRetryIntervalMs" -> "kinesis.clientMaxRetryInterval",
+    "kinesis.sink.recordMaxBufferedTimeMs" -> "kinesis.sink.recordMaxBufferedTime",
+    "kinesis.subscribeToShard.timeoutSec" -> "kinesis.subscribeToShard.timeout"
+  ).map { case (old, target) => OptionAlias(old, Seq(Earlier), Sets(target)) }
+
   /** Every alias; names shared by two connectors with one meaning are listed once, under both. */
-  val all: Seq[OptionAlias] = awslabs ++ quboleRoncemer ++ databricks
+  val all: Seq[OptionAlias] = awslabs ++ quboleRoncemer ++ databricks ++ earlier
 }

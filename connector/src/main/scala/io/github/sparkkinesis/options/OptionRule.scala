@@ -1,34 +1,22 @@
 package io.github.sparkkinesis.options
 
-import com.fasterxml.jackson.databind.JsonNode
-
-import io.github.sparkkinesis.offsets.Json
-
 /**
- * A rule across options, as data: [[OptionValues]] checks it after every value, and [[OptionsDocs]] writes it into
- * the JSON description so that other languages' option builders check it too. `violation` gets whether an option
- * is set, an option's whole-number value and an option's text (trimmed), both as set, else the default, and
- * returns the message when the rule is broken.
+ * A rule across options, which [[OptionValues]] checks after every value when a DataFrame is created. `violation`
+ * gets whether an option is set, an option's whole-number value and an option's text (trimmed), both as set, else
+ * the default, and returns the message when the rule is broken.
  */
-sealed abstract class OptionRule(val kind: String, val usage: OptionUsage, val message: String) {
+sealed abstract class OptionRule(val usage: OptionUsage, val message: String) {
   def options: Seq[OptionSpec[_]]
 
   def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
       text: OptionSpec[_] => Option[String]): Option[String]
-
-  /** The kind's own fields in the JSON description, after the common ones. */
-  protected def fields: Seq[(String, JsonNode)] = Nil
-
-  final def json: JsonNode = Json.obj(Seq(
-    "kind" -> Json.text(kind), "usage" -> Json.text(usage.name), "message" -> Json.text(message),
-    "options" -> Json.array(options.map(_.name))) ++ fields: _*)
 }
 
 object OptionRule {
 
   /** At least one of `options` must be given to a DataFrame of `side`. */
   final case class Required(options: Seq[OptionSpec[_]], side: OptionUsage, why: String)
-    extends OptionRule("required", side, why) {
+    extends OptionRule(side, why) {
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
         text: OptionSpec[_] => Option[String]): Option[String] =
       Some(message).filterNot(_ => options.exists(isSet))
@@ -36,14 +24,14 @@ object OptionRule {
 
   /** The `options` are given all together or not at all. */
   final case class Together(options: Seq[OptionSpec[_]], why: String)
-    extends OptionRule("together", OptionUsage.Both, why) {
+    extends OptionRule(OptionUsage.Both, why) {
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
         text: OptionSpec[_] => Option[String]): Option[String] =
       Some(message).filter(_ => options.exists(isSet) && !options.forall(isSet))
   }
 
   /** When the first option is given, the others must be too. */
-  final case class Needs(options: Seq[OptionSpec[_]], why: String) extends OptionRule("needs", OptionUsage.Both, why) {
+  final case class Needs(options: Seq[OptionSpec[_]], why: String) extends OptionRule(OptionUsage.Both, why) {
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
         text: OptionSpec[_] => Option[String]): Option[String] =
       Some(message).filter(_ => isSet(options.head) && !options.tail.forall(isSet))
@@ -51,7 +39,7 @@ object OptionRule {
 
   /** At most one of the `options` is given. */
   final case class Excludes(options: Seq[OptionSpec[_]], why: String)
-    extends OptionRule("excludes", OptionUsage.Both, why) {
+    extends OptionRule(OptionUsage.Both, why) {
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
         text: OptionSpec[_] => Option[String]): Option[String] =
       Some(message).filter(_ => options.count(isSet) > 1)
@@ -59,15 +47,16 @@ object OptionRule {
 
   /**
    * The first option's whole-number value is at least the second's, defaults included; `{value}` and `{floor}` in
-   * the message stand for the two values.
+   * the message stand for the two values, as their parsers show them.
    */
   final case class NotBelow(value: OptionSpec[Long], floor: OptionSpec[Long], template: String)
-    extends OptionRule("notBelow", OptionUsage.Both, template) {
+    extends OptionRule(OptionUsage.Both, template) {
     def options: Seq[OptionSpec[_]] = Seq(value, floor)
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
         text: OptionSpec[_] => Option[String]): Option[String] = {
       val (value, floor) = (number(this.value), number(this.floor))
-      Some(template.replace("{value}", value.toString).replace("{floor}", floor.toString)).filter(_ => value < floor)
+      Some(template.replace("{value}", this.value.parser.show(value)).replace("{floor}", this.floor.parser.show(floor)))
+        .filter(_ => value < floor)
     }
   }
 
@@ -77,11 +66,9 @@ object OptionRule {
    * text of that option of the rule (never a secret one).
    */
   final case class OneWhen(option: OptionSpec[_], values: Seq[String], choices: Seq[OptionSpec[_]], side: OptionUsage,
-      missing: String, several: String) extends OptionRule("oneWhen", side, missing) {
+      missing: String, several: String) extends OptionRule(side, missing) {
     require(!options.exists(_.secret), s"rule on ${options.map(_.name).mkString(", ")} would echo a secret")
     def options: Seq[OptionSpec[_]] = option +: choices
-    override protected def fields: Seq[(String, JsonNode)] =
-      Seq("values" -> Json.array(values), "several" -> Json.text(several))
     def violation(isSet: OptionSpec[_] => Boolean, number: OptionSpec[Long] => Long,
         text: OptionSpec[_] => Option[String]): Option[String] =
       if (!text(option).exists(t => values.exists(_.equalsIgnoreCase(t)))) None

@@ -22,8 +22,8 @@ object OptionRules {
     OptionRule.Needs(Seq(SessionToken, AwsAccessKeyId, AwsSecretKey),
       s"Option ${SessionToken.name} is set without ${AwsAccessKeyId.name} and ${AwsSecretKey.name}: give all " +
         "three for temporary credentials, or none to use the default credentials chain."),
-    OptionRule.NotBelow(ClientMaxRetryIntervalMs, ClientRetryIntervalsMs,
-      s"Option ${ClientMaxRetryIntervalMs.name} ({value}) is smaller than ${ClientRetryIntervalsMs.name} " +
+    OptionRule.NotBelow(ClientMaxRetryInterval, ClientRetryInterval,
+      s"Option ${ClientMaxRetryInterval.name} ({value}) is smaller than ${ClientRetryInterval.name} " +
         "({floor}): make the maximum at least the base interval."),
     OptionRule.Needs(Seq(StsExternalId, StsRoleArn),
       s"Option ${StsExternalId.name} is set without ${StsRoleArn.name}: an external id is only used when " +

@@ -2,6 +2,10 @@ package io.github.sparkkinesis.options
 
 import java.util.Locale
 
+import com.fasterxml.jackson.databind.JsonNode
+
+import io.github.sparkkinesis.offsets.{Json, StartingPosition}
+
 /** Which side of the connector reads an option: the source (reads), the sink (writes) or both. */
 sealed abstract class OptionUsage(val name: String)
 
@@ -12,30 +16,30 @@ object OptionUsage {
 }
 
 /**
- * One option of the connector: its name, type, default, description, check and whether the source, the sink
- * or both read it, in one place. `parse` turns the user's text into a value or into the sentence that says what
- * is accepted; built from [[Parsers]], it also describes its check as data ([[check]]) for other languages.
+ * One option of the connector: its name, typed default, description, parser and whether the source, the sink or
+ * both read it, in one place. The type name and the accepted values shown in messages and docs are the parser's.
  */
 final case class OptionSpec[T](
     name: String,
-    typeName: String,
-    default: Option[String],
+    default: Option[T],
     description: String,
-    accepted: String,
+    parser: Parser[T],
     secret: Boolean = false,
-    usage: OptionUsage = OptionUsage.Both)(val parse: String => Either[String, T]) {
+    usage: OptionUsage = OptionUsage.Both) {
 
   /** The case-insensitive key Spark hands us options under. */
   def key: String = name.toLowerCase(Locale.ROOT)
 
-  /** What `parse` accepts, as data; a parser not built from [[Parsers]] is the connector's alone to check. */
-  def check: OptionCheck = parse match {
-    case described: Parser[_] => described.check
-    case _                    => OptionCheck.ConnectorOnly
-  }
+  def typeName: String = parser.typeName
+  def accepted: String = parser.accepted
+
+  /** The default as a user would write it, such as `1s` or `LATEST`. */
+  def defaultText: Option[String] = default.map(parser.show)
+
+  def parse(raw: String): Either[String, T] = parser(raw)
 
   /** Parses `raw`, failing with a message that names the option, echoes the value and says what is accepted. */
-  def parseOrFail(raw: String): T = parse(raw.trim) match {
+  def parseOrFail(raw: String): T = parser(raw.trim) match {
     case Right(value) => value
     case Left(problem) =>
       val shown = if (secret) "<redacted>" else s"'$raw'"
@@ -44,65 +48,97 @@ final case class OptionSpec[T](
   }
 }
 
-/** A parser that carries the description of its check, so that what it accepts can be told to other languages. */
-final class Parser[T](val check: OptionCheck, run: String => Either[String, T]) extends (String => Either[String, T]) {
+/**
+ * Turns an option's text (trimmed) into a value, or into why it is refused (a Left). It names its type and what it
+ * accepts for messages and docs, shows a value as a user would write it, and describes, as `data`, the part of its
+ * check that is pure data (an enum's members, a whole number's range), which other languages may check early.
+ */
+final class Parser[T](
+    val typeName: String,
+    val accepted: String,
+    run: String => Either[String, T],
+    val show: T => String = (value: T) => value.toString,
+    val data: Seq[(String, JsonNode)] = Nil) extends (String => Either[String, T]) {
   def apply(raw: String): Either[String, T] = run(raw)
-
-  def map[U](f: T => U): Parser[U] = new Parser(check, raw => run(raw).map(f))
 }
 
-/** Parsers shared by the options registry, each following its [[OptionCheck]]; a Left is why a value is refused. */
+/** The registry's parsers; each is the one place that knows its type, its grammar and what it accepts. */
 private[options] object Parsers {
-  import OptionCheck._
 
-  val string: Parser[String] = new Parser(NonEmpty, raw => if (raw.isEmpty) Left(NonEmpty.empty) else Right(raw))
+  def string(accepted: String): Parser[String] =
+    new Parser("string", accepted, raw => if (raw.isEmpty) Left("the value is empty") else Right(raw))
 
-  def oneOf(values: Seq[String], refused: Seq[(String, String)] = Nil): Parser[String] = {
-    val check = OneOf(values, refused)
-    new Parser(check, raw => refused.find(_._1.equalsIgnoreCase(raw)) match {
-      case Some((_, why)) => Left(why)
-      case None           => values.find(_.equalsIgnoreCase(raw)).toRight(check.notOne)
-    })
+  /** Text that `regex` matches whole, else refused with `problem`. */
+  def matches(regex: String, accepted: String, problem: String): Parser[String] =
+    new Parser("string", accepted, raw => if (raw.matches(regex)) Right(raw) else Left(problem))
+
+  /** One of `values`, in any case, shown as listed. */
+  def oneOf(values: Seq[String]): Parser[String] = {
+    val notOne = "it is not one of the accepted values"
+    new Parser("enum", s"${values.init.mkString(", ")} or ${values.last} (any case)",
+      raw => values.find(_.equalsIgnoreCase(raw)).toRight(notOne),
+      data = Seq("values" -> Json.array(values), "problem" -> Json.text(notOne)))
   }
 
-  val boolean: Parser[Boolean] =
-    new Parser(Bool, raw => Bool.values.find(_.equalsIgnoreCase(raw)).map(_.toBoolean).toRight(Bool.notOne))
-
-  def long(min: Long, max: Long): Parser[Long] = {
-    val check = Whole(min, max)
-    new Parser(check, raw =>
-      if (!raw.matches(check.syntax)) Left(check.notWhole)
-      else Some(BigInt(raw)).filter(v => v >= min && v <= max).map(_.toLong).toRight(check.outside))
+  val boolean: Parser[Boolean] = {
+    val notOne = "it is not a boolean"
+    new Parser("boolean", "true or false",
+      raw => Seq("true", "false").find(_.equalsIgnoreCase(raw)).map(_.toBoolean).toRight(notOne),
+      data = Seq("values" -> Json.array(Seq("true", "false")), "problem" -> Json.text(notOne)))
   }
 
-  def int(min: Int, max: Int): Parser[Int] = long(min.toLong, max.toLong).map(_.toInt)
-
-  /** A duration in milliseconds, such as `500ms`, `1s`, `2m` or `1h` (a bare number is milliseconds), up to `max`. */
-  def durationMs(max: String): Parser[Long] = {
-    val maxMs = durationOf(max).getOrElse(throw new IllegalArgumentException(s"$max is not a duration"))
-    val check = Duration(maxMs.toLong, max)
-    new Parser(check, raw => durationOf(raw).toRight(check.notDuration).flatMap(ms =>
-      if (ms > maxMs) Left(check.longer) else Right(ms.toLong)))
+  /** A whole number of ASCII digits within `min..max`; `unit` (such as "bytes") is named in the accepted text. */
+  def long(min: Long, max: Long, unit: String = ""): Parser[Long] = {
+    val outside = s"it is outside $min..$max"
+    val what = if (unit.isEmpty) "a whole number" else s"a whole number of $unit"
+    new Parser("long", s"$what from $min to $max", raw =>
+      if (!raw.matches("[+-]?[0-9]+")) Left("it is not a whole number")
+      else Some(BigInt(raw)).filter(v => v >= min && v <= max).map(_.toLong).toRight(outside),
+      data = Seq("min" -> Json.number(min), "max" -> Json.number(max), "problem" -> Json.text(outside)))
   }
 
-  private val DurationSyntax = Duration.Syntax.r
-  private val unitMs = Duration.UnitsMs.toMap
-
-  private def durationOf(raw: String): Option[BigInt] = raw.toLowerCase(Locale.ROOT) match {
-    case DurationSyntax(amount, unit) => Some(BigInt(amount) * unitMs(Option(unit).getOrElse("ms")))
-    case _                            => None
+  def int(min: Int, max: Int): Parser[Int] = {
+    val wide = long(min.toLong, max.toLong)
+    new Parser("int", wide.accepted, raw => wide(raw).map(_.toInt), data = wide.data)
   }
 
-  /** A duration of at most an hour (after durationOf's regex, which it needs initialised). */
-  val boundedDuration: Parser[Long] = durationMs(max = "1h")
+  private val UnitsMs: Seq[(String, Long)] =
+    Seq("ms" -> 1L, "s" -> 1000L, "m" -> 60000L, "min" -> 60000L, "h" -> 3600000L, "d" -> 86400000L)
+  private val DurationSyntax = s"([0-9]+) *(${UnitsMs.map(_._1).mkString("|")})?".r
 
-  def matches(regex: String, problem: String): Parser[String] =
-    new Parser(Matches(regex, problem), raw => if (raw.matches(regex)) Right(raw) else Left(problem))
+  /** `ms` as a user would write it: in the largest unit that divides it (`90s`, `2m`, `1h`, `250ms`). */
+  def showDuration(ms: Long): String =
+    Seq("d" -> 86400000L, "h" -> 3600000L, "m" -> 60000L, "s" -> 1000L).collectFirst {
+      case (unit, size) if ms != 0 && ms % size == 0 => s"${ms / size}$unit"
+    }.getOrElse(s"${ms}ms")
 
-  val url: Parser[java.net.URI] = {
-    val check = Url(Seq("http://", "https://"))
-    new Parser(check, raw =>
-      if (!check.prefixes.exists(p => raw.regionMatches(true, 0, p, 0, p.length))) Left(check.noPrefix)
+  /**
+   * A duration in milliseconds, as Spark writes them (`500ms`, `2s`, `5m`, `1h`, `1d`, any case), from `minMs` to
+   * `maxMs`; a bare number counts in `bareUnit` (`ms` or `s`), the unit the option was first given in.
+   */
+  def duration(minMs: Long, maxMs: Long, bareUnit: String = "ms"): Parser[Long] = {
+    val unitMs = UnitsMs.toMap
+    val bare = if (bareUnit == "s") "seconds" else "milliseconds"
+    val (min, max) = (showDuration(minMs), showDuration(maxMs))
+    new Parser("duration", s"a duration such as 500ms, 10s or 5m (a bare number is $bare), from $min to $max",
+      raw => raw.toLowerCase(Locale.ROOT) match {
+        case DurationSyntax(amount, unit) =>
+          val ms = BigInt(amount) * unitMs(Option(unit).getOrElse(bareUnit))
+          if (ms > maxMs) Left(s"it is longer than $max")
+          else if (ms < minMs) Left(s"it is shorter than $min")
+          else Right(ms.toLong)
+        case _ => Left("it is not a duration")
+      }, show = showDuration)
+  }
+
+  /** A duration of at most an hour. */
+  val boundedDuration: Parser[Long] = duration(0L, 3600000L)
+
+  def url(example: String): Parser[java.net.URI] = {
+    val prefixes = Seq("http://", "https://")
+    new Parser("url", s"an http:// or https:// URL such as $example", raw =>
+      if (!prefixes.exists(p => raw.regionMatches(true, 0, p, 0, p.length))) Left(s"it does not start with " +
+        prefixes.mkString(" or "))
       else
         try {
           val uri = new java.net.URI(raw)
@@ -112,5 +148,14 @@ private[options] object Parsers {
         })
   }
 
-  val region: Parser[String] = matches("[a-z]{2}(-[a-z]+)+-[0-9]+", "it is not an AWS region name")
+  val region: Parser[String] =
+    matches("[a-z]{2}(-[a-z]+)+-[0-9]+", "an AWS region name such as us-east-1", "it is not an AWS region name")
+
+  def position(accepted: String): Parser[StartingPosition] =
+    new Parser("position", accepted, StartingPosition.parse, show = {
+      case StartingPosition.Latest          => "LATEST"
+      case StartingPosition.TrimHorizon     => "TRIM_HORIZON"
+      case StartingPosition.AtTimestamp(ms) => s"AT_TIMESTAMP ${java.time.Instant.ofEpochMilli(ms)}"
+      case StartingPosition.PerShard(shards) => s"a position for each of ${shards.size} shards"
+    })
 }

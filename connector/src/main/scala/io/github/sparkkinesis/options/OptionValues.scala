@@ -25,8 +25,7 @@ private[options] final class OptionValues(raw: Map[String, String]) {
   def get[T](spec: OptionSpec[T]): Option[T] = options.get(spec.key).map(spec.parseOrFail)
 
   def getOrDefault[T](spec: OptionSpec[T]): T =
-    get(spec).getOrElse(spec.parseOrFail(spec.default.getOrElse(
-      throw new IllegalStateException(s"option ${spec.name} has no default"))))
+    get(spec).orElse(spec.default).getOrElse(throw new IllegalStateException(s"option ${spec.name} has no default"))
 
   /**
    * Checks every option present, so a bad value fails now even if this DataFrame does not use it, then the
@@ -35,7 +34,7 @@ private[options] final class OptionValues(raw: Map[String, String]) {
   def checkAll(side: OptionUsage): Unit = {
     all.foreach(spec => get(spec))
     val number: OptionSpec[Long] => Long = getOrDefault(_)
-    val text: OptionSpec[_] => Option[String] = spec => options.get(spec.key).map(_.trim).orElse(spec.default)
+    val text: OptionSpec[_] => Option[String] = spec => options.get(spec.key).map(_.trim).orElse(spec.defaultText)
     rules.filter(r => r.usage == side || r.usage == OptionUsage.Both)
       .flatMap(_.violation(spec => options.contains(spec.key), number, text))
       .foreach(message => throw new IllegalArgumentException(message))
@@ -47,7 +46,7 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     val region = get(Region).orElse(endpoint.flatMap(OptionValues.regionOfAwsEndpoint))
     // The retry rule (maximum not below the base) was checked by checkAll, in words that name the options.
     val retry = RetrySettings(
-      getOrDefault(ClientNumRetries), getOrDefault(ClientRetryIntervalsMs), getOrDefault(ClientMaxRetryIntervalMs))
+      getOrDefault(ClientNumRetries), getOrDefault(ClientRetryInterval), getOrDefault(ClientMaxRetryInterval))
     // The credential rules (a pair, a token only with them) were checked by checkAll too.
     val credentials = for (id <- get(AwsAccessKeyId); secret <- get(AwsSecretKey))
       yield AwsCredentials(id, secret, get(SessionToken))

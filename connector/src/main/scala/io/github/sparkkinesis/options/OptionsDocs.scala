@@ -30,7 +30,7 @@ object OptionsDocs {
     val header = "| Option | Used by | Type | Default | Description | Other connectors' names |\n" +
       "|---|---|---|---|---|---|\n"
     header + KinesisOptionsRegistry.all.map { o =>
-      s"| `${o.name}` | ${o.usage.name} | ${o.typeName} | ${o.default.map(d => s"`$d`").getOrElse("")} | " +
+      s"| `${o.name}` | ${o.usage.name} | ${o.typeName} | ${o.defaultText.map(d => s"`$d`").getOrElse("")} | " +
         s"${cell(o.description)} | ${aliasesOf(o).map(a => s"`${a.name}` (${a.dialectNames})").mkString(", ")} |"
     }.mkString("\n") + "\n"
   }
@@ -63,23 +63,24 @@ object OptionsDocs {
     replaceBetween(replaceBetween(readme, Begin, End, markdownTable), MigrationBegin, MigrationEnd, migrationSections)
 
   /**
-   * Every option as JSON (name, usage, type, default when there is one, description, accepted values, secret and
-   * its [[OptionCheck]]), and the registry's [[OptionRule]]s across options.
+   * Every option as JSON (name, usage, type, default as written when there is one, description, accepted values,
+   * secret, the aliases that set it, and `data`: what its parser checks that is pure data, an enum's members or a
+   * whole number's range, with the reason it gives), and every alias name the connector accepts. Other languages'
+   * builders take names, types and docs from it and leave every other check to the connector.
    */
   def json: String = {
     val options = KinesisOptionsRegistry.all.map { o =>
       Json.obj(Seq(
         "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
         "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret), "usage" -> Json.text(o.usage.name),
-        "check" -> o.check.json,
+        "data" -> Json.obj(o.parser.data: _*),
         "aliases" -> Json.arrayOf(aliasesOf(o).map(a =>
           Json.obj("name" -> Json.text(a.name), "dialects" -> Json.array(a.dialects.map(_.name)))))) ++
-        o.default.map(d => "default" -> Json.text(d)).toSeq: _*)
+        o.defaultText.map(d => "default" -> Json.text(d)).toSeq: _*)
     }
-    val array = Json.arrayOf(options)
     Json.write(Json.obj(
-      "version" -> Json.number(2), "connectorVersion" -> Json.text(ConnectorVersion.value), "options" -> array,
-      "rules" -> Json.arrayOf(KinesisOptionsRegistry.rules.map(_.json))))
+      "version" -> Json.number(3), "connectorVersion" -> Json.text(ConnectorVersion.value),
+      "options" -> Json.arrayOf(options), "aliases" -> Json.array(KinesisOptionsRegistry.aliases.map(_.name))))
   }
 
   def main(args: Array[String]): Unit = args.toList match {

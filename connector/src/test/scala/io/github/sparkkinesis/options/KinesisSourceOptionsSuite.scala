@@ -63,7 +63,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("given a retry maximum below the base interval, when parsed, then the message names both options") {
     failure(minimal + ("kinesis.clientMaxRetryIntervalMs" -> "100")) shouldBe
-      "Option kinesis.clientMaxRetryIntervalMs (100) is smaller than kinesis.clientRetryIntervalsMs (500): make " +
+      "Option kinesis.clientMaxRetryInterval (100ms) is smaller than kinesis.clientRetryInterval (500ms): make " +
         "the maximum at least the base interval."
   }
 
@@ -140,12 +140,13 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       include("not a sequence number")
   }
 
-  test("given the registry, then every option has a description, an accepted-values text and a parsable default") {
+  test("given the registry, then every option has a description, an accepted-values text and a default that " +
+    "reads back as itself") {
     KinesisOptionsRegistry.all.map(_.key).distinct.size shouldBe KinesisOptionsRegistry.all.size
     KinesisOptionsRegistry.all.foreach { spec =>
       spec.description should not be empty
       spec.accepted should not be empty
-      spec.default.foreach(spec.parseOrFail)
+      spec.defaultText.map(spec.parseOrFail) shouldBe spec.default
     }
   }
 

@@ -83,7 +83,7 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   test("given qubole's fetch time in milliseconds that is not whole seconds, when resolved, then it is rounded up and said") {
     source("streamName" -> "s", "kinesis.executor.maxFetchTimeInMs" -> "1500").maxFetchTimePerShardMs shouldBe 2000L
     warnings("kinesis.executor.maxFetchTimeInMs" -> "1500") shouldBe Seq(
-      "Option kinesis.executor.maxFetchTimeInMs (qubole/roncemer) is read as kinesis.maxFetchTimePerShardSec: read as 2 s.")
+      "Option kinesis.executor.maxFetchTimeInMs (qubole/roncemer) is read as kinesis.maxFetchTimePerShard: read as 2 s.")
     warnings("kinesis.executor.maxFetchTimeInMs" -> "1000") shouldBe empty
   }
 
@@ -166,13 +166,13 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
       "Option kinesis.executor.flushWaitTimeMillis (qubole/roncemer) has no effect with spark-kinesis: a write task " +
         "waits until Kinesis has confirmed each of its rows (at most kinesis.sink.recordTtl), not for a fixed flush time.",
       "Option maxFetchRate (Databricks) has no effect with spark-kinesis: the source paces each shard by " +
-        "kinesis.getRecords.fetchIntervalMs between GetRecords calls, not by MB/s.")
+        "kinesis.getRecords.fetchInterval between GetRecords calls, not by MB/s.")
     source("streamName" -> "s", "fetchBufferSize" -> "2gb", "kinesis.minBatchesToRetain" -> "5").streams shouldBe Seq("s")
   }
 
   test("given an option whose meaning differs, when resolved, then the warning says what the connector does instead") {
     warnings("maxFetchDuration" -> "2m") shouldBe Seq(
-      "Option maxFetchDuration (Databricks) is read as kinesis.maxFetchTimePerShardSec: the source does not prefetch " +
+      "Option maxFetchDuration (Databricks) is read as kinesis.maxFetchTimePerShard: the source does not prefetch " +
         "between micro-batches; this is how long a task reads one shard in a micro-batch.")
   }
 

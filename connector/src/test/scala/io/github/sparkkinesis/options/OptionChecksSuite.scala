@@ -16,20 +16,25 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
 
   private val registry = KinesisOptionsRegistry.all
 
-  test("given the registry, when each option's check is described, then only the starting and ending positions " +
-    "and the credentials provider class (loaded to be checked) are left out") {
-    registry.filter(_.check == OptionCheck.ConnectorOnly).map(_.name) shouldBe
-      Seq(StartingPositionOption.name, EndingPosition.name, CredentialProviderClass.name)
+  test("given the registry, then each option's type name, accepted values and shown default are its parser's") {
+    (NumberOfRecordsPerFetch.typeName, NumberOfRecordsPerFetch.accepted) shouldBe
+      (("int", "a whole number from 1 to 10000"))
+    (ConsumerType.typeName, ConsumerType.accepted) shouldBe (("enum", "GetRecords, SubscribeToShard or EFO (any case)"))
+    (StartingPositionOption.typeName, StartingPositionOption.defaultText) shouldBe (("position", Some("LATEST")))
+    (MaxFetchTimePerShard.typeName, MaxFetchTimePerShard.defaultText) shouldBe (("duration", Some("10s")))
+    MaxFetchTimePerShard.accepted shouldBe
+      "a duration such as 500ms, 10s or 5m (a bare number is seconds), from 1s to 1h"
+    SinkMaxPendingBytesPerExecutor.accepted shouldBe "a whole number of bytes from 1048576 to 68719476736"
+    registry.foreach(spec => spec.defaultText.foreach(text => spec.parseOrFail(text) shouldBe spec.default.get))
   }
 
-  test("given a parser built from Parsers, when it refuses a value, then the reason is the one its check describes") {
-    val whole = OptionCheck.Whole(1L, 10000L)
-    NumberOfRecordsPerFetch.check shouldBe whole
-    NumberOfRecordsPerFetch.parse("10001") shouldBe Left(whole.outside)
-    NumberOfRecordsPerFetch.parse("1.5") shouldBe Left(whole.notWhole)
-    FailOnDataLoss.parse("yes") shouldBe Left(OptionCheck.Bool.notOne)
-    DescribeShardInterval.parse("1d") shouldBe Left(OptionCheck.Duration(3600000L, "1h").notDuration)
-    ConsumerType.parse("subscribetoshard").left.map(_ should include("not supported"))
+  test("given a parser, when it refuses a value, then it says why") {
+    NumberOfRecordsPerFetch.parse("10001") shouldBe Left("it is outside 1..10000")
+    NumberOfRecordsPerFetch.parse("1.5") shouldBe Left("it is not a whole number")
+    FailOnDataLoss.parse("yes") shouldBe Left("it is not a boolean")
+    DescribeShardInterval.parse("1w") shouldBe Left("it is not a duration")
+    MaxFetchTimePerShard.parse("500ms") shouldBe Left("it is shorter than 1s")
+    ConsumerType.parse("push") shouldBe Left("it is not one of the accepted values")
     EndpointUrl.parse("localhost:4566") shouldBe Left("it does not start with http:// or https://")
   }
 
@@ -44,6 +49,29 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     Seq("250" -> 250L, "250ms" -> 250L, "2 S" -> 2000L, "3min" -> 180000L, "1m" -> 60000L, "1H" -> 3600000L)
       .foreach { case (raw, ms) => DescribeShardInterval.parse(raw) shouldBe Right(ms) }
     DescribeShardInterval.parse("61m") shouldBe Left("it is longer than 1h")
+    DescribeShardInterval.parse("1d") shouldBe Left("it is longer than 1h")
+    SinkRecordTtl.parse("2d") shouldBe Right(172800000L)
+  }
+
+  test("given every time option, when given a duration, then it is read in milliseconds, and a bare number under " +
+    "the new or the earlier name counts in the option's first unit") {
+    def parse(options: (String, String)*) = KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s") ++ options)
+    parse("kinesis.maxFetchTimePerShard" -> "2500ms").maxFetchTimePerShardMs shouldBe 2500L
+    parse("kinesis.maxFetchTimePerShard" -> "5").maxFetchTimePerShardMs shouldBe 5000L
+    parse("kinesis.maxFetchTimePerShardSec" -> "5").maxFetchTimePerShardMs shouldBe 5000L
+    parse("kinesis.maxFetchTimePerShardSec" -> "2m").maxFetchTimePerShardMs shouldBe 120000L
+    parse("kinesis.getRecords.fetchInterval" -> "1s").fetchIntervalMs shouldBe 1000L
+    parse("kinesis.getRecords.fetchIntervalMs" -> "250").fetchIntervalMs shouldBe 250L
+    val retry = parse("kinesis.clientRetryInterval" -> "1s", "kinesis.clientMaxRetryIntervalMs" -> "30000").client.retry
+    (retry.baseDelayMs, retry.maxDelayMs) shouldBe ((1000L, 30000L))
+    val efo = parse("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
+      "kinesis.subscribeToShard.timeoutSec" -> "30").fanOut.get
+    efo.subscribeTimeoutMs shouldBe 30000L
+    parse("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
+      "kinesis.subscribeToShard.timeout" -> "2m").fanOut.get.subscribeTimeoutMs shouldBe 120000L
+    val sink = KinesisSinkOptions.parse(Map("kinesis.sink.recordMaxBufferedTime" -> "1s", "kinesis.sink.recordTtl" -> "1m"))
+    (sink.recordMaxBufferedTimeMs, sink.recordTtlMs) shouldBe ((1000L, 60000L))
+    KinesisSinkOptions.parse(Map("kinesis.sink.recordMaxBufferedTimeMs" -> "250")).recordMaxBufferedTimeMs shouldBe 250L
   }
 
   test("given an endpoint with the right prefix, when the rest is not a URL, then the connector alone refuses it") {
@@ -55,30 +83,30 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     source("kinesis.awsSecretKey" -> "x") should include("go together")
     source("kinesis.sessionToken" -> "t", "kinesis.awsAccessKeyId" -> "a") should include("go together")
     source("kinesis.sessionToken" -> "t") should include("is set without")
-    source("kinesis.clientRetryIntervalsMs" -> "20000") shouldBe "Option kinesis.clientMaxRetryIntervalMs (10000) is " +
-      "smaller than kinesis.clientRetryIntervalsMs (20000): make the maximum at least the base interval."
+    source("kinesis.clientRetryIntervalsMs" -> "20000") shouldBe "Option kinesis.clientMaxRetryInterval (10s) is " +
+      "smaller than kinesis.clientRetryInterval (20s): make the maximum at least the base interval."
   }
 
   test("given a sink, when no stream is named, then the source's required-stream rule does not apply") {
     KinesisSinkOptions.parse(Map("kinesis.region" -> "us-east-1")).stream shouldBe None
   }
 
-  test("given the JSON description, when read, then every option has its check and every rule its options") {
+  test("given the JSON description, when read, then it holds only pure data besides names and docs: enum " +
+    "members, whole-number ranges and every alias name") {
     val json = Json.read(OptionsDocs.json, "options")
-    json.get("version").asInt shouldBe 2
+    json.get("version").asInt shouldBe 3
     val options = json.get("options")
-    (0 until options.size).map(i => options.get(i).get("check").get("kind").asText) shouldBe registry.map(_.check.kind)
-    val whole = (0 until options.size).map(options.get).find(_.get("name").asText == NumberOfRecordsPerFetch.name).get
-    (whole.get("check").get("min").asLong, whole.get("check").get("max").asLong) shouldBe ((1L, 10000L))
-    val jsonRules = json.get("rules")
-    (0 until jsonRules.size).map(i => jsonRules.get(i).get("kind").asText) shouldBe
-      Seq("required", "together", "needs", "notBelow", "needs", "needs", "needs", "needs", "excludes", "oneWhen")
-    jsonRules.get(0).get("usage").asText shouldBe "source"
-    val consumer = jsonRules.get(jsonRules.size - 1)
-    (0 until consumer.get("options").size).map(consumer.get("options").get(_).asText) shouldBe
-      Seq(ConsumerType.name, ConsumerName.name, ConsumerArn.name)
-    (0 until consumer.get("values").size).map(consumer.get("values").get(_).asText) shouldBe FanOutConsumerTypes
-    consumer.get("several").asText should include("not both")
+    def data(spec: OptionSpec[_]) =
+      (0 until options.size).map(options.get).find(_.get("name").asText == spec.name).get.get("data")
+    (data(NumberOfRecordsPerFetch).get("min").asLong, data(NumberOfRecordsPerFetch).get("max").asLong) shouldBe
+      ((1L, 10000L))
+    data(NumberOfRecordsPerFetch).get("problem").asText shouldBe "it is outside 1..10000"
+    (0 until data(ConsumerType).get("values").size).map(data(ConsumerType).get("values").get(_).asText) shouldBe
+      Seq("GetRecords", "SubscribeToShard", "EFO")
+    Seq(StreamName, EndpointUrl, StartingPositionOption, DescribeShardInterval).foreach(data(_).size shouldBe 0)
+    val aliases = json.get("aliases")
+    (0 until aliases.size).map(aliases.get(_).asText) should contain allOf ("kinesis.kinesisRegion", "streamName",
+      "kinesis.getRecords.fetchIntervalMs")
   }
 
   private val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"

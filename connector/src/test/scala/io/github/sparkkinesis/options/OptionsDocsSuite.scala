@@ -35,8 +35,9 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
   test("given the aliases, then each connector's migration section lists its names and what each does here") {
     val sections = OptionsDocs.migrationSections
     Dialect.all.foreach(d => sections should include(s"### Migrating from ${d.name} (format `${d.format}`)"))
-    KinesisOptionsRegistry.aliases.foreach(a => sections should include(s"| `${a.name}` |"))
-    sections should include("| `kinesis.executor.maxFetchTimeInMs` | `kinesis.maxFetchTimePerShardSec` (milliseconds " +
+    KinesisOptionsRegistry.aliases.filter(_.dialects.exists(Dialect.all.contains))
+      .foreach(a => sections should include(s"| `${a.name}` |"))
+    sections should include("| `kinesis.executor.maxFetchTimeInMs` | `kinesis.maxFetchTimePerShard` (milliseconds " +
       "to seconds, rounded up) |")
     sections should include("| `roleArn` | `kinesis.stsRoleArn` |")
     sections should include("| `consumerName` | `kinesis.consumerName` |")
@@ -49,5 +50,11 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     val stream = (0 until json.size).map(json.get).find(_.get("name").asText == "kinesis.streamName").get
     stream.get("aliases").get(0).get("name").asText shouldBe "streamName"
     stream.get("aliases").get(0).get("dialects").get(1).asText shouldBe "Databricks"
+  }
+
+  test("given a time option renamed to take durations, then the table shows its earlier name beside it") {
+    OptionsDocs.markdownTable should include("`kinesis.getRecords.fetchIntervalMs` (earlier name) |")
+    OptionsDocs.markdownTable should include("| `kinesis.maxFetchTimePerShard` | source | duration | `10s` |")
+    OptionsDocs.migrationSections should not include "kinesis.getRecords.fetchIntervalMs"
   }
 }
