@@ -52,12 +52,17 @@ object EmulatorScript {
     f
   }
 
-  /** Runs the script and returns the last endpoint it printed on stdout; fails with its whole output otherwise. */
-  def run(script: String, command: String, env: Map[String, String], timeoutSeconds: Long): String = {
+  /**
+   * Runs the script (in `directory`, else this JVM's working directory) and returns the last endpoint it printed on
+   * stdout; fails with its whole output otherwise.
+   */
+  def run(script: String, command: String, env: Map[String, String], timeoutSeconds: Long,
+      directory: Option[File] = None): String = {
     val out = File.createTempFile(s"$script-$command", ".log")
     out.deleteOnExit()
     val pb = new ProcessBuilder("bash", scriptFile(script).getAbsolutePath, command)
       .redirectErrorStream(true).redirectOutput(out)
+    directory.foreach(pb.directory)
     env.foreach { case (k, v) => pb.environment().put(k, v) }
     val process = pb.start()
     if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
