@@ -20,13 +20,12 @@ cd "$root"
 [ -f "$python_dir/build/options.json" ] || { echo "build-wheel.sh: $python_dir/build/options.json was not built" >&2; exit 1; }
 
 rm -rf "$package/jars"
-mkdir -p "$package/jars" "$package/resources"
+mkdir -p "$package/jars"
 for scala in 2.12 2.13; do
   jar="connector/target/scala-$scala/spark-kinesis-assembly_$scala-$version.jar"
   [ -f "$jar" ] || { echo "build-wheel.sh: $jar was not built" >&2; exit 1; }
   cp "$jar" "$package/jars/"
 done
-cp integration-tests/scripts/bind-loopback.js "$package/resources/"
 printf '__version__ = "%s"\n' "$version" > "$package/_version.py"
 "$python" "$python_dir/tools/generate_options.py" "$python_dir/build/options.json" "$package" >&2
 

@@ -8,17 +8,20 @@
 #   python/run-tests.sh prepare    only create the environments with pyspark installed (network-bound: bin/test
 #                                  runs it in the background while sbt compiles)
 #
-# Environment: PYSPARK_VERSIONS (full suite, default "4.3.0"), PYSPARK_SMOKE_VERSIONS (smoke subset, default
-# "3.5.9"), PYTHON (default python3), WHEEL (a built wheel to test instead of building one), SPARK_KINESIS_SKIP_SBT
-# (passed to build-wheel.sh: the JARs and options JSON were built already), KINESIS_MOCK_ENDPOINT (an emulator to
-# use; otherwise the tests start one) with its TLS endpoint for the sink in KINESIS_MOCK_TLS_ENDPOINT (default
-# https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567).
+# Environment: PYSPARK_VERSIONS (full suite, default: the last release python/pyspark-versions lists),
+# PYSPARK_SMOKE_VERSIONS (smoke subset, default: the others it lists), PYTEST_ARGS (what the full run runs, default
+# tests; e.g. "tests/test_demo.py -k ctrl_c"), PYTHON (default python3), WHEEL (a built wheel to test instead of
+# building one), SPARK_KINESIS_SKIP_SBT (passed to build-wheel.sh: the JARs and options JSON were built already),
+# KINESIS_MOCK_ENDPOINT (an emulator to use; otherwise the tests start one) with its TLS endpoint for the sink in
+# KINESIS_MOCK_TLS_ENDPOINT (default https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567).
 set -euo pipefail
 python_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$python_dir/.." && pwd)"
 python="${PYTHON:-python3}"
-read -r -a full_versions <<< "${PYSPARK_VERSIONS-4.3.0}"
-read -r -a smoke_versions <<< "${PYSPARK_SMOKE_VERSIONS-3.5.9}"
+listed="$(grep -v '^#' "$python_dir/pyspark-versions" | xargs)"
+read -r -a full_versions <<< "${PYSPARK_VERSIONS-${listed##* }}"
+others=""; [[ "$listed" != *" "* ]] || others="${listed% *}"
+read -r -a smoke_versions <<< "${PYSPARK_SMOKE_VERSIONS-$others}"
 smoke_tests=(tests/test_attach.py tests/test_read_emulator.py tests/test_write_emulator.py
   tests/test_streams_and_batch_reads.py tests/test_payloads.py)
 
@@ -68,7 +71,8 @@ run_suite() {
   [ "$status" -eq 0 ] || failed+=("pyspark $version $kind (pytest exit $status)")
   echo "run-tests.sh: pyspark $version $kind suite done in $(( $(date +%s) - step )) s (pytest exit $status)"
 }
-for version in "${full_versions[@]}"; do run_suite "$version" full tests; done
+# shellcheck disable=SC2086 # PYTEST_ARGS: arguments split on spaces
+for version in "${full_versions[@]}"; do run_suite "$version" full ${PYTEST_ARGS:-tests}; done
 for version in "${smoke_versions[@]}"; do run_suite "$version" smoke "${smoke_tests[@]}"; done
 
 if [ ${#failed[@]} -gt 0 ]; then

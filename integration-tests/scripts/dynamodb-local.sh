@@ -71,10 +71,13 @@ answers() {
   [ "$code" = "200" ]
 }
 
+# Telemetry off; and started in a folder of its own, because DynamoDB Local writes dynamodb-local-metadata.json into
+# its working directory (with telemetry on, whichever directory the caller was in).
 launch() {
-  nohup java -Xmx256m -Djava.library.path="$lib_dir" -cp "$lib_dir/*" \
-    com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -port "$port" \
-    </dev/null >"$log_file" 2>&1 &
+  mkdir -p "$emu_dir/work"
+  (cd "$emu_dir/work" && exec nohup java -Xmx256m -Djava.library.path="$lib_dir" -cp "$lib_dir/*" \
+    com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -disableTelemetry -port "$port" \
+    </dev/null >"$log_file" 2>&1) &
 }
 
 source "$script_dir/emulator-lib.sh"

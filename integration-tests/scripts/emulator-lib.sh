@@ -1,9 +1,8 @@
-# Shared by the emulator scripts that run one local process (kinesis-mock.sh, moto.sh, dynamodb-local.sh): sourced
-# after they set name (for messages), marker (a word of the process's command line), port, pid_file, log_file,
-# start_timeout, stop_timeout, and define install, answers (true once the emulator serves requests) and
-# launch (starts the process in the background, output to $log_file). Optional: other_ports (further ports the
-# process listens on, which must be free too) and keep_log=1 (a log with something in it outlives stop, for whoever
-# investigates the warnings it holds).
+# Shared by the emulator scripts that run one local process (moto.sh, dynamodb-local.sh; kinesis-mock.sh runs the
+# Python package's emulator module instead, which the demo needs without this repository): sourced after they set
+# name (for messages), marker (a word of the process's command line), port, pid_file, log_file, start_timeout,
+# stop_timeout, and define install, answers (true once the emulator serves requests) and launch (starts the process
+# in the background, output to $log_file).
 # Provides say, die, start, stop, status and dispatch "$@" (install|start|stop|status).
 
 say() { echo "$name: $*" >&2; }
@@ -34,10 +33,7 @@ start() {
     echo "http://127.0.0.1:$port"
     return 0
   fi
-  local p
-  for p in "$port" ${other_ports:-}; do
-    port_taken "$p" && die "port $p on 127.0.0.1 is already in use; choose another port (see the script's header)"
-  done
+  port_taken "$port" && die "port $port on 127.0.0.1 is already in use; choose another port (see the script's header)"
   launch
   pid=$!
   echo "$pid" >"$pid_file"
@@ -56,7 +52,7 @@ start() {
     fi
     sleep 0.2
   done
-  say "running (pid $pid) on http://127.0.0.1:$port${other_ports:+ (and port $other_ports)}, log $log_file"
+  say "running (pid $pid) on http://127.0.0.1:$port, log $log_file"
   echo "http://127.0.0.1:$port"
 }
 
@@ -75,8 +71,7 @@ stop() {
     say "pid $pid still running $stop_timeout s after SIGTERM; sending SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
   fi
-  rm -f "$pid_file"
-  [ "${keep_log:-0}" = 1 ] && [ -s "$log_file" ] || rm -f "$log_file"
+  rm -f "$pid_file" "$log_file"
   say "stopped (pid $pid)"
 }
 

@@ -9,24 +9,33 @@ import scala.io.Source
 
 /**
  * An emulator run by one of the scripts in `integration-tests/scripts` (`<name>.sh start|stop`): the one an
- * environment variable names when it is set (bin/test starts each once), otherwise one started on first use on a
- * free loopback port (given to the script in `portVariable`) and stopped when the JVM exits.
+ * environment variable names when it is set (bin/test starts each once), otherwise one started on first use on free
+ * loopback ports (given to the script in `portVariables`, the one of the endpoint first) and stopped when the JVM
+ * exits.
  *
  * @param endpointVariable the environment variable naming a running emulator's endpoint, e.g. MOTO_ENDPOINT
  */
-class EmulatorScript(script: String, endpointVariable: String, portVariable: String) {
+class EmulatorScript(script: String, endpointVariable: String, portVariables: String*) {
 
   /** Installing from a registry on a cold machine can take a while; starting takes seconds. */
   private val StartTimeoutSeconds = 300L
   private val StopTimeoutSeconds = 30L
 
+  /** The running emulator's endpoint the environment names, if any. */
+  protected val runningEndpoint: Option[String] = sys.env.get(endpointVariable).map(_.stripSuffix("/"))
+
+  /** The ports of the emulator this JVM starts, by the script's variable: free loopback ports, chosen once. */
+  protected lazy val ownPorts: Map[String, String] =
+    portVariables.map(_ -> EmulatorScript.freeLoopbackPort().toString).toMap
+
   /** The endpoint, such as `http://127.0.0.1:41234`. */
-  lazy val endpoint: String = sys.env.get(endpointVariable).map(_.stripSuffix("/")).getOrElse {
-    val env = Map(portVariable -> EmulatorScript.freeLoopbackPort().toString)
-    val started = EmulatorScript.run(script, "start", env, StartTimeoutSeconds)
+  lazy val endpoint: String = runningEndpoint.getOrElse(own)
+
+  private lazy val own: String = {
+    val started = EmulatorScript.run(script, "start", ownPorts, StartTimeoutSeconds)
     // Registered only once the emulator is up, so a failed start does not also report a failed stop.
     Runtime.getRuntime.addShutdownHook(new Thread(new Runnable {
-      override def run(): Unit = EmulatorScript.run(script, "stop", env, StopTimeoutSeconds)
+      override def run(): Unit = EmulatorScript.run(script, "stop", ownPorts, StopTimeoutSeconds)
     }, s"$script-stop"))
     started
   }
@@ -43,12 +52,17 @@ object EmulatorScript {
     f
   }
 
-  /** Runs the script and returns the last endpoint it printed on stdout; fails with its whole output otherwise. */
-  def run(script: String, command: String, env: Map[String, String], timeoutSeconds: Long): String = {
+  /**
+   * Runs the script (in `directory`, else this JVM's working directory) and returns the last endpoint it printed on
+   * stdout; fails with its whole output otherwise.
+   */
+  def run(script: String, command: String, env: Map[String, String], timeoutSeconds: Long,
+      directory: Option[File] = None): String = {
     val out = File.createTempFile(s"$script-$command", ".log")
     out.deleteOnExit()
     val pb = new ProcessBuilder("bash", scriptFile(script).getAbsolutePath, command)
       .redirectErrorStream(true).redirectOutput(out)
+    directory.foreach(pb.directory)
     env.foreach { case (k, v) => pb.environment().put(k, v) }
     val process = pb.start()
     if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
