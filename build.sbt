@@ -12,10 +12,16 @@ def sparkCompileVersion(scalaBinary: String): String = scalaBinary match {
   case _      => "4.0.0"
 }
 
-/** The Spark version the integration tests run on; `-Dspark.test.version=4.2.0` picks another release. */
-def sparkTestVersion(scalaBinary: String): String = scalaBinary match {
-  case "2.12" => sys.props.getOrElse("spark.test.version.212", "3.5.8")
-  case _      => sys.props.getOrElse("spark.test.version", "4.2.0")
+/**
+ * The Spark version the integration tests run on; `-Dspark.test.version=4.2.0` picks another release, and `oldest`
+ * the one the line compiles against (bin/test's smoke run on the oldest release the JAR supports).
+ */
+def sparkTestVersion(scalaBinary: String): String = {
+  val chosen = scalaBinary match {
+    case "2.12" => sys.props.getOrElse("spark.test.version.212", "3.5.8")
+    case _      => sys.props.getOrElse("spark.test.version", "4.2.0")
+  }
+  if (chosen == "oldest") sparkCompileVersion(scalaBinary) else chosen
 }
 
 lazy val awsSdkVersion = "2.42.34"
