@@ -32,8 +32,8 @@ object BenchConfig {
    * read its shard for up to a minute, so that each shard is drained in one task.
    */
   val DefaultDrainOptions: Map[String, String] = Map(
-    "kinesis.getRecords.fetchIntervalMs" -> "50",
-    "kinesis.maxFetchTimePerShardSec" -> "60")
+    "kinesis.getRecords.fetchInterval" -> "50",
+    "kinesis.maxFetchTimePerShard" -> "60")
 
   val Usage: String =
     """Options (defaults in brackets):
@@ -44,7 +44,7 @@ object BenchConfig {
       |  --raw-threads N            threads of the raw SDK reader (local[2] runs 2 tasks at a time) [2]
       |  --drain-timeout-sec N      give up on the connector's drain after N seconds [600]
       |  --drain-option K=V         connector option for the drain query (repeatable; overrides the defaults
-      |                             kinesis.getRecords.fetchIntervalMs=50, kinesis.maxFetchTimePerShardSec=60)
+      |                             kinesis.getRecords.fetchInterval=50, kinesis.maxFetchTimePerShard=60)
       |  --latency-shards N         shards of the latency stream [2]
       |  --latency-seconds N        how long the producer runs [30]
       |  --latency-interval-ms N    one record every N ms (200 records/s) [5]

@@ -29,7 +29,7 @@ object PlanningBench {
     val random = new Random(shards)
     val heapBefore = usedHeapMb()
     val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.getRecords.fetchIntervalMs" -> "500", "kinesis.idleShardCheckInterval" -> "1s",
+      "kinesis.getRecords.fetchInterval" -> "500", "kinesis.idleShardCheckInterval" -> "1s",
       "kinesis.describeShardInterval" -> "1s"), clock = clock, parallelism = 16)
 
     def timedBatch(): (Double, Int) = {

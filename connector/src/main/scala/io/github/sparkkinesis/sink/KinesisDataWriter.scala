@@ -87,7 +87,7 @@ private[sink] final class KinesisDataWriter(
 
   /**
    * Waits until Kinesis has confirmed every record of this task. It does not flush the shared producer, which
-   * sends buffered records within `kinesis.sink.recordMaxBufferedTimeMs` anyway: a flush would also send the
+   * sends buffered records within `kinesis.sink.recordMaxBufferedTime` anyway: a flush would also send the
    * half-filled aggregates of the tasks still writing, and defeat aggregation.
    */
   override def commit(): WriterCommitMessage = lock.synchronized {

@@ -227,7 +227,7 @@ private[sparkkinesis] final class FanOutPages(
         sub.cancel()
         subscription = None
         failed(new KinesisClientException(s"The subscription to shard $shardId of stream $stream sent nothing for " +
-          s"$waitMs ms (option kinesis.subscribeToShard.timeoutSec); subscribing again."))
+          s"$waitMs ms (option kinesis.subscribeToShard.timeout); subscribing again."))
         false
       case None => false
     }
