@@ -9,17 +9,17 @@ lazy val scala213 = "2.13.16"
 /** The Spark version each line compiles against: the oldest release of the line, so one JAR runs on all. */
 def sparkCompileVersion(scalaBinary: String): String = scalaBinary match {
   case "2.12" => "3.5.0"
-  case _      => "4.0.0"
+  case _ => "4.0.0"
 }
 
 /**
- * The Spark version the integration tests run on; `-Dspark.test.version=4.2.0` picks another release, and `oldest`
- * the one the line compiles against (bin/test's smoke run on the oldest release the JAR supports).
+ * The Spark version the integration tests run on; `-Dspark.test.version=4.2.0` picks another release, and `oldest` the
+ * one the line compiles against (bin/test's smoke run on the oldest release the JAR supports).
  */
 def sparkTestVersion(scalaBinary: String): String = {
   val chosen = scalaBinary match {
     case "2.12" => sys.props.getOrElse("spark.test.version.212", "3.5.8")
-    case _      => sys.props.getOrElse("spark.test.version", "4.2.0")
+    case _ => sys.props.getOrElse("spark.test.version", "4.2.0")
   }
   if (chosen == "oldest") sparkCompileVersion(scalaBinary) else chosen
 }
@@ -46,16 +46,14 @@ lazy val commonSettings = Seq(
   Test / javaOptions ++= sparkJavaOptions,
   Test / parallelExecution := false,
   Test / envVars += "SPARK_LOCAL_IP" -> "127.0.0.1",
-  Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF")
-)
+  Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"))
 
 lazy val root = (project in file("."))
   .aggregate(connector, integrationTests, bench)
   .settings(
     name := "spark-kinesis-root",
     publish / skip := true,
-    crossScalaVersions := Nil
-  )
+    crossScalaVersions := Nil)
 
 lazy val connector = (project in file("connector"))
   .settings(commonSettings)
@@ -86,8 +84,7 @@ lazy val connector = (project in file("connector"))
       // The KPL's constructor always builds a CloudWatch client (KinesisProducer.initCloudWatchClient), even with
       // metrics off: without this module every write fails with NoClassDefFoundError. Pinned to our SDK version.
       "software.amazon.awssdk" % "cloudwatch" % awsSdkVersion,
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
-    ),
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test),
     // Scala 2.12 / 2.13 differences live in src/main/scala-2.12 and scala-2.13 (sbt adds them by itself). The
     // DataSource V2 streaming API the connector uses is the same in Spark 3.5 and 4.0-4.2, so no Spark-specific
     // source folder is needed.
@@ -157,31 +154,31 @@ lazy val connector = (project in file("connector"))
       "com.google.errorprone.**" -> "errorprone.@1",
       "com.google.j2objc.**" -> "j2objc.@1",
       "org.checkerframework.**" -> "checkerframework.@1",
-      "javax.annotation.**" -> "javax.annotation.@1"
-    ).map { case (from, to) => ShadeRule.rename(from -> s"$shadedPrefix.$to").inAll },
+      "javax.annotation.**" -> "javax.annotation.@1").map { case (from, to) =>
+      ShadeRule.rename(from -> s"$shadedPrefix.$to").inAll
+    },
     assembly / assemblyMergeStrategy := {
-      case PathList("META-INF", "MANIFEST.MF")                          => MergeStrategy.discard
-      case PathList("META-INF", "versions", _*)                         => MergeStrategy.discard
-      case PathList("META-INF", "native", _*)                           => MergeStrategy.discard
-      case PathList("META-INF", "native-image", _*)                     => MergeStrategy.discard
-      case PathList("META-INF", "maven", _*)                            => MergeStrategy.discard
+      case PathList("META-INF", "MANIFEST.MF") => MergeStrategy.discard
+      case PathList("META-INF", "versions", _*) => MergeStrategy.discard
+      case PathList("META-INF", "native", _*) => MergeStrategy.discard
+      case PathList("META-INF", "native-image", _*) => MergeStrategy.discard
+      case PathList("META-INF", "maven", _*) => MergeStrategy.discard
       case PathList("META-INF", "services", f) if f.startsWith("reactor.blockhound") => MergeStrategy.discard
-      case PathList("META-INF", "services", _*)                         => MergeStrategy.filterDistinctLines
+      case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
       case PathList("META-INF", f) if f.matches("(?i).*\\.(sf|dsa|rsa)") => MergeStrategy.discard
       case PathList("META-INF", f) if f.toUpperCase.contains("LICENSE") || f.toUpperCase.contains("NOTICE") =>
         MergeStrategy.concat
-      case PathList("META-INF", "io.netty.versions.properties")         => MergeStrategy.concat
-      case PathList("google", "protobuf", _*)                           => MergeStrategy.discard
-      case PathList(KplNatives.Folder, _*)                              => MergeStrategy.preferProject
-      case x if x.endsWith("module-info.class")                         => MergeStrategy.discard
-      case x if x.endsWith(".proto") || x.endsWith(".java")             => MergeStrategy.discard
-      case x                                                            => MergeStrategy.defaultMergeStrategy(x)
-    }
-  )
+      case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.concat
+      case PathList("google", "protobuf", _*) => MergeStrategy.discard
+      case PathList(KplNatives.Folder, _*) => MergeStrategy.preferProject
+      case x if x.endsWith("module-info.class") => MergeStrategy.discard
+      case x if x.endsWith(".proto") || x.endsWith(".java") => MergeStrategy.discard
+      case x => MergeStrategy.defaultMergeStrategy(x)
+    })
 
 /**
- * Tests against emulators. They see the connector only as users do: through the shaded assembly JAR on the
- * classpath and the `aws-kinesis` format, next to an unshaded AWS SDK of their own.
+ * Tests against emulators. They see the connector only as users do: through the shaded assembly JAR on the classpath
+ * and the `aws-kinesis` format, next to an unshaded AWS SDK of their own.
  */
 lazy val integrationTests = (project in file("integration-tests"))
   .settings(commonSettings)
@@ -198,26 +195,25 @@ lazy val integrationTests = (project in file("integration-tests"))
       ("com.amazonaws" % "amazon-kinesis-client" % "1.8.8" % Test).intransitive(),
       // AggRecord's validation calls commons-lang 2 (StringUtils), a dependency of KCL 1 that intransitive drops.
       "commons-lang" % "commons-lang" % "2.6" % Test,
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test
-    ),
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test),
     Test / unmanagedJars += (connector / assembly).value,
     Test / javaOptions ++= Seq(
       s"-Dsparkkinesis.assemblyJar=${(connector / assembly).value.getAbsolutePath}",
-      s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"
-    ),
+      s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"),
     // The emulators bin/test started once (kinesis-mock, moto, DynamoDB Local); otherwise each suite starts its own.
-    Test / envVars ++= sys.env.filter { case (k, _) => Seq("KINESIS_MOCK", "MOTO_", "DYNAMODB_LOCAL").exists(k.startsWith) },
+    Test / envVars ++= sys.env.filter { case (k, _) =>
+      Seq("KINESIS_MOCK", "MOTO_", "DYNAMODB_LOCAL").exists(k.startsWith)
+    },
     // Another JVM to run the tests on when asked (bin/test runs the shaded JAR's checks and fan-out on Java 21 too);
     // compiling stays on sbt's own JDK.
     Test / forkOptions := sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").filter(_.nonEmpty)
       .fold((Test / forkOptions).value)(home => (Test / forkOptions).value.withJavaHome(file(home))),
     Test / javaOptions ++= sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").filter(_.nonEmpty)
-      .map(home => s"-Dsparkkinesis.javaHome=$home").toSeq
-  )
+      .map(home => s"-Dsparkkinesis.javaHome=$home").toSeq)
 
 /**
- * The benchmark (`bench/run`): a main program, not a test, so `test` never runs it. Like the integration tests it
- * sees the connector only through the assembly JAR and the `aws-kinesis` format; it reuses their emulator harness
+ * The benchmark (`bench/run`): a main program, not a test, so `test` never runs it. Like the integration tests it sees
+ * the connector only through the assembly JAR and the `aws-kinesis` format; it reuses their emulator harness
  * (KinesisMock, TestStreams, the awslabs aggregator), whose Test-scoped dependencies come with `compile->test`.
  * `bench/run` runs it in a JVM of its own; `bench/run` (the sbt task) works too, forked with Spark's JVM flags.
  */
@@ -235,8 +231,7 @@ lazy val bench = (project in file("bench"))
     run / fork := true,
     run / javaOptions ++= sparkJavaOptions :+
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}",
-    run / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK"))
-  )
+    run / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK")))
 
 // The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says.
 addCommandAlias("formatCheck", "scalafmtCheckAll; scalafmtSbtCheck")

@@ -5,9 +5,9 @@ import scala.collection.JavaConverters._
 import scala.sys.process._
 
 /**
- * The KPL's native daemons, with their debug information removed: the KPL JAR ships them unstripped (about 90 MB
- * each for Linux x86_64 and aarch64); stripped, they are a fifth of that and work the same. The assembly takes
- * these copies instead of the KPL JAR's (see build.sbt), so the connector JAR and the Python wheel stay small.
+ * The KPL's native daemons, with their debug information removed: the KPL JAR ships them unstripped (about 90 MB each
+ * for Linux x86_64 and aarch64); stripped, they are a fifth of that and work the same. The assembly takes these copies
+ * instead of the KPL JAR's (see build.sbt), so the connector JAR and the Python wheel stay small.
  */
 object KplNatives {
   val Folder = "amazon-kinesis-producer-native-binaries"

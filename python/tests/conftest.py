@@ -20,7 +20,9 @@ from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, Kinesis
 def pytest_report_header(config: Any) -> str:
     import pyspark
 
-    return f"pyspark {pyspark.__version__}, pyspark-kinesis {pyspark_kinesis.__version__} from {pyspark_kinesis.__file__}"
+    return (
+        f"pyspark {pyspark.__version__}, pyspark-kinesis {pyspark_kinesis.__version__} from {pyspark_kinesis.__file__}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -28,9 +30,12 @@ def spark() -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     builder = (
-        SparkSession.builder.master("local[2]").appName("pyspark-kinesis tests")
-        .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        SparkSession.builder.master("local[2]")
+        .appName("pyspark-kinesis tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
     )
     session = pyspark_kinesis.configure_spark_with_kinesis(builder).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
@@ -70,8 +75,11 @@ def kinesis(endpoint: str) -> Any:
     import boto3
 
     return boto3.client(
-        "kinesis", endpoint_url=endpoint, region_name=REGION,
-        aws_access_key_id=ACCESS_KEY_ID, aws_secret_access_key=SECRET_KEY,
+        "kinesis",
+        endpoint_url=endpoint,
+        region_name=REGION,
+        aws_access_key_id=ACCESS_KEY_ID,
+        aws_secret_access_key=SECRET_KEY,
     )
 
 

@@ -77,10 +77,13 @@ def test_given_the_session_then_the_connector_is_on_its_classpath(spark: Any) ->
 def test_given_the_command_line_then_it_prints_the_jar_path_and_the_version() -> None:
     out = subprocess.run([sys.executable, "-m", "pyspark_kinesis", "jar"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == jar_path()
-    out = subprocess.run([sys.executable, "-m", "pyspark_kinesis", "jar", "--spark-version", "3.3.0"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pyspark_kinesis", "jar", "--spark-version", "3.3.0"], capture_output=True, text=True
+    )
     assert out.returncode == 1 and "supports pyspark 3.5.x" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "pyspark_kinesis", "version"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pyspark_kinesis", "version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == pyspark_kinesis.__version__
 
 
@@ -88,6 +91,16 @@ def test_given_the_package_then_it_is_typed_and_exports_its_api() -> None:
     package = Path(pyspark_kinesis.__file__).parent
     assert (package / "py.typed").is_file()
     assert sorted(pyspark_kinesis.__all__) == sorted(
-        ["KinesisSinkOptions", "KinesisSourceOptions", "SUPPORTED_SPARK_LINES", "__version__",
-         "configure_spark_with_kinesis", "data_as_json", "data_as_text", "jar_path", "parse_json_payload"])
+        [
+            "KinesisSinkOptions",
+            "KinesisSourceOptions",
+            "SUPPORTED_SPARK_LINES",
+            "__version__",
+            "configure_spark_with_kinesis",
+            "data_as_json",
+            "data_as_text",
+            "jar_path",
+            "parse_json_payload",
+        ]
+    )
     assert "site-packages" in str(package), "the tests must run against the installed wheel"

@@ -15,9 +15,12 @@ from pyspark_kinesis._emulator import KinesisMock
 from pyspark_kinesis.demo import lag_line
 
 
-def run_demo(*args: str, env: "dict[str, str] | None" = None, timeout: float = 300) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run([sys.executable, "-m", "pyspark_kinesis.demo", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+def run_demo(
+    *args: str, env: "dict[str, str] | None" = None, timeout: float = 300
+) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run(
+        [sys.executable, "-m", "pyspark_kinesis.demo", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def assert_stopped_cleanly(out: str) -> None:
@@ -70,9 +73,15 @@ def test_given_a_running_emulator_when_the_demo_gets_its_endpoint_then_it_stream
 
 def test_given_a_progress_with_lag_metrics_then_the_demo_reports_them_and_nothing_without() -> None:
     # Given progress reports as Spark's StreamingQuery.lastProgress returns them
-    with_lag = {"batchId": 3, "sources": [{"description": "KinesisV2[demo-events]",
-                                           "metrics": {"maxMsBehindLatest": "900", "avgMsBehindLatest": "250",
-                                                       "numShards": "2"}}]}
+    with_lag = {
+        "batchId": 3,
+        "sources": [
+            {
+                "description": "KinesisV2[demo-events]",
+                "metrics": {"maxMsBehindLatest": "900", "avgMsBehindLatest": "250", "numShards": "2"},
+            }
+        ],
+    }
     without = {"batchId": 3, "sources": [{"description": "KinesisV2[demo-events]", "metrics": {}}]}
 
     # Then the lag metrics are reported, in a stable order, and nothing when the source reports none
@@ -82,8 +91,12 @@ def test_given_a_progress_with_lag_metrics_then_the_demo_reports_them_and_nothin
 
 def test_given_ctrl_c_while_streaming_then_the_demo_stops_cleanly_with_its_emulator() -> None:
     # Given the demo streaming with growing totals
-    demo = subprocess.Popen([sys.executable, "-m", "pyspark_kinesis.demo", "--seconds", "300", "--trigger-seconds", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "pyspark_kinesis.demo", "--seconds", "300", "--trigger-seconds", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines: "list[str]" = []
     reader = threading.Thread(target=lambda: lines.extend(iter(demo.stdout.readline, "")), daemon=True)
     reader.start()

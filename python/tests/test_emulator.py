@@ -31,8 +31,9 @@ def alive(pid: int) -> bool:
 
 def command(args: List[str], env: Dict[str, str]) -> "subprocess.CompletedProcess[str]":
     # The file itself, as kinesis-mock.sh runs it, from a folder where the package cannot be imported.
-    return subprocess.run([sys.executable, _emulator.__file__, *args], capture_output=True, text=True, timeout=300,
-                          env=env, cwd="/")
+    return subprocess.run(
+        [sys.executable, _emulator.__file__, *args], capture_output=True, text=True, timeout=300, env=env, cwd="/"
+    )
 
 
 def test_given_the_module_run_as_a_command_when_started_then_it_serves_after_the_command_until_stop() -> None:

@@ -75,8 +75,13 @@ def fake_machine(tmp_path: Path, present: List[str], root: bool) -> Dict[str, st
 
 
 def run_prerequisites(env: Dict[str, str]) -> "subprocess.CompletedProcess[str]":
-    return subprocess.run([shutil.which("bash") or "bash", str(PREREQUISITES), "bin/demo"], env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [shutil.which("bash") or "bash", str(PREREQUISITES), "bin/demo"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 ALL_TOOLS = ["java", "mvn", "node", "npm", "curl", "aarch64-linux-gnu-strip"]
@@ -89,7 +94,8 @@ def test_given_everything_installed_when_set_up_then_nothing_is_installed_and_no
 
 
 def test_given_a_fresh_machine_and_a_user_when_set_up_then_sudo_apt_get_installs_exactly_what_is_missing(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # Given a machine with Java and Maven only, and a user who is not root
     env = fake_machine(tmp_path, ["java", "mvn"], root=False)
     # When bin/demo sets up
@@ -107,7 +113,9 @@ def test_given_root_when_set_up_then_apt_get_runs_without_sudo(tmp_path: Path) -
     done = run_prerequisites(fake_machine(tmp_path, ["java", "mvn", "node", "npm", "curl"], root=True))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "calls.log").read_text().splitlines() == [
-        "apt-get update -q", "apt-get install -y -q binutils-aarch64-linux-gnu"]
+        "apt-get update -q",
+        "apt-get install -y -q binutils-aarch64-linux-gnu",
+    ]
 
 
 def test_given_a_python_without_venv_when_set_up_then_python3_venv_is_installed(tmp_path: Path) -> None:

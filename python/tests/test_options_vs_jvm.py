@@ -15,23 +15,103 @@ from pyspark_kinesis._source_options import SOURCE_OPTIONS
 
 # Values tried on every option: each type's good and bad forms, edges of the bounds, odd text.
 CORPUS = [
-    "", " ", "abc", "x y", "0", "1", "-1", "+5", " 7 ", "1.5", "1_000", "10000", "10001", "3600", "3601", "60000",
-    "600000", "600001", "100000000", "100000001", "9223372036854775807", "9223372036854775808",
-    "99999999999999999999", "\u0661\u0662", "true", "FALSE", "yes",
-    "500ms", "1 s", "2m", "3min", "1h", "2h", "3600000", "3600001", "1d", "-5ms", "1H",
-    "http://127.0.0.1:4566", "https://kinesis.us-west-2.amazonaws.com", "HTTP://LOCALHOST:4566/", "ftp://host",
-    "localhost:4566", "127.0.0.1:4566", "http://", "http:///path", "http://my_host:4566", "http://host:port",
-    "http://local host", "http://[::1]:4566", "http://[::zz]:1", "http://a%zz", "http://h/p a", "http://999.1.1.1",
-    "http://h/?q=1#f", "http://user@host", "http://-h", "//host", ":4566", "http:opaque",
-    "http://[fe80::1%eth0]:1", "http://[fe80::1%]:1", "http://[1:2:3:4:5:6:7]", "http://[1:2:3:4:5:6:7:8:9]",
-    "http://[12345::1]", "http://[::1.2.3]", "http://[::1]x", "http://[::1", "http://1.2.3.4.5", "http://a.b.c-",
-    "https://kinesis.us-east-1.amazonaws.com:443/p?x#y", "http://h:99999999999", "http://h:", "http://\u00e9t\u00e9.fr",
-    "http://h/caf\u00e9", "http://h/a\u00a0b", "http://h#a#b",
-    "us-east-1", "US-EAST-1", "eu-central-1", "us-gov-west-1", "cn-north-1", "useast1",
-    "LATEST", "trim_horizon", "EARLIEST", "AT_TIMESTAMP 2024-05-01T12:00:00Z", "at_timestamp 2024-05-01t12:00:00z",
-    "AT_TIMESTAMP 2024-05-01T12:00+02:00", "AT_TIMESTAMP 2024-05-01T12:00:00.123456789+0200",
-    "AT_TIMESTAMP 2024-05-01T12:00:00+2", "AT_TIMESTAMP 2024-05-01 12:00:00Z", "AT_TIMESTAMP 2024-02-30T00:00:00Z",
-    "AT_TIMESTAMP 2024-05-01", "AT_TIMESTAMP yesterday", "AT_TIMESTAMP", "AT_TIMESTAMPX",
+    "",
+    " ",
+    "abc",
+    "x y",
+    "0",
+    "1",
+    "-1",
+    "+5",
+    " 7 ",
+    "1.5",
+    "1_000",
+    "10000",
+    "10001",
+    "3600",
+    "3601",
+    "60000",
+    "600000",
+    "600001",
+    "100000000",
+    "100000001",
+    "9223372036854775807",
+    "9223372036854775808",
+    "99999999999999999999",
+    "\u0661\u0662",
+    "true",
+    "FALSE",
+    "yes",
+    "500ms",
+    "1 s",
+    "2m",
+    "3min",
+    "1h",
+    "2h",
+    "3600000",
+    "3600001",
+    "1d",
+    "-5ms",
+    "1H",
+    "http://127.0.0.1:4566",
+    "https://kinesis.us-west-2.amazonaws.com",
+    "HTTP://LOCALHOST:4566/",
+    "ftp://host",
+    "localhost:4566",
+    "127.0.0.1:4566",
+    "http://",
+    "http:///path",
+    "http://my_host:4566",
+    "http://host:port",
+    "http://local host",
+    "http://[::1]:4566",
+    "http://[::zz]:1",
+    "http://a%zz",
+    "http://h/p a",
+    "http://999.1.1.1",
+    "http://h/?q=1#f",
+    "http://user@host",
+    "http://-h",
+    "//host",
+    ":4566",
+    "http:opaque",
+    "http://[fe80::1%eth0]:1",
+    "http://[fe80::1%]:1",
+    "http://[1:2:3:4:5:6:7]",
+    "http://[1:2:3:4:5:6:7:8:9]",
+    "http://[12345::1]",
+    "http://[::1.2.3]",
+    "http://[::1]x",
+    "http://[::1",
+    "http://1.2.3.4.5",
+    "http://a.b.c-",
+    "https://kinesis.us-east-1.amazonaws.com:443/p?x#y",
+    "http://h:99999999999",
+    "http://h:",
+    "http://\u00e9t\u00e9.fr",
+    "http://h/caf\u00e9",
+    "http://h/a\u00a0b",
+    "http://h#a#b",
+    "us-east-1",
+    "US-EAST-1",
+    "eu-central-1",
+    "us-gov-west-1",
+    "cn-north-1",
+    "useast1",
+    "LATEST",
+    "trim_horizon",
+    "EARLIEST",
+    "AT_TIMESTAMP 2024-05-01T12:00:00Z",
+    "at_timestamp 2024-05-01t12:00:00z",
+    "AT_TIMESTAMP 2024-05-01T12:00+02:00",
+    "AT_TIMESTAMP 2024-05-01T12:00:00.123456789+0200",
+    "AT_TIMESTAMP 2024-05-01T12:00:00+2",
+    "AT_TIMESTAMP 2024-05-01 12:00:00Z",
+    "AT_TIMESTAMP 2024-02-30T00:00:00Z",
+    "AT_TIMESTAMP 2024-05-01",
+    "AT_TIMESTAMP yesterday",
+    "AT_TIMESTAMP",
+    "AT_TIMESTAMPX",
     '{"shardId-000000000000": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "4959"}}',
     '{"s": {"iteratorType": "after_sequence_number", "iteratorPosition": 12}}',
     '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": "1714564800000"}}',
@@ -39,12 +119,28 @@ CORPUS = [
     '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": "soon"}}',
     '{"s": {"iteratorType": "AT_TIMESTAMP", "iteratorPosition": ""}}',
     '{"s": {"iteratorType": "LATEST"}, "t": {"iteratorType": "TRIM_HORIZON"}}',
-    '{"s": {"iteratorType": "NOPE"}}', '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER"}}',
+    '{"s": {"iteratorType": "NOPE"}}',
+    '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER"}}',
     '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "12a"}}',
     '{"s": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": null}}',
-    '{"s": {"iteratorType": null}}', '{"s": 1}', '{"s": {"iteratorType": {"x": 1}}}', "{}", '{"metadata": {}}',
-    '{"s": {"iteratorType": "LATEST"}} trailing', "{not json", "GetRecords", "getrecords", "SubscribeToShard", "efo",
-    "Polling", "my-stream", "a" * 128, "a" * 129, "stream/name", "s3://bucket/meta", "/tmp/meta",
+    '{"s": {"iteratorType": null}}',
+    '{"s": 1}',
+    '{"s": {"iteratorType": {"x": 1}}}',
+    "{}",
+    '{"metadata": {}}',
+    '{"s": {"iteratorType": "LATEST"}} trailing',
+    "{not json",
+    "GetRecords",
+    "getrecords",
+    "SubscribeToShard",
+    "efo",
+    "Polling",
+    "my-stream",
+    "a" * 128,
+    "a" * 129,
+    "stream/name",
+    "s3://bucket/meta",
+    "/tmp/meta",
 ]
 
 CONSUMER_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
@@ -58,7 +154,12 @@ COMBINATIONS: List[Dict[str, str]] = [
     {"kinesis.streamName": "s", "kinesis.awsSecretKey": "x"},
     {"kinesis.streamName": "s", "kinesis.sessionToken": "t"},
     {"kinesis.streamName": "s", "kinesis.sessionToken": "t", "kinesis.awsAccessKeyId": "a"},
-    {"kinesis.streamName": "s", "kinesis.sessionToken": "t", "kinesis.awsAccessKeyId": "a", "kinesis.awsSecretKey": "b"},
+    {
+        "kinesis.streamName": "s",
+        "kinesis.sessionToken": "t",
+        "kinesis.awsAccessKeyId": "a",
+        "kinesis.awsSecretKey": "b",
+    },
     {"kinesis.streamName": "s", "kinesis.clientMaxRetryIntervalMs": "100"},
     {"kinesis.streamName": "s", "kinesis.clientMaxRetryInterval": "100ms"},
     {"kinesis.streamName": "s", "kinesis.kinesisRegion": "us-east-1"},
@@ -75,8 +176,12 @@ COMBINATIONS: List[Dict[str, str]] = [
     {"kinesis.streamName": "s", "kinesis.consumerType": " subscribetoshard "},
     {"kinesis.streamName": "s", "kinesis.consumerType": "EFO", "kinesis.consumerName": "q"},
     {"kinesis.streamName": "s", "kinesis.consumerType": "SubscribeToShard", "kinesis.consumerArn": CONSUMER_ARN},
-    {"kinesis.streamName": "s", "kinesis.consumerType": "efo", "kinesis.consumerName": "q",
-     "kinesis.consumerArn": CONSUMER_ARN},
+    {
+        "kinesis.streamName": "s",
+        "kinesis.consumerType": "efo",
+        "kinesis.consumerName": "q",
+        "kinesis.consumerArn": CONSUMER_ARN,
+    },
     {"kinesis.streamName": "s", "kinesis.consumerName": "q", "kinesis.consumerArn": CONSUMER_ARN},
     {"kinesis.streamName": "s", "kinesis.consumerType": "GetRecords", "kinesis.consumerName": "q"},
 ]
@@ -109,7 +214,8 @@ def provider_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
         given.put(key, value)
     try:
         jvm.io.github.sparkkinesis.KinesisSourceProvider().inferSchema(
-            jvm.org.apache.spark.sql.util.CaseInsensitiveStringMap(given))
+            jvm.org.apache.spark.sql.util.CaseInsensitiveStringMap(given)
+        )
         return None
     except Exception as e:
         return jvm_message(e)
@@ -131,8 +237,10 @@ def agree(python: Optional[str], jvm: Optional[str]) -> bool:
 
 def test_the_python_registry_is_the_jars_registry(spark: Any) -> None:
     described = json.loads(spark._jvm.io.github.sparkkinesis.options.OptionsDocs.json())
-    jvm = [(o["name"], o["usage"], o["type"], o.get("default"), o["accepted"], o["secret"], o["data"])
-           for o in described["options"]]
+    jvm = [
+        (o["name"], o["usage"], o["type"], o.get("default"), o["accepted"], o["secret"], o["data"])
+        for o in described["options"]
+    ]
     python = [(o.name, o.usage, o.type, o.default, o.accepted, o.secret, o.data) for o in OPTIONS]
     assert python == jvm
     assert list(ALIASES) == described["aliases"]
@@ -173,8 +281,7 @@ def test_given_typed_numbers_out_of_range_then_python_and_the_connector_give_the
     assert len(ranged) >= 5 and not mismatches, "\n".join(mismatches)
 
 
-def test_given_values_whose_grammar_is_the_connectors_when_loaded_then_the_connector_refuses_them(
-        spark: Any) -> None:
+def test_given_values_whose_grammar_is_the_connectors_when_loaded_then_the_connector_refuses_them(spark: Any) -> None:
     # Given values whose grammar only the connector knows
     cases = {
         ("kinesis.streamName", "orders/2024"): "it is not a stream name or a comma-separated list of them",
@@ -183,8 +290,10 @@ def test_given_values_whose_grammar_is_the_connectors_when_loaded_then_the_conne
         ("kinesis.endpointUrl", "localhost:4566"): "it does not start with http:// or https://",
         ("kinesis.startingPosition", "OLDEST"): "it is not a known starting position",
         ("kinesis.startingPosition", "AT_TIMESTAMP noon"): "'noon' is not an ISO-8601 instant",
-        ("kinesis.startingPosition", '{"s1": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "x"}}'):
-            "shard s1: 'x' is not a sequence number",
+        (
+            "kinesis.startingPosition",
+            '{"s1": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "x"}}',
+        ): "shard s1: 'x' is not a sequence number",
         ("kinesis.endpointUrl", "http://my_host:4566"): "it names no host",
     }
     for (name, value), reason in cases.items():

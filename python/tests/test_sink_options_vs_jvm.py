@@ -14,9 +14,24 @@ from pyspark_kinesis._sink_options import SINK_OPTIONS
 
 # Values the sink's own rules turn on: the producer's endpoint (https only, no path or query) and its bounds.
 SINK_CORPUS = [
-    "https://127.0.0.1:4567", "https://127.0.0.1:4567/", "https://h/p", "https://h?q", "https://h/?", "https://h#f",
-    "HTTPS://H:1", " https://h:1 ", "https://h//", "https://user@h:1", "https://[::1]:4567", "http://h:1",
-    "99", "100", "256", "257", "30000", "9223372036854775806",
+    "https://127.0.0.1:4567",
+    "https://127.0.0.1:4567/",
+    "https://h/p",
+    "https://h?q",
+    "https://h/?",
+    "https://h#f",
+    "HTTPS://H:1",
+    " https://h:1 ",
+    "https://h//",
+    "https://user@h:1",
+    "https://[::1]:4567",
+    "http://h:1",
+    "99",
+    "100",
+    "256",
+    "257",
+    "30000",
+    "9223372036854775806",
 ]
 
 # Options together: none required (rows may name the stream), pairs, cross-option rules, any case, unknown names.
@@ -49,7 +64,8 @@ def parser_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
         given.put(key, value)
     try:
         jvm.io.github.sparkkinesis.options.KinesisSinkOptions.parse(
-            jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(given))
+            jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(given)
+        )
         return None
     except Exception as e:
         return jvm_message(e)
@@ -67,8 +83,11 @@ def python_verdict(options: Dict[str, str]) -> Optional[str]:
 def reachable(tls_endpoint: str, new_stream: Callable[[int], str]) -> Dict[str, str]:
     """Options that reach a real stream on the emulator, so that a write the connector accepts ends quickly."""
     return {
-        "kinesis.streamName": new_stream(1), "kinesis.region": REGION, "kinesis.endpointUrl": tls_endpoint,
-        "kinesis.verifyCertificate": "false", "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
+        "kinesis.streamName": new_stream(1),
+        "kinesis.region": REGION,
+        "kinesis.endpointUrl": tls_endpoint,
+        "kinesis.verifyCertificate": "false",
+        "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
         "kinesis.awsSecretKey": SECRET_KEY,
     }
 
@@ -111,12 +130,18 @@ def test_a_users_write_gets_the_parsers_verdict(spark: Any, reachable: Dict[str,
     # Given options that reach the emulator, each set changed by a bad value of a sink option, a bad combination,
     # or good sink settings (None drops an option)
     bad: List[Dict[str, Optional[str]]] = [{o.name: v} for o in SINK_OPTIONS for v in ("abc", "-1", "")]
-    bad += [{"kinesis.endpointUrl": "http://127.0.0.1:4568"}, {"kinesis.endpointUrl": "https://127.0.0.1:1/path"},
-            {"kinesis.clientMaxRetryIntervalMs": "100"}, {"kinesis.sink.recordTl": "100"},
-            {"kinesis.sessionToken": "t", "kinesis.awsAccessKeyId": None, "kinesis.awsSecretKey": None},
-            {"kinesis.awsSecretKey": None}]
+    bad += [
+        {"kinesis.endpointUrl": "http://127.0.0.1:4568"},
+        {"kinesis.endpointUrl": "https://127.0.0.1:1/path"},
+        {"kinesis.clientMaxRetryIntervalMs": "100"},
+        {"kinesis.sink.recordTl": "100"},
+        {"kinesis.sessionToken": "t", "kinesis.awsAccessKeyId": None, "kinesis.awsSecretKey": None},
+        {"kinesis.awsSecretKey": None},
+    ]
     good: List[Dict[str, Optional[str]]] = [
-        {}, {"kinesis.sink.aggregationEnabled": "false", "kinesis.sink.maxConnections": "2"}]
+        {},
+        {"kinesis.sink.aggregationEnabled": "false", "kinesis.sink.maxConnections": "2"},
+    ]
     mismatches = []
     tried = 0
     for change in bad + good:
@@ -138,14 +163,23 @@ def test_a_users_write_gets_the_parsers_verdict(spark: Any, reachable: Dict[str,
 
 @pytest.mark.parametrize(
     "endpoint, problem",
-    [("http://127.0.0.1:4568", "which speaks HTTPS only. Use the https:// endpoint (for kinesis-mock or LocalStack, "
-                               "the TLS port, e.g. https://127.0.0.1:4567, with kinesis.verifyCertificate=false"),
-     ("HTTP://localhost:4568/", "which speaks HTTPS only"),
-     ("https://127.0.0.1:4567/kinesis", "the sink's producer takes a host and a port only; remove the path and query."),
-     ("https://127.0.0.1:4567?x=1", "remove the path and query")],
+    [
+        (
+            "http://127.0.0.1:4568",
+            "which speaks HTTPS only. Use the https:// endpoint (for kinesis-mock or LocalStack, "
+            "the TLS port, e.g. https://127.0.0.1:4567, with kinesis.verifyCertificate=false",
+        ),
+        ("HTTP://localhost:4568/", "which speaks HTTPS only"),
+        (
+            "https://127.0.0.1:4567/kinesis",
+            "the sink's producer takes a host and a port only; remove the path and query.",
+        ),
+        ("https://127.0.0.1:4567?x=1", "remove the path and query"),
+    ],
 )
 def test_given_an_endpoint_the_producer_cannot_use_then_the_connector_refuses_it_naming_the_option(
-        spark: Any, endpoint: str, problem: str) -> None:
+    spark: Any, endpoint: str, problem: str
+) -> None:
     # Given an endpoint the builder takes (the producer's rules are the connector's alone)
     assert KinesisSinkOptions(endpoint_url=endpoint).as_options() == {"kinesis.endpointUrl": endpoint}
     # When the sink's parser reads it, then it refuses it, naming the option

@@ -25,19 +25,30 @@ CREDENTIALS = {"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_key": "s
 # Per option: (a typed good value, the option text it becomes, a bad option text, the connector's reason, or None
 # where only its start is known: the connector's own message on a class it cannot load).
 CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
-    "kinesis.streamName": ("orders,payments", "orders,payments", "orders/2024",
-                           "it is not a stream name or a comma-separated list of them"),
-    "kinesis.streamARN": ("arn:aws:kinesis:us-east-1:123456789012:stream/orders",
-                          "arn:aws:kinesis:us-east-1:123456789012:stream/orders", "orders",
-                          "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a "
-                          "comma-separated list of them"),
+    "kinesis.streamName": (
+        "orders,payments",
+        "orders,payments",
+        "orders/2024",
+        "it is not a stream name or a comma-separated list of them",
+    ),
+    "kinesis.streamARN": (
+        "arn:aws:kinesis:us-east-1:123456789012:stream/orders",
+        "arn:aws:kinesis:us-east-1:123456789012:stream/orders",
+        "orders",
+        "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a "
+        "comma-separated list of them",
+    ),
     "kinesis.shardsPerTask": (10, "10", "0", "it is outside 1..100"),
     "kinesis.allowStreamRemoval": (True, "true", "yes", "it is not a boolean"),
     "kinesis.endingPosition": ("LATEST", "LATEST", "SOON", "it is not a known starting position"),
     "kinesis.checkNewRecordThreads": (16, "16", "65", "it is outside 1..64"),
     "kinesis.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
-    "kinesis.endpointUrl": ("http://127.0.0.1:4566", "http://127.0.0.1:4566", "localhost:4566",
-                            "it does not start with http:// or https://"),
+    "kinesis.endpointUrl": (
+        "http://127.0.0.1:4566",
+        "http://127.0.0.1:4566",
+        "localhost:4566",
+        "it does not start with http:// or https://",
+    ),
     "kinesis.consumerType": ("SubscribeToShard", "SubscribeToShard", "Push", "it is not one of the accepted values"),
     "kinesis.startingPosition": ("TRIM_HORIZON", "TRIM_HORIZON", "OLDEST", "it is not a known starting position"),
     "kinesis.failOnDataLoss": (False, "false", "no", "it is not a boolean"),
@@ -58,22 +69,37 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
     "kinesis.deaggregation.dropMisroutedRecords": (True, "true", "1", "it is not a boolean"),
     "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
-    "kinesis.stsRoleArn": ("arn:aws:iam::123456789012:role/reader", "arn:aws:iam::123456789012:role/reader",
-                           "arn:aws:iam::12345:role/reader", "it is not an IAM role ARN"),
+    "kinesis.stsRoleArn": (
+        "arn:aws:iam::123456789012:role/reader",
+        "arn:aws:iam::123456789012:role/reader",
+        "arn:aws:iam::12345:role/reader",
+        "it is not an IAM role ARN",
+    ),
     "kinesis.stsSessionName": ("query-7", "query-7", "a", "it is not a valid role session name"),
     "kinesis.stsExternalId": ("partner-42", "partner-42", "x", "it is not a valid external id"),
-    "kinesis.stsEndpointUrl": ("https://sts.eu-west-1.amazonaws.com", "https://sts.eu-west-1.amazonaws.com",
-                               "sts.eu-west-1.amazonaws.com", "it does not start with http:// or https://"),
+    "kinesis.stsEndpointUrl": (
+        "https://sts.eu-west-1.amazonaws.com",
+        "https://sts.eu-west-1.amazonaws.com",
+        "sts.eu-west-1.amazonaws.com",
+        "it does not start with http:// or https://",
+    ),
     "kinesis.credentialProviderParam": ("vault-path", "vault-path", "", "the value is empty"),
     "kinesis.credentialProviderClass": ("com.example.Provider", "com.example.Provider", "1abc", None),
     "kinesis.metadataCommitterType": ("DYNAMODB", "DYNAMODB", "S3", "it is not one of the accepted values"),
     "kinesis.dynamodb.tableName": ("query-metadata", "query-metadata", "ab", "it is not a valid DynamoDB table name"),
-    "kinesis.dynamodb.endpointUrl": ("http://127.0.0.1:8000", "http://127.0.0.1:8000", "127.0.0.1:8000",
-                                     "it does not start with http:// or https://"),
+    "kinesis.dynamodb.endpointUrl": (
+        "http://127.0.0.1:8000",
+        "http://127.0.0.1:8000",
+        "127.0.0.1:8000",
+        "it does not start with http:// or https://",
+    ),
     "kinesis.consumerName": ("my-query", "my-query", "my query", "it is not a valid consumer name"),
-    "kinesis.consumerArn": ("arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000",
-                            "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000", "arn:c",
-                            "it is not a stream consumer ARN"),
+    "kinesis.consumerArn": (
+        "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000",
+        "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000",
+        "arn:c",
+        "it is not a stream consumer ARN",
+    ),
     "kinesis.deregisterConsumerOnStop": (False, "false", "keep", "it is not a boolean"),
     "kinesis.subscribeToShard.timeout": (30, "30", "301", "it is longer than 5m"),
     "kinesis.subscribeToShard.maxRetries": (3, "3", "101", "it is outside 0..100"),
@@ -108,7 +134,8 @@ def test_given_a_good_value_when_built_then_the_option_text_is_the_connectors(na
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_given_a_bad_value_then_python_or_else_the_connector_refuses_it_with_the_connectors_message(
-        spark: Any, name: str) -> None:
+    spark: Any, name: str
+) -> None:
     option = BY_NAME[name]
     _, _, bad, reason = CASES[name]
     raw = {"kinesis.streamName": "s", "kinesis.awsAccessKeyId": "A", "kinesis.awsSecretKey": "S", name: bad}
@@ -125,7 +152,9 @@ def test_given_a_bad_value_then_python_or_else_the_connector_refuses_it_with_the
         assert str(raised.value) == connector
     else:  # the grammar is the connector's alone: Python passes the text on
         assert KinesisSourceOptions.from_options(raw).as_options()[name] == bad
-    if "min" in option.data and bad.lstrip("-").isdigit():  # a number's range is pure data: Python refuses a typed int out of range
+    if (
+        "min" in option.data and bad.lstrip("-").isdigit()
+    ):  # a number's range is pure data: Python refuses a typed int out of range
         with pytest.raises(ValueError) as raised:
             KinesisSourceOptions(**_with_companions(name, {option.argument: int(bad)}))
         assert str(raised.value) == connector
@@ -189,11 +218,20 @@ def test_given_a_misspelt_option_name_then_the_message_is_the_connectors() -> No
 
 
 def test_given_other_spellings_the_connector_accepts_then_from_options_takes_them_as_given() -> None:
-    given = {"kinesis.streamName": "s", "kinesis.kinesisRegion": "us-east-1", "INITIALPOSITION": "latest",
-             "kinesis.getRecords.fetchIntervalMs": "250", "kinesis.minBatchesToRetain": "5"}
+    given = {
+        "kinesis.streamName": "s",
+        "kinesis.kinesisRegion": "us-east-1",
+        "INITIALPOSITION": "latest",
+        "kinesis.getRecords.fetchIntervalMs": "250",
+        "kinesis.minBatchesToRetain": "5",
+    }
     assert KinesisSourceOptions.from_options(given).as_options() == {
-        "kinesis.streamName": "s", "kinesis.kinesisRegion": "us-east-1", "initialPosition": "latest",
-        "kinesis.getRecords.fetchIntervalMs": "250", "kinesis.minBatchesToRetain": "5"}
+        "kinesis.streamName": "s",
+        "kinesis.kinesisRegion": "us-east-1",
+        "initialPosition": "latest",
+        "kinesis.getRecords.fetchIntervalMs": "250",
+        "kinesis.minBatchesToRetain": "5",
+    }
 
 
 def test_given_acronyms_and_time_options_then_the_argument_names_read_naturally() -> None:
@@ -203,7 +241,10 @@ def test_given_acronyms_and_time_options_then_the_argument_names_read_naturally(
     assert arguments["kinesis.getRecords.fetchInterval"] == "get_records_fetch_interval"
     assert arguments["kinesis.maxFetchTimePerShard"] == "max_fetch_time_per_shard"
     assert KinesisSourceOptions(stream_name="s", stream_arn="arn:x", max_fetch_time_per_shard="2s").as_options() == {
-        "kinesis.streamName": "s", "kinesis.streamARN": "arn:x", "kinesis.maxFetchTimePerShard": "2s"}
+        "kinesis.streamName": "s",
+        "kinesis.streamARN": "arn:x",
+        "kinesis.maxFetchTimePerShard": "2s",
+    }
 
 
 def test_given_no_stream_name_then_it_is_refused() -> None:
@@ -211,13 +252,20 @@ def test_given_no_stream_name_then_it_is_refused() -> None:
         KinesisSourceOptions()  # type: ignore[call-arg]
     # Without a stream, the connector refuses the options when loaded (test_options_vs_jvm.py).
     assert KinesisSourceOptions.from_options({"kinesis.region": "us-east-1"}).as_options() == {
-        "kinesis.region": "us-east-1"}
+        "kinesis.region": "us-east-1"
+    }
 
 
 @pytest.mark.parametrize(
     "argument, value",
-    [("stream_name", 5), ("fail_on_data_loss", "true"), ("max_fetch_records_per_shard", True),
-     ("max_fetch_records_per_shard", "10"), ("describe_shard_interval", 1.5), ("starting_position", 3)],
+    [
+        ("stream_name", 5),
+        ("fail_on_data_loss", "true"),
+        ("max_fetch_records_per_shard", True),
+        ("max_fetch_records_per_shard", "10"),
+        ("describe_shard_interval", 1.5),
+        ("starting_position", 3),
+    ],
 )
 def test_given_a_value_of_the_wrong_python_type_then_type_error_names_the_option(argument: str, value: Any) -> None:
     with pytest.raises(TypeError) as raised:
@@ -235,9 +283,15 @@ def test_given_python_values_then_they_become_the_connectors_text() -> None:
     text = KinesisSourceOptions(stream_name="s", starting_position=per_shard).as_options()["kinesis.startingPosition"]
     assert text == '{"shardId-000000000000": {"iteratorType": "AT_SEQUENCE_NUMBER", "iteratorPosition": "4959"}}'
     assert KinesisSourceOptions(stream_name="s", describe_shard_interval=750).as_options() == {
-        "kinesis.streamName": "s", "kinesis.describeShardInterval": "750"}
-    assert KinesisSourceOptions(stream_name="s", describe_shard_interval="1m").as_options()[
-        "kinesis.describeShardInterval"] == "1m"
+        "kinesis.streamName": "s",
+        "kinesis.describeShardInterval": "750",
+    }
+    assert (
+        KinesisSourceOptions(stream_name="s", describe_shard_interval="1m").as_options()[
+            "kinesis.describeShardInterval"
+        ]
+        == "1m"
+    )
 
 
 def test_given_ambiguous_python_values_then_they_are_refused() -> None:
@@ -250,6 +304,7 @@ def test_given_ambiguous_python_values_then_they_are_refused() -> None:
 def test_given_options_that_belong_together_then_the_connector_checks_them_together(spark: Any) -> None:
     def load(**arguments: Any) -> str:
         return provider_verdict(spark, KinesisSourceOptions(stream_name="s", **arguments).as_options()) or ""
+
     assert "go together" in load(aws_access_key_id="A")
     assert "kinesis.sessionToken is set without" in load(session_token="t")
     assert "kinesis.clientMaxRetryInterval (100ms) is smaller than" in load(client_max_retry_interval=100)
@@ -260,6 +315,7 @@ def test_given_enhanced_fan_out_then_the_connector_wants_exactly_one_consumer(sp
 
     def load(**arguments: Any) -> Optional[str]:
         return provider_verdict(spark, KinesisSourceOptions(stream_name="s", **arguments).as_options())
+
     assert load(consumer_type=" efo ") == (
         "Option kinesis.consumerType is 'efo', enhanced fan-out, which reads through a stream consumer, but none is "
         "named: set option kinesis.consumerName to a name for the consumer this query registers and manages, for "
@@ -282,8 +338,9 @@ def test_given_secrets_then_repr_never_shows_them() -> None:
         "KinesisSourceOptions(stream_name='s', aws_access_key_id=<redacted>, aws_secret_key=<redacted>)"
     )
     assert options.as_options()["kinesis.awsSecretKey"] == "very-secret"
-    aliased = KinesisSourceOptions.from_options({"kinesis.streamName": "s", "awsSecretKey": "very-secret",
-                                                 "kinesis.awsAccessKeyId": "AKIAX"})
+    aliased = KinesisSourceOptions.from_options(
+        {"kinesis.streamName": "s", "awsSecretKey": "very-secret", "kinesis.awsAccessKeyId": "AKIAX"}
+    )
     assert "very-secret" not in repr(aliased) and "'awsSecretKey'=<as given>" in repr(aliased)
 
 

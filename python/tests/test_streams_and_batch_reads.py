@@ -21,8 +21,13 @@ def put(kinesis: Any, stream: str, prefix: str, n: int) -> List[Tuple[str, str]]
 
 def options(endpoint: str, stream_name: str, **more: Any) -> KinesisSourceOptions:
     return KinesisSourceOptions(
-        stream_name=stream_name, region=REGION, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY, **more)
+        stream_name=stream_name,
+        region=REGION,
+        endpoint_url=endpoint,
+        aws_access_key_id=ACCESS_KEY_ID,
+        aws_secret_key=SECRET_KEY,
+        **more,
+    )
 
 
 def test_given_two_streams_when_read_by_one_available_now_query_then_each_record_comes_once_with_its_stream(
@@ -34,10 +39,17 @@ def test_given_two_streams_when_read_by_one_available_now_query_then_each_record
     # When one Trigger.AvailableNow query reads both, a few shards per task
     table = f"streams_{uuid.uuid4().hex[:8]}"
     source = options(endpoint, f"{orders},{clicks}", starting_position="TRIM_HORIZON", shards_per_task=2)
-    query = (spark.readStream.format("aws-kinesis").options(**source.as_options()).load()
-             .selectExpr("streamName", "CAST(data AS STRING) AS data")
-             .writeStream.format("memory").queryName(table).option("checkpointLocation", str(tmp_path / "chk"))
-             .trigger(availableNow=True).start())
+    query = (
+        spark.readStream.format("aws-kinesis")
+        .options(**source.as_options())
+        .load()
+        .selectExpr("streamName", "CAST(data AS STRING) AS data")
+        .writeStream.format("memory")
+        .queryName(table)
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .trigger(availableNow=True)
+        .start()
+    )
     assert query.awaitTermination(180), "the AvailableNow run did not end within 180 s"
     # Then every record came once, tagged with its stream, and each stream reports its own metrics
     got = Counter((r.streamName, r.data) for r in spark.table(table).collect())
@@ -58,8 +70,11 @@ def test_given_a_stream_when_read_in_a_batch_up_to_a_sequence_number_then_exactl
     # When read with spark.read, whole and up to the tenth record
     whole = spark.read.format("aws-kinesis").options(**options(endpoint, stream).as_options()).load()
     ending = '{"%s": {"iteratorType": "AFTER_SEQUENCE_NUMBER", "iteratorPosition": "%s"}}' % (shard, tenth)
-    first_ten = (spark.read.format("aws-kinesis")
-                 .options(**options(endpoint, stream, ending_position=ending).as_options()).load())
+    first_ten = (
+        spark.read.format("aws-kinesis")
+        .options(**options(endpoint, stream, ending_position=ending).as_options())
+        .load()
+    )
     # Then the whole read holds all 30 records (the default starts at the trim horizon), the bounded one the first 10
     assert sorted(r.data.decode() for r in whole.collect()) == sorted(f"r-{i}" for i in range(30))
     assert sorted(r.data.decode() for r in first_ten.collect()) == sorted(f"r-{i}" for i in range(10))

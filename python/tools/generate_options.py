@@ -55,8 +55,14 @@ def meta(entry: Dict[str, Any]) -> SimpleNamespace:
     if entry.get("usage") not in USAGES:
         fail(f"option {entry['name']} has usage {entry.get('usage')!r}; expected one of {', '.join(USAGES)}")
     return SimpleNamespace(
-        name=entry["name"], argument=argument_name(entry["name"]), type=entry["type"], default=entry.get("default"),
-        accepted=entry["accepted"], secret=bool(entry["secret"]), usage=entry["usage"], data=entry["data"],
+        name=entry["name"],
+        argument=argument_name(entry["name"]),
+        type=entry["type"],
+        default=entry.get("default"),
+        accepted=entry["accepted"],
+        secret=bool(entry["secret"]),
+        usage=entry["usage"],
+        data=entry["data"],
     )
 
 
@@ -99,8 +105,12 @@ def render_registry(options: List[SimpleNamespace], aliases: List[str], version:
         "OPTIONS: Tuple[OptionMeta, ...] = (",
     ]
     out += ["    OptionMeta(" + ", ".join(f"{k}={v!r}" for k, v in vars(o).items()) + ")," for o in options]
-    out += [")", "", "#: The names of other connectors and earlier versions that the connector reads as its options.",
-            "ALIASES: Tuple[str, ...] = ("]
+    out += [
+        ")",
+        "",
+        "#: The names of other connectors and earlier versions that the connector reads as its options.",
+        "ALIASES: Tuple[str, ...] = (",
+    ]
     out += [f"    {a!r}," for a in aliases]
     out += [")", "", '__all__ = ["OPTIONS", "ALIASES"]', ""]
     return "\n".join(out)
@@ -147,9 +157,9 @@ SIDES: Dict[str, Dict[str, Any]] = {
             "",
             "Each keyword argument is one ``kinesis.*`` option the sink reads; leave one out for its default. A value",
             "of the wrong Python type, outside an enum or outside a number's range fails here; the connector checks",
-            "everything else (a URL, the producer's HTTPS-only endpoint, options together) at ``save()``. The DataFrame",
-            "written needs the columns ``data`` (string or binary) and ``partitionKey`` (string); ``explicitHashKey``",
-            "(string) is optional, and so is ``streamName`` (string): a row's own stream, so that ``stream_name`` is",
+            "everything else (a URL, the producer's HTTPS-only endpoint, options together) at ``save()``. The",
+            "DataFrame written needs the columns ``data`` (string or binary) and ``partitionKey`` (string);",
+            "``explicitHashKey`` (string) is optional, and so is ``streamName`` (string): a row's own stream, so that ``stream_name`` is",
             "needed only for rows without one. Writes go through the Kinesis Producer Library, which speaks HTTPS",
             "only: for a local emulator give its TLS endpoint and ``verify_certificate=False``.",
             "",
@@ -179,29 +189,31 @@ def render_builder(side: str, options: List[SimpleNamespace], descriptions: Dict
     hints = " ".join(ANNOTATIONS.get(o.type, "str") for o in own)
     dates = [n for n in ("datetime", "timedelta") if re.search(rf"\b{n}\b", hints)]
     typing_names = sorted({"NoReturn", "Optional", "Tuple"} | set(re.findall(r"\b(Any|Mapping|Union)\b", hints)))
-    out = header(version, spec["what"]) + (
-        [f"from datetime import {', '.join(dates)}"] if dates else []) + [
-        f"from typing import {', '.join(typing_names)}",
-        "",
-        "from ._builder import OptionsBuilder",
-        "from ._checks import OptionMeta",
-        "from ._registry import ALIASES, OPTIONS",
-        "",
-        f"#: Every option the {side} reads (usage {side} or both), in the registry's order.",
-        f"{spec['constant']}: Tuple[OptionMeta, ...] = tuple(o for o in OPTIONS if o.usage in (\"{side}\", \"both\"))",
-        "",
-        "",
-        f"class {spec['class']}(OptionsBuilder):",
-        f'    """{spec["doc"][0]}',
-    ]
+    out = (
+        header(version, spec["what"])
+        + ([f"from datetime import {', '.join(dates)}"] if dates else [])
+        + [
+            f"from typing import {', '.join(typing_names)}",
+            "",
+            "from ._builder import OptionsBuilder",
+            "from ._checks import OptionMeta",
+            "from ._registry import ALIASES, OPTIONS",
+            "",
+            f"#: Every option the {side} reads (usage {side} or both), in the registry's order.",
+            f'{spec["constant"]}: Tuple[OptionMeta, ...] = tuple(o for o in OPTIONS if o.usage in ("{side}", "both"))',
+            "",
+            "",
+            f"class {spec['class']}(OptionsBuilder):",
+            f'    """{spec["doc"][0]}',
+        ]
+    )
     out += [f"    {line}".rstrip() for line in spec["doc"][1:]]
     out.append("")
     for o in own:
         out += docstring_param(o, descriptions[o.name])
     other = "sink" if side == "source" else "source"
     out += [
-        f"    :raises TypeError: for an unknown keyword (naming the closest option), an option only the {other} "
-        "reads,",
+        f"    :raises TypeError: for an unknown keyword (naming the closest option), an option only the {other} reads,",
         "        or a value of the wrong type.",
         "    :raises ValueError: for a value outside an enum or a number's range, with the connector's message.",
         '    """',
@@ -262,8 +274,10 @@ def main(argv: List[str]) -> None:
     for name, text in render(document).items():
         (Path(argv[2]) / name).write_text(text, encoding="utf-8")
     usages = [o["usage"] for o in document["options"]]
-    print(f"generate_options.py: wrote {len(usages)} options ({usages.count('source')} source, "
-          f"{usages.count('sink')} sink, {usages.count('both')} both) to {argv[2]}")
+    print(
+        f"generate_options.py: wrote {len(usages)} options ({usages.count('source')} source, "
+        f"{usages.count('sink')} sink, {usages.count('both')} both) to {argv[2]}"
+    )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, Dict, Mapping, Tuple, Type, TypeVar
+from typing import ClassVar, Dict, Mapping, Tuple, Type, TypeVar
 
 from ._checks import OptionMeta, data_problem, invalid_value_message, other_side_message, unknown_message
 
@@ -114,8 +114,9 @@ class OptionsBuilder:
                 known = [o.name for o in cls._REGISTRY] + [a for a in cls._ALIASES if a.startswith("kinesis.")]
                 raise ValueError(unknown_message(key.lower(), known))
             elif option is None:
-                raise ValueError(f"'{key}' is not an option of the connector; give it to Spark's reader or writer "
-                                 "separately.")
+                raise ValueError(
+                    f"'{key}' is not an option of the connector; give it to Spark's reader or writer separately."
+                )
             elif option.usage not in (cls._SIDE, "both"):
                 raise ValueError(other_side_message(option, cls._SIDE, f"Option {option.name}"))
             else:
@@ -141,7 +142,8 @@ class OptionsBuilder:
     def __repr__(self) -> str:
         by_name = {o.name: o for o in self._OPTIONS}
         shown = ", ".join(
-            f"{by_name[name].argument}={'<redacted>' if by_name[name].secret else repr(text)}" if name in by_name
+            f"{by_name[name].argument}={'<redacted>' if by_name[name].secret else repr(text)}"
+            if name in by_name
             else f"{name!r}=<as given>"
             for name, text in self._options.items()
         )

@@ -68,8 +68,10 @@ def other_side_message(option: OptionMeta, side: str, what: str) -> str:
 def unknown_message(given: str, known: Iterable[str], shown: Callable[[str], str] = str) -> str:
     """The connector's message for an unknown option, naming the nearest of ``known`` by edit distance."""
     near = min(known, key=lambda name: _edit_distance(name.lower(), given.lower()))
-    return (f"Unknown option '{given}'. Did you mean {shown(near)}? The accepted options are listed in the README's "
-            "options table.")
+    return (
+        f"Unknown option '{given}'. Did you mean {shown(near)}? The accepted options are listed in the README's "
+        "options table."
+    )
 
 
 def _edit_distance(a: str, b: str) -> int:

@@ -116,8 +116,9 @@ class KinesisMock:
     ...     boto3.client("kinesis", endpoint_url=endpoint, region_name=REGION, ...)
     """
 
-    def __init__(self, home: Optional[Path] = None, start_timeout: float = 60.0, port: int = 0,
-                 tls_port: int = 0) -> None:
+    def __init__(
+        self, home: Optional[Path] = None, start_timeout: float = 60.0, port: int = 0, tls_port: int = 0
+    ) -> None:
         self.home = (home or default_home()) / "kinesis-mock"
         self.start_timeout = start_timeout
         self.port = port or _free_port()
@@ -142,8 +143,10 @@ class KinesisMock:
                     break
                 except BlockingIOError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"timed out after {_INSTALL_LOCK_TIMEOUT:.0f} s waiting for another "
-                                           f"install of kinesis-local to finish (lock {lock.name})") from None
+                        raise RuntimeError(
+                            f"timed out after {_INSTALL_LOCK_TIMEOUT:.0f} s waiting for another "
+                            f"install of kinesis-local to finish (lock {lock.name})"
+                        ) from None
                     time.sleep(0.2)
             manifest = package / "package.json"
             if manifest.is_file() and json.loads(manifest.read_text())["version"] == KINESIS_LOCAL_VERSION:
@@ -152,13 +155,26 @@ class KinesisMock:
             _log(f"installing the Kinesis emulator (npm {_PACKAGE}@{KINESIS_LOCAL_VERSION}) into {self.home} ...")
             try:
                 done = subprocess.run(
-                    [npm, "install", "--prefix", str(self.home), "--no-audit", "--no-fund", "--no-save",
-                     f"{_PACKAGE}@{KINESIS_LOCAL_VERSION}"],
-                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=_NPM_TIMEOUT,
+                    [
+                        npm,
+                        "install",
+                        "--prefix",
+                        str(self.home),
+                        "--no-audit",
+                        "--no-fund",
+                        "--no-save",
+                        f"{_PACKAGE}@{KINESIS_LOCAL_VERSION}",
+                    ],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    check=False,
+                    timeout=_NPM_TIMEOUT,
                 )
             except subprocess.TimeoutExpired as e:
-                raise RuntimeError(f"npm did not install {_PACKAGE}@{KINESIS_LOCAL_VERSION} within "
-                                   f"{_NPM_TIMEOUT:.0f} s (it needs the npm registry)") from e
+                raise RuntimeError(
+                    f"npm did not install {_PACKAGE}@{KINESIS_LOCAL_VERSION} within "
+                    f"{_NPM_TIMEOUT:.0f} s (it needs the npm registry)"
+                ) from e
             if done.returncode != 0 or not manifest.is_file():
                 raise RuntimeError(
                     f"npm could not install {_PACKAGE}@{KINESIS_LOCAL_VERSION} (it needs the npm registry):\n"
@@ -182,14 +198,21 @@ class KinesisMock:
         env = dict(os.environ)
         for name, value in SETTINGS.items():
             env.setdefault(name, value)
-        env.update(KINESIS_MOCK_CERT_PATH=str(main_js.parent / "server.json"),
-                   KINESIS_MOCK_PLAIN_PORT=str(self.port), KINESIS_MOCK_TLS_PORT=str(self.tls_port))
+        env.update(
+            KINESIS_MOCK_CERT_PATH=str(main_js.parent / "server.json"),
+            KINESIS_MOCK_PLAIN_PORT=str(self.port),
+            KINESIS_MOCK_TLS_PORT=str(self.tls_port),
+        )
         with open(self.log, "wb") as log:
             # A session of its own: Ctrl-C in the terminal reaches the demo, which then stops the emulator itself,
             # and the emulator outlives the command that started it for kinesis-mock.sh.
             self.process = subprocess.Popen(
                 [_require("node", "Node.js runs the emulator"), "-r", str(_PRELOAD), str(main_js)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
             )
         return self.process.pid
 
@@ -201,8 +224,10 @@ class KinesisMock:
                 raise RuntimeError(f"kinesis-mock exited during start-up; see {self.log}:\n{self._log_tail()}")
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"kinesis-mock did not answer on {self.endpoint} within {self.start_timeout} s "
-                                   f"(stopped it); see {self.log}:\n{self._log_tail()}")
+                raise RuntimeError(
+                    f"kinesis-mock did not answer on {self.endpoint} within {self.start_timeout} s "
+                    f"(stopped it); see {self.log}:\n{self._log_tail()}"
+                )
             time.sleep(0.2)
 
     def answers(self, tls: bool = False) -> bool:
@@ -212,7 +237,9 @@ class KinesisMock:
         # exiting on SIGTERM until it is killed.
         context = _unverified_tls() if tls else None
         request = urllib.request.Request(
-            self.tls_endpoint if tls else self.endpoint, data=b"{}", method="POST",
+            self.tls_endpoint if tls else self.endpoint,
+            data=b"{}",
+            method="POST",
             headers={
                 "Content-Type": "application/x-amz-json-1.1",
                 "X-Amz-Target": "Kinesis_20131202.ListStreams",
@@ -273,8 +300,9 @@ def _is_emulator(pid: int) -> bool:
     try:
         command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:  # no /proc (macOS)
-        command = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, check=False).stdout.decode(errors="replace")
+        command = subprocess.run(
+            ["ps", "-o", "command=", "-p", str(pid)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False
+        ).stdout.decode(errors="replace")
     return _PACKAGE in command
 
 
@@ -304,8 +332,10 @@ class _Background:
         pid = self.running_pid()
         if pid is not None:
             if not self.mock.answers():
-                _log(f"kinesis-mock (pid {pid}) is running but does not answer on port {self.mock.port}; "
-                     f"see {self.mock.log}")
+                _log(
+                    f"kinesis-mock (pid {pid}) is running but does not answer on port {self.mock.port}; "
+                    f"see {self.mock.log}"
+                )
                 return 1
             _log(f"already running (pid {pid}) on {self.mock.endpoint}")
             print(self.mock.endpoint)
@@ -318,8 +348,10 @@ class _Background:
             self.mock.stop()
             self.pid_file.unlink(missing_ok=True)
             raise
-        _log(f"running (pid {self.mock.process.pid if self.mock.process else '?'}) on {self.mock.endpoint} "
-             f"(and {self.mock.tls_endpoint}), log {self.mock.log}")
+        _log(
+            f"running (pid {self.mock.process.pid if self.mock.process else '?'}) on {self.mock.endpoint} "
+            f"(and {self.mock.tls_endpoint}), log {self.mock.log}"
+        )
         print(self.mock.endpoint)
         return 0
 
@@ -366,9 +398,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     command = parser.parse_args(argv).command
     env = os.environ
     try:
-        mock = KinesisMock(port=int(env.get("KINESIS_MOCK_PORT", "4568")),
-                           tls_port=int(env.get("KINESIS_MOCK_TLS_PORT", "4567")),
-                           start_timeout=float(env.get("KINESIS_MOCK_START_TIMEOUT", "60")))
+        mock = KinesisMock(
+            port=int(env.get("KINESIS_MOCK_PORT", "4568")),
+            tls_port=int(env.get("KINESIS_MOCK_TLS_PORT", "4567")),
+            start_timeout=float(env.get("KINESIS_MOCK_START_TIMEOUT", "60")),
+        )
         background = _Background(mock, float(env.get("KINESIS_MOCK_STOP_TIMEOUT", "10")))
         if command == "install":
             mock.install()

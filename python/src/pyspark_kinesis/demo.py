@@ -112,7 +112,11 @@ class Producer(threading.Thread):
                 records = []
                 for _ in range(20):
                     user = f"user-{rng.randrange(100)}"
-                    event = {"eventType": rng.choice(EVENT_TYPES), "userId": user, "amount": round(rng.random() * 100, 2)}
+                    event = {
+                        "eventType": rng.choice(EVENT_TYPES),
+                        "userId": user,
+                        "amount": round(rng.random() * 100, 2),
+                    }
                     records.append({"Data": json.dumps(event).encode(), "PartitionKey": user})
                 self.client.put_records(StreamName=self.stream, Records=records)
                 self.sent += len(records)
@@ -162,11 +166,16 @@ def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         prog="python -m pyspark_kinesis.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--seconds", type=int, default=60, help="how long to run (default 60; Ctrl-C stops earlier)")
-    parser.add_argument("--endpoint", help="a running Kinesis emulator to use, such as LocalStack's "
-                        "http://localhost:4566, instead of starting kinesis-mock")
+    parser.add_argument(
+        "--endpoint",
+        help="a running Kinesis emulator to use, such as LocalStack's "
+        "http://localhost:4566, instead of starting kinesis-mock",
+    )
     parser.add_argument("--stream", help="read this AWS stream instead of a local emulator")
-    parser.add_argument("--region", help=f"the AWS region of --stream (default: the AWS default region chain) or of "
-                        f"--endpoint (default {REGION})")
+    parser.add_argument(
+        "--region",
+        help=f"the AWS region of --stream (default: the AWS default region chain) or of --endpoint (default {REGION})",
+    )
     parser.add_argument("--shards", type=int, default=2, help="shards of the local stream (default 2)")
     parser.add_argument("--trigger-seconds", type=int, default=2, help="seconds between micro-batches (default 2)")
     args = parser.parse_args(argv)
@@ -205,8 +214,11 @@ def run(args: argparse.Namespace) -> int:
             else:
                 _say(f"Using the Kinesis emulator at {endpoint}")
             client = boto3.client(
-                "kinesis", endpoint_url=endpoint, region_name=region,
-                aws_access_key_id=ACCESS_KEY_ID, aws_secret_access_key=SECRET_KEY,
+                "kinesis",
+                endpoint_url=endpoint,
+                region_name=region,
+                aws_access_key_id=ACCESS_KEY_ID,
+                aws_secret_access_key=SECRET_KEY,
             )
             stream = _demo_stream(client, args.shards)
             stop.check()
@@ -214,8 +226,12 @@ def run(args: argparse.Namespace) -> int:
             producer.start()
             # A new checkpoint each run and TRIM_HORIZON: a reused stream's earlier events are counted again.
             options = KinesisSourceOptions(
-                stream_name=stream, region=region, endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY_ID,
-                aws_secret_key=SECRET_KEY, starting_position="TRIM_HORIZON",
+                stream_name=stream,
+                region=region,
+                endpoint_url=endpoint,
+                aws_access_key_id=ACCESS_KEY_ID,
+                aws_secret_key=SECRET_KEY,
+                starting_position="TRIM_HORIZON",
             )
         else:
             _say(f"Reading the AWS stream {args.stream} (credentials from the AWS default chain) from LATEST")
@@ -272,11 +288,13 @@ def _start_spark() -> Any:
 
     _say("Starting Spark (local[2]) with the connector JAR attached ...")
     builder = (
-        SparkSession.builder.master("local[2]").appName("pyspark-kinesis demo")
+        SparkSession.builder.master("local[2]")
+        .appName("pyspark-kinesis demo")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={_LOG_CONFIG.as_uri()}")
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
     )
     return configure_spark_with_kinesis(builder).getOrCreate()
 
@@ -297,13 +315,20 @@ def _start_query(spark: Any, options: Any, local: bool, checkpoint: str, trigger
     else:
         totals = (
             events.groupBy("shardId")
-            .agg(F.count(F.lit(1)).alias("records"), F.sum(F.length("data")).alias("bytes"),
-                 F.max("approximateArrivalTimestamp").alias("latestArrival"))
+            .agg(
+                F.count(F.lit(1)).alias("records"),
+                F.sum(F.length("data")).alias("bytes"),
+                F.max("approximateArrivalTimestamp").alias("latestArrival"),
+            )
             .orderBy("shardId")
         )
     return (
-        totals.writeStream.outputMode("complete").format("console").option("truncate", "false")
-        .option("checkpointLocation", checkpoint).trigger(processingTime=f"{trigger_seconds} seconds").start()
+        totals.writeStream.outputMode("complete")
+        .format("console")
+        .option("truncate", "false")
+        .option("checkpointLocation", checkpoint)
+        .trigger(processingTime=f"{trigger_seconds} seconds")
+        .start()
     )
 
 

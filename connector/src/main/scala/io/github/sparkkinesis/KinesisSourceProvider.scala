@@ -4,7 +4,7 @@ import java.util
 
 import io.github.sparkkinesis.compat.JavaCollections._
 
-import org.apache.spark.sql.{DataFrame, SaveMode, SQLContext}
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
@@ -16,9 +16,8 @@ import io.github.sparkkinesis.source.{KinesisSchema, KinesisTable}
 
 /**
  * Entry point of the `aws-kinesis` data source (and of `kinesis`, see [[KinesisShortNameProvider]]), for reads and
- * writes. A reader's options are parsed and checked
- * in `inferSchema`, when `load()` is called, so a bad option fails before any query starts; a writer's when Spark
- * analyses the write.
+ * writes. A reader's options are parsed and checked in `inferSchema`, when `load()` is called, so a bad option fails
+ * before any query starts; a writer's when Spark analyses the write.
  */
 class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
 
@@ -32,7 +31,9 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
   }
 
   override def getTable(
-      schema: StructType, partitioning: Array[Transform], properties: util.Map[String, String]): Table = {
+      schema: StructType,
+      partitioning: Array[Transform],
+      properties: util.Map[String, String]): Table = {
     // Reads with a schema and every write come here first, before Spark plans anything with these options.
     PlanRedaction.ensureHidden(properties.keySet().asScala)
     new KinesisTable(properties.asScala.toMap, Option(schema))
@@ -41,12 +42,15 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
   override def supportsExternalMetadata(): Boolean = true
 
   /**
-   * Every `df.write.save()` arrives here (see [[KinesisTable]] for why). A stream always "exists" and is
-   * append-only, so append and the default mode (error if exists) append, through the table's DataSource V2 batch
-   * write; overwrite and ignore make no sense for a stream and fail.
+   * Every `df.write.save()` arrives here (see [[KinesisTable]] for why). A stream always "exists" and is append-only,
+   * so append and the default mode (error if exists) append, through the table's DataSource V2 batch write; overwrite
+   * and ignore make no sense for a stream and fail.
    */
   override def createRelation(
-      context: SQLContext, mode: SaveMode, parameters: Map[String, String], data: DataFrame): BaseRelation = {
+      context: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame): BaseRelation = {
     PlanRedaction.ensureHidden(parameters.keys)
     mode match {
       case _ if parameters.get(KinesisTable.BatchWriteMarker).contains("true") =>

@@ -52,7 +52,12 @@ object Backlog {
       pendingBytes += aggregate.length
     }
     if (pending.nonEmpty) put(stream, pending)
-    Backlog(stream, shards.map(_.shardId()), config.aggregates, config.userRecords, bytes,
+    Backlog(
+      stream,
+      shards.map(_.shardId()),
+      config.aggregates,
+      config.userRecords,
+      bytes,
       (System.nanoTime() - started) / 1e9)
   }
 
@@ -60,10 +65,12 @@ object Backlog {
   private def build(i: Int, config: BenchConfig): Array[Byte] = {
     val aggregator = new RecordAggregator()
     (0 until config.userRecordsPerAggregate).foreach { j =>
-      val full = AggregatorCalls.addUserRecord(aggregator, s"key-${j % PartitionKeysPerAggregate}", payload(i, j, config))
+      val full =
+        AggregatorCalls.addUserRecord(aggregator, s"key-${j % PartitionKeysPerAggregate}", payload(i, j, config))
       if (full != null) {
-        throw new IllegalArgumentException(s"${config.userRecordsPerAggregate} user records of ${config.payloadBytes} " +
-          "bytes do not fit in one KPL aggregate (1 MB): lower --user-records or --payload-bytes")
+        throw new IllegalArgumentException(
+          s"${config.userRecordsPerAggregate} user records of ${config.payloadBytes} " +
+            "bytes do not fit in one KPL aggregate (1 MB): lower --user-records or --payload-bytes")
       }
     }
     aggregator.clearAndGet().toRecordBytes

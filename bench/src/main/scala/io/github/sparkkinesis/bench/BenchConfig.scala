@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.bench
 
 /**
- * What one benchmark run measures, from the command line: the backlog's shape for the drain part, the producer's
- * pace for the latency part, the rows written by the sink part, and connector options for each.
+ * What one benchmark run measures, from the command line: the backlog's shape for the drain part, the producer's pace
+ * for the latency part, the rows written by the sink part, and connector options for each.
  */
 final case class BenchConfig(
     shards: Int = 24,
@@ -27,9 +27,9 @@ object BenchConfig {
   val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency", "efo")
 
   /**
-   * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query
-   * paces at 50 ms instead of the 200 ms that suits real Kinesis (5 calls per second per shard), and lets a task
-   * read its shard for up to a minute, so that each shard is drained in one task.
+   * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query paces at 50
+   * ms instead of the 200 ms that suits real Kinesis (5 calls per second per shard), and lets a task read its shard for
+   * up to a minute, so that each shard is drained in one task.
    */
   val DefaultDrainOptions: Map[String, String] = Map(
     "kinesis.getRecords.fetchInterval" -> "50",
@@ -75,47 +75,49 @@ object BenchConfig {
       case other :: _ => throw new IllegalArgumentException(s"unexpected argument '$other' (or it lacks a value)")
     }
     val config = loop(args.toList, BenchConfig())
-    require(config.shards > 0 && config.aggregates >= config.shards,
+    require(
+      config.shards > 0 && config.aggregates >= config.shards,
       s"--aggregates (${config.aggregates}) must be at least --shards (${config.shards}), which must be positive")
-    require(config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
-      config.latencyShards > 0 && config.latencySeconds > 0 && config.latencyIntervalMs > 0,
+    require(
+      config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
+        config.latencyShards > 0 && config.latencySeconds > 0 && config.latencyIntervalMs > 0,
       "counts, sizes and durations must be positive")
     config.sink.check()
     config
   }
 
   private def set(c: BenchConfig, name: String, value: String): BenchConfig = name match {
-    case "shards"              => c.copy(shards = int(name, value))
-    case "aggregates"          => c.copy(aggregates = int(name, value))
-    case "user-records"        => c.copy(userRecordsPerAggregate = int(name, value))
-    case "payload-bytes"       => c.copy(payloadBytes = int(name, value))
-    case "raw-threads"         => c.copy(rawThreads = int(name, value))
-    case "drain-timeout-sec"   => c.copy(drainTimeoutSec = int(name, value))
-    case "drain-option"        => c.copy(drainOptions = c.drainOptions + keyValue(name, value))
-    case "latency-shards"      => c.copy(latencyShards = int(name, value))
-    case "latency-seconds"     => c.copy(latencySeconds = int(name, value))
+    case "shards" => c.copy(shards = int(name, value))
+    case "aggregates" => c.copy(aggregates = int(name, value))
+    case "user-records" => c.copy(userRecordsPerAggregate = int(name, value))
+    case "payload-bytes" => c.copy(payloadBytes = int(name, value))
+    case "raw-threads" => c.copy(rawThreads = int(name, value))
+    case "drain-timeout-sec" => c.copy(drainTimeoutSec = int(name, value))
+    case "drain-option" => c.copy(drainOptions = c.drainOptions + keyValue(name, value))
+    case "latency-shards" => c.copy(latencyShards = int(name, value))
+    case "latency-seconds" => c.copy(latencySeconds = int(name, value))
     case "latency-interval-ms" => c.copy(latencyIntervalMs = int(name, value))
-    case "latency-option"      => c.copy(latencyOptions = c.latencyOptions + keyValue(name, value))
-    case "only"                => c.copy(parts = parts(value))
+    case "latency-option" => c.copy(latencyOptions = c.latencyOptions + keyValue(name, value))
+    case "only" => c.copy(parts = parts(value))
     case n if n.startsWith("sink-") => c.copy(sink = setSink(c.sink, name, value))
-    case _                     => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
+    case _ => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
   }
 
   private def setSink(c: SinkConfig, name: String, value: String): SinkConfig = name match {
-    case "sink-shards"          => c.copy(shards = int(name, value))
-    case "sink-rows"            => c.copy(rows = int(name, value))
+    case "sink-shards" => c.copy(shards = int(name, value))
+    case "sink-rows" => c.copy(rows = int(name, value))
     case "sink-aggregated-rows" => c.copy(aggregatedRows = int(name, value))
-    case "sink-payload-bytes"   => c.copy(payloadBytes = int(name, value))
-    case "sink-keys"            => c.copy(keys = int(name, value))
-    case "sink-partitions"      => c.copy(partitions = int(name, value))
-    case "sink-raw-threads"     => c.copy(rawThreads = int(name, value))
-    case "sink-prime-rows"      => c.copy(primeRows = int(name, value))
-    case "sink-option"          => c.copy(options = c.options + keyValue(name, value))
-    case "sink-latency-shards"  => c.copy(latencyShards = int(name, value))
+    case "sink-payload-bytes" => c.copy(payloadBytes = int(name, value))
+    case "sink-keys" => c.copy(keys = int(name, value))
+    case "sink-partitions" => c.copy(partitions = int(name, value))
+    case "sink-raw-threads" => c.copy(rawThreads = int(name, value))
+    case "sink-prime-rows" => c.copy(primeRows = int(name, value))
+    case "sink-option" => c.copy(options = c.options + keyValue(name, value))
+    case "sink-latency-shards" => c.copy(latencyShards = int(name, value))
     case "sink-latency-rows-per-second" => c.copy(latencyRowsPerSecond = int(name, value))
     case "sink-latency-seconds" => c.copy(latencySeconds = int(name, value))
     case "sink-latency-warm-up-seconds" => c.copy(latencyWarmUpSeconds = int(name, value))
-    case _                      => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
+    case _ => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
   }
 
   private def parts(value: String): Set[String] = {
@@ -128,7 +130,8 @@ object BenchConfig {
   }
 
   private def int(name: String, value: String): Int =
-    try value.toInt catch {
+    try value.toInt
+    catch {
       case _: NumberFormatException => throw new IllegalArgumentException(s"--$name takes a whole number, not '$value'")
     }
 

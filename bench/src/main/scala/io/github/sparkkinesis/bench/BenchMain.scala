@@ -8,10 +8,10 @@ import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
 import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 
 /**
- * The benchmark (`bench/run`): against one emulator, first the backlog drain (a raw SDK client, then the
- * connector, reading the same stream), then put-to-sink latency with the drain query stopped, then the sink's
- * write throughput and its streaming-write latency, each against a raw PutRecords client. Prints figures; asserts nothing beyond the readers having
- * read every record and every write having landed whole.
+ * The benchmark (`bench/run`): against one emulator, first the backlog drain (a raw SDK client, then the connector,
+ * reading the same stream), then put-to-sink latency with the drain query stopped, then the sink's write throughput and
+ * its streaming-write latency, each against a raw PutRecords client. Prints figures; asserts nothing beyond the readers
+ * having read every record and every write having landed whole.
  */
 object BenchMain {
 
@@ -28,7 +28,9 @@ object BenchMain {
       }
     // The sink part's TLS endpoint is looked up first, so that a run missing it fails before measuring anything.
     log(s"kinesis-mock at ${KinesisMock.endpoint}" +
-      (if (config.parts("sink") || config.parts("sink-latency") || config.parts("efo")) s", TLS ${KinesisMock.tlsEndpoint}" else ""))
+      (if (config.parts("sink") || config.parts("sink-latency") || config.parts("efo"))
+         s", TLS ${KinesisMock.tlsEndpoint}"
+       else ""))
     val spark = BenchStreams.session()
     try {
       if (config.parts("drain") || config.parts("latency")) {

@@ -21,9 +21,9 @@ object BenchStreams {
     .getOrCreate()
 
   /**
-   * Runs one micro-batch of Spark's own `rate` source through a counting `foreachBatch` sink, so that the
-   * connector's first query does not also pay for loading and compiling Spark's streaming machinery. Returns
-   * how long that took, in seconds.
+   * Runs one micro-batch of Spark's own `rate` source through a counting `foreachBatch` sink, so that the connector's
+   * first query does not also pay for loading and compiling Spark's streaming machinery. Returns how long that took, in
+   * seconds.
    */
   def warmUp(spark: SparkSession): Double = {
     val started = System.nanoTime()

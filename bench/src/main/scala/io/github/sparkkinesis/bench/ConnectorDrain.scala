@@ -21,13 +21,17 @@ final case class ConnectorDrainResult(
 }
 
 /**
- * The connector reading the backlog: `aws-kinesis` from TRIM_HORIZON into a `foreachBatch` sink that counts the
- * rows of each micro-batch (which makes Spark read and de-aggregate every record), timed from `start()` until the
- * sink has counted every user record of the backlog.
+ * The connector reading the backlog: `aws-kinesis` from TRIM_HORIZON into a `foreachBatch` sink that counts the rows of
+ * each micro-batch (which makes Spark read and de-aggregate every record), timed from `start()` until the sink has
+ * counted every user record of the backlog.
  */
 object ConnectorDrain {
 
-  def run(spark: SparkSession, backlog: Backlog, options: Map[String, String], timeout: FiniteDuration): ConnectorDrainResult = {
+  def run(
+      spark: SparkSession,
+      backlog: Backlog,
+      options: Map[String, String],
+      timeout: FiniteDuration): ConnectorDrainResult = {
     val checkpoint = SparkHarness.newTempDir("bench-drain-checkpoint-")
     val counted = new AtomicLong()
     val batches = new AtomicInteger()
@@ -51,21 +55,24 @@ object ConnectorDrain {
       .option("checkpointLocation", checkpoint.getAbsolutePath)
       .foreachBatch(sink)
       .start()
-    val progress = try {
-      Eventually.await(s"the connector to count ${backlog.userRecords} user records of ${backlog.stream}", timeout,
-        s"${counted.get()} counted in ${batches.get()} batches; last progress: ${Option(query.lastProgress).orNull}") {
-        QueryChecks.failIfStopped(query)
-        doneAt.get() != 0L
+    val progress =
+      try {
+        Eventually.await(
+          s"the connector to count ${backlog.userRecords} user records of ${backlog.stream}",
+          timeout,
+          s"${counted.get()} counted in ${batches.get()} batches; last progress: ${Option(query.lastProgress).orNull}") {
+          QueryChecks.failIfStopped(query)
+          doneAt.get() != 0L
+        }
+        // Spark reports a batch once it is committed, a moment after the sink has seen it.
+        Eventually.await(s"Spark's progress report of batch ${lastBatchId.get()}", 30.seconds) {
+          query.recentProgress.exists(_.batchId >= lastBatchId.get())
+        }
+        Progress.of(query)
+      } finally {
+        query.stop()
+        SparkHarness.deleteRecursively(checkpoint)
       }
-      // Spark reports a batch once it is committed, a moment after the sink has seen it.
-      Eventually.await(s"Spark's progress report of batch ${lastBatchId.get()}", 30.seconds) {
-        query.recentProgress.exists(_.batchId >= lastBatchId.get())
-      }
-      Progress.of(query)
-    } finally {
-      query.stop()
-      SparkHarness.deleteRecursively(checkpoint)
-    }
     if (counted.get() != backlog.userRecords) {
       throw new IllegalStateException(s"the connector counted ${counted.get()} user records where the backlog holds " +
         s"${backlog.userRecords}")

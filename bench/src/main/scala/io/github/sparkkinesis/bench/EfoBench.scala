@@ -12,8 +12,7 @@ import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 /**
  * Enhanced fan-out against polling on one emulator (`--only efo`): one backlog stream drained by a plain SDK
  * SubscribeToShard client, the connector with kinesis.consumerType=SubscribeToShard and the connector polling; then
- * put-to-sink latency at the latency part's steady rate, polling, fan-out and the plain client, each on a fresh
- * stream.
+ * put-to-sink latency at the latency part's steady rate, polling, fan-out and the plain client, each on a fresh stream.
  */
 object EfoBench {
 
@@ -33,7 +32,11 @@ object EfoBench {
     check("raw SubscribeToShard client", raw.userRecords, backlog)
     log(f"efo: raw SubscribeToShard client done in ${raw.seconds}%.2f s; connector (fan-out) reading")
     System.gc()
-    val efo = ConnectorDrain.run(spark, backlog, config.drainOptions ++ efoOptions("bench-efo-drain"), config.drainTimeoutSec.seconds)
+    val efo = ConnectorDrain.run(
+      spark,
+      backlog,
+      config.drainOptions ++ efoOptions("bench-efo-drain"),
+      config.drainTimeoutSec.seconds)
     log(f"efo: connector (fan-out) done in ${efo.total.seconds}%.2f s; connector (polling) reading")
     System.gc()
     val polling = ConnectorDrain.run(spark, backlog, config.drainOptions, config.drainTimeoutSec.seconds)
@@ -41,7 +44,8 @@ object EfoBench {
     log("efo: latency, polling")
     val pollingLatency = LatencyBench.run(spark, config)
     log("efo: latency, fan-out")
-    val efoLatency = LatencyBench.run(spark, config.copy(latencyOptions = config.latencyOptions ++ efoOptions("bench-efo-latency")))
+    val efoLatency =
+      LatencyBench.run(spark, config.copy(latencyOptions = config.latencyOptions ++ efoOptions("bench-efo-latency")))
     log("efo: latency, raw SubscribeToShard client")
     val rawLatency = RawSubscribeLatency.run(config)
     report(config, backlog, rawRun, efo, polling, pollingLatency, efoLatency, rawLatency)
@@ -52,8 +56,14 @@ object EfoBench {
       throw new IllegalStateException(s"the $who read $read user records; the backlog holds ${backlog.userRecords}")
     }
 
-  private def report(config: BenchConfig, backlog: Backlog, rawRun: RawSubscribeDrain.Result, efo: ConnectorDrainResult,
-      polling: ConnectorDrainResult, pollingLatency: LatencyResult, efoLatency: LatencyResult,
+  private def report(
+      config: BenchConfig,
+      backlog: Backlog,
+      rawRun: RawSubscribeDrain.Result,
+      efo: ConnectorDrainResult,
+      polling: ConnectorDrainResult,
+      pollingLatency: LatencyResult,
+      efoLatency: LatencyResult,
       rawLatency: Seq[Long]): String = {
     val raw = rawRun.drain
     def f(d: Double, decimals: Int) = String.format(Locale.ROOT, s"%.${decimals}f", Double.box(d))
@@ -64,7 +74,8 @@ object EfoBench {
       f"$name%-44s ${s.size}%8d ${Report.pct(s, 50)}%7s ${Report.pct(s, 95)}%7s ${Report.pct(s, 99)}%7s " +
         f"$getRecordsPerShardPerSecond%10s"
     }
-    def connectorLatencyRow(name: String, r: LatencyResult) = latencyRow(name, r.latenciesMs, f(r.getRecordsPerShardPerSecond, 2))
+    def connectorLatencyRow(name: String, r: LatencyResult) =
+      latencyRow(name, r.latenciesMs, f(r.getRecordsPerShardPerSecond, 2))
     Seq(
       "",
       s"== Enhanced fan-out vs polling: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.userRecords} user records " +
@@ -85,7 +96,6 @@ object EfoBench {
       connectorLatencyRow("connector fan-out", efoLatency),
       latencyRow("raw SDK SubscribeToShard client (to receipt)", rawLatency, "0"),
       s"   polling: ${pollingLatency.batches} batches, ${pollingLatency.progress}",
-      s"   fan-out: ${efoLatency.batches} batches, ${efoLatency.progress}"
-    ).mkString("\n")
+      s"   fan-out: ${efoLatency.batches} batches, ${efoLatency.progress}").mkString("\n")
   }
 }

@@ -28,8 +28,8 @@ final case class Landed(
 object Landed {
 
   /**
-   * Reads every shard of `stream` from TRIM_HORIZON with the raw SDK client (2 threads) and de-aggregates each
-   * record with the connector's own `KplDeaggregator`, checking each row against [[SinkRows]].
+   * Reads every shard of `stream` from TRIM_HORIZON with the raw SDK client (2 threads) and de-aggregates each record
+   * with the connector's own `KplDeaggregator`, checking each row against [[SinkRows]].
    */
   def count(stream: String, expectedRows: Int, config: SinkConfig): Landed = {
     val pool = Executors.newFixedThreadPool(2)
@@ -44,9 +44,13 @@ object Landed {
       perShard.foreach(_.ids.foreach { id =>
         if (seen.get(id)) duplicates += 1 else seen.set(id)
       })
-      Landed(perShard.map(_.kinesisRecords).sum, perShard.map(_.aggregates).sum,
+      Landed(
+        perShard.map(_.kinesisRecords).sum,
+        perShard.map(_.aggregates).sum,
         perShard.map(s => s.ids.size.toLong + s.strangers).sum,
-        seen.cardinality().toLong, duplicates, perShard.map(_.strangers).sum)
+        seen.cardinality().toLong,
+        duplicates,
+        perShard.map(_.strangers).sum)
     } finally {
       pool.shutdownNow()
       pool.awaitTermination(10, TimeUnit.SECONDS)
@@ -71,7 +75,7 @@ object Landed {
       rows.foreach { row =>
         SinkRows.id(row.data).filter(id => id < expectedRows && isRow(id, row.partitionKey, row.data, config)) match {
           case Some(id) => ids += id.toInt
-          case None     => strangers += 1
+          case None => strangers += 1
         }
       }
     }

@@ -26,9 +26,9 @@ final case class LatencyResult(
     getRecordsPerShardPerSecond: Double)
 
 /**
- * Put-to-sink latency with a steady producer: one small record every `latencyIntervalMs` carrying its send time
- * (epoch milliseconds: producer and sink share this machine's clock, not a JVM's nanoTime), read by a query with
- * the default trigger whose `foreachBatch` sink takes `now - sent` for every row once it has collected the batch.
+ * Put-to-sink latency with a steady producer: one small record every `latencyIntervalMs` carrying its send time (epoch
+ * milliseconds: producer and sink share this machine's clock, not a JVM's nanoTime), read by a query with the default
+ * trigger whose `foreachBatch` sink takes `now - sent` for every row once it has collected the batch.
  */
 object LatencyBench {
 
@@ -77,9 +77,15 @@ object LatencyBench {
       }
       val seconds = (System.currentTimeMillis() - measuredFrom.toEpochMilli) / 1000.0
       val reports = query.recentProgress.toSeq.filter(p => !java.time.Instant.parse(p.timestamp).isBefore(measuredFrom))
-      LatencyResult(stream, sent, latencies.asScala.map(_.longValue).toVector, putCallMs, batches.get() - batchesBefore,
+      LatencyResult(
+        stream,
+        sent,
+        latencies.asScala.map(_.longValue).toVector,
+        putCallMs,
+        batches.get() - batchesBefore,
         Progress.summarize(query.recentProgress.toSeq.filter(p => p.batchId >= batchesBefore && p.numInputRows > 0)),
-        taskTimes.stop(), getRecordsCalls(reports) / seconds / config.latencyShards)
+        taskTimes.stop(),
+        getRecordsCalls(reports) / seconds / config.latencyShards)
     } finally {
       query.stop()
       SparkHarness.deleteRecursively(checkpoint)
@@ -92,7 +98,11 @@ object LatencyBench {
       Seq("getRecordsCalls", "driverGetRecordsCalls").flatMap(k => Option(source.metrics.get(k))).map(_.toDouble).sum
     }.sum
 
-  private def record(row: Row, now: Long, latencies: ConcurrentLinkedQueue[java.lang.Long], warmUps: AtomicInteger): Unit = {
+  private def record(
+      row: Row,
+      now: Long,
+      latencies: ConcurrentLinkedQueue[java.lang.Long],
+      warmUps: AtomicInteger): Unit = {
     val payload = new String(row.getAs[Array[Byte]](0), UTF_8)
     if (payload.startsWith(WarmUpPrefix)) warmUps.incrementAndGet()
     else latencies.add(now - payload.toLong)
@@ -106,23 +116,27 @@ object LatencyBench {
     val scheduler = Executors.newSingleThreadScheduledExecutor()
     val done = new CountDownLatch(count)
     val failure = new AtomicReference[Throwable]()
-    scheduler.scheduleAtFixedRate(new Runnable {
-      override def run(): Unit = {
-        val i = next.getAndIncrement()
-        if (i < count && failure.get() == null) {
-          try {
-            val sentAt = System.currentTimeMillis()
-            put(stream, s"key-$i", sentAt.toString)
-            putCallMs.add(System.currentTimeMillis() - sentAt)
-            done.countDown()
-          } catch {
-            case NonFatal(e) =>
-              failure.compareAndSet(null, e)
-              while (done.getCount > 0) done.countDown() // no point waiting for the rest
+    scheduler.scheduleAtFixedRate(
+      new Runnable {
+        override def run(): Unit = {
+          val i = next.getAndIncrement()
+          if (i < count && failure.get() == null) {
+            try {
+              val sentAt = System.currentTimeMillis()
+              put(stream, s"key-$i", sentAt.toString)
+              putCallMs.add(System.currentTimeMillis() - sentAt)
+              done.countDown()
+            } catch {
+              case NonFatal(e) =>
+                failure.compareAndSet(null, e)
+                while (done.getCount > 0) done.countDown() // no point waiting for the rest
+            }
           }
         }
-      }
-    }, 0L, config.latencyIntervalMs.toLong, TimeUnit.MILLISECONDS)
+      },
+      0L,
+      config.latencyIntervalMs.toLong,
+      TimeUnit.MILLISECONDS)
     try {
       val limitSeconds = config.latencySeconds + 60L
       val finished = done.await(limitSeconds, TimeUnit.SECONDS)

@@ -15,7 +15,8 @@ final case class Progress(batches: Int, averageMs: Seq[(String, Long)]) {
 object Progress {
 
   /** The phases in the order a micro-batch runs them; triggerExecution is the whole batch. */
-  private val Phases = Seq("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets")
+  private val Phases =
+    Seq("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets")
 
   /** Averages the phase durations of the batches that read records (idle reports have no batch to time). */
   def of(query: StreamingQuery): Progress = summarize(query.recentProgress.toSeq.filter(_.numInputRows > 0))

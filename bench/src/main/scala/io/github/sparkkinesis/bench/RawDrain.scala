@@ -12,8 +12,8 @@ import software.amazon.awssdk.services.kinesis.model.{GetRecordsRequest, GetShar
 import io.github.sparkkinesis.it.{KplAggregates, TestStreams}
 
 /**
- * What a reader took to drain the backlog: user and Kinesis records read, the wall-clock time, and (for the raw
- * client) the mean time spent on one shard, to set beside the connector's mean task time.
+ * What a reader took to drain the backlog: user and Kinesis records read, the wall-clock time, and (for the raw client)
+ * the mean time spent on one shard, to set beside the connector's mean task time.
  */
 final case class DrainResult(userRecords: Long, kinesisRecords: Long, seconds: Double, meanShardMs: Long = 0L) {
   def userRecordsPerSecond: Double = userRecords / seconds
@@ -21,11 +21,11 @@ final case class DrainResult(userRecords: Long, kinesisRecords: Long, seconds: D
 }
 
 /**
- * The baseline: a plain AWS SDK v2 client (unshaded, Apache HTTP client) reading every shard from TRIM_HORIZON
- * until it is caught up (MillisBehindLatest 0, the connector's stop rule) with GetRecords limit 10000, a pool of
- * `threads` threads taking one shard each. It de-aggregates as the connector does: checks the KPL magic and MD5,
- * reads the protobuf `AggregatedRecord` with protobuf-java's `CodedInputStream` (KCL 1's generated parser does
- * not run on every Spark line's protobuf runtime), and copies out each user record's partition key and data.
+ * The baseline: a plain AWS SDK v2 client (unshaded, Apache HTTP client) reading every shard from TRIM_HORIZON until it
+ * is caught up (MillisBehindLatest 0, the connector's stop rule) with GetRecords limit 10000, a pool of `threads`
+ * threads taking one shard each. It de-aggregates as the connector does: checks the KPL magic and MD5, reads the
+ * protobuf `AggregatedRecord` with protobuf-java's `CodedInputStream` (KCL 1's generated parser does not run on every
+ * Spark line's protobuf runtime), and copies out each user record's partition key and data.
  */
 object RawDrain {
 
@@ -40,8 +40,11 @@ object RawDrain {
       val perShard = backlog.shardIds.map { shardId =>
         pool.submit(new Callable[DrainResult] { override def call(): DrainResult = readShard(backlog.stream, shardId) })
       }.map(_.get())
-      DrainResult(perShard.map(_.userRecords).sum, perShard.map(_.kinesisRecords).sum,
-        (System.nanoTime() - started) / 1e9, (perShard.map(_.seconds).sum * 1000 / perShard.size).toLong)
+      DrainResult(
+        perShard.map(_.userRecords).sum,
+        perShard.map(_.kinesisRecords).sum,
+        (System.nanoTime() - started) / 1e9,
+        (perShard.map(_.seconds).sum * 1000 / perShard.size).toLong)
     } finally {
       pool.shutdownNow()
       pool.awaitTermination(10, TimeUnit.SECONDS)
@@ -88,7 +91,9 @@ object RawDrain {
       java.util.Arrays.equals(java.util.Arrays.copyOfRange(data, 0, Magic.length), Magic) && {
         md5.reset()
         md5.update(data, Magic.length, messageLength)
-        java.util.Arrays.equals(md5.digest(), java.util.Arrays.copyOfRange(data, data.length - DigestLength, data.length))
+        java.util.Arrays.equals(
+          md5.digest(),
+          java.util.Arrays.copyOfRange(data, data.length - DigestLength, data.length))
       }
     if (!isAggregate) counts.add(partitionKey, data)
     else {
@@ -103,8 +108,8 @@ object RawDrain {
           var key = 0L
           var payload = Array.emptyByteArray
           forEachField(in) {
-            case (1, _)   => key = in.readUInt64()
-            case (3, _)   => payload = in.readByteArray()
+            case (1, _) => key = in.readUInt64()
+            case (3, _) => payload = in.readByteArray()
             case (_, tag) => in.skipField(tag)
           }
           in.popLimit(limit)

@@ -20,10 +20,9 @@ import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 final case class RawPutResult(calls: Int, retriedEntries: Int, seconds: Double)
 
 /**
- * The sink's baseline: a plain AWS SDK v2 client (unshaded, Apache HTTP client) writing the rows of [[SinkRows]]
- * with PutRecords, 500 entries per call (the Kinesis maximum), calls spread over a pool of `rawThreads` threads;
- * entries a call refuses are sent again (bounded). The entries are built before the clock starts, so only the
- * calls are timed.
+ * The sink's baseline: a plain AWS SDK v2 client (unshaded, Apache HTTP client) writing the rows of [[SinkRows]] with
+ * PutRecords, 500 entries per call (the Kinesis maximum), calls spread over a pool of `rawThreads` threads; entries a
+ * call refuses are sent again (bounded). The entries are built before the clock starts, so only the calls are timed.
  */
 object RawPut {
 
@@ -31,8 +30,8 @@ object RawPut {
   private val MaxAttempts = 20
 
   /**
-   * A client of the emulator's TLS port, as the sink's KPL uses, accepting its self-signed certificate: it tells
-   * how much of the difference between the sink and the plain-HTTP client is the emulator's TLS.
+   * A client of the emulator's TLS port, as the sink's KPL uses, accepting its self-signed certificate: it tells how
+   * much of the difference between the sink and the plain-HTTP client is the emulator's TLS.
    */
   lazy val tlsClient: KinesisClient = KinesisClient.builder()
     .endpointOverride(URI.create(KinesisMock.tlsEndpoint))
@@ -67,8 +66,8 @@ object RawPut {
   }
 
   /**
-   * One PutRecords call, then again for the entries the emulator refused, after a growing pause (bounded);
-   * returns the calls made and the entries sent again.
+   * One PutRecords call, then again for the entries the emulator refused, after a growing pause (bounded); returns the
+   * calls made and the entries sent again.
    */
   private[bench] def put(client: KinesisClient, stream: String, entries: Vector[PutRecordsRequestEntry]): (Int, Int) = {
     var remaining = entries

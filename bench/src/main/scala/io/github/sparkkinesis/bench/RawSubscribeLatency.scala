@@ -11,8 +11,8 @@ import io.github.sparkkinesis.it.TestStreams
 
 /**
  * The floor of fan-out's put-to-sink latency on this emulator: the plain SDK SubscribeToShard client
- * ([[RawSubscriber]]) subscribed to every shard of a fresh stream while the latency part's producer runs, taking
- * `now - sent` for each record as its event arrives. Whatever the emulator's push cadence costs, it costs here too.
+ * ([[RawSubscriber]]) subscribed to every shard of a fresh stream while the latency part's producer runs, taking `now -
+ * sent` for each record as its event arrives. Whatever the emulator's push cadence costs, it costs here too.
  */
 object RawSubscribeLatency {
 
@@ -26,14 +26,19 @@ object RawSubscribeLatency {
       @volatile var measured = false // cancelling the subscriptions at the end fails them: not worth a message
       val calls = shardIds.map { shardId =>
         var first = true
-        RawSubscriber.subscribe(consumerArn, shardId, { e =>
-          val now = System.currentTimeMillis()
-          e.records.asScala.foreach(r => latencies.add(now - new String(r.data.asByteArray, UTF_8).toLong))
-          if (first) { first = false; live.countDown() }
-        }, e => if (!measured) System.err.println(s"bench: raw latency subscription to $shardId failed: $e"))
+        RawSubscriber.subscribe(
+          consumerArn,
+          shardId,
+          { e =>
+            val now = System.currentTimeMillis()
+            e.records.asScala.foreach(r => latencies.add(now - new String(r.data.asByteArray, UTF_8).toLong))
+            if (first) { first = false; live.countDown() }
+          },
+          e => if (!measured) System.err.println(s"bench: raw latency subscription to $shardId failed: $e"))
       }
       try {
-        if (!live.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("the raw subscriptions sent no event in 30 s")
+        if (!live.await(30, TimeUnit.SECONDS))
+          throw new IllegalStateException("the raw subscriptions sent no event in 30 s")
         val (sent, _) = LatencyBench.produce(stream, config)
         val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
         while (latencies.size < sent && System.nanoTime() < deadline) Thread.sleep(50)

@@ -9,8 +9,14 @@ import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model.{
-  DeregisterStreamConsumerRequest, DescribeStreamConsumerRequest, DescribeStreamSummaryRequest,
-  RegisterStreamConsumerRequest, ShardIteratorType, StartingPosition, SubscribeToShardEvent, SubscribeToShardRequest,
+  DeregisterStreamConsumerRequest,
+  DescribeStreamConsumerRequest,
+  DescribeStreamSummaryRequest,
+  RegisterStreamConsumerRequest,
+  ShardIteratorType,
+  StartingPosition,
+  SubscribeToShardEvent,
+  SubscribeToShardRequest,
   SubscribeToShardResponseHandler
 }
 import software.amazon.awssdk.utils.AttributeMap
@@ -18,18 +24,22 @@ import software.amazon.awssdk.utils.AttributeMap
 import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 
 /**
- * A plain SDK v2 enhanced fan-out reader, the baseline of the fan-out benchmarks: an unshaded `KinesisAsyncClient`
- * on Netty (HTTP/2 with ALPN, the emulator's self-signed certificate trusted), a consumer of its own, and one
- * subscription per shard handing every event to a callback.
+ * A plain SDK v2 enhanced fan-out reader, the baseline of the fan-out benchmarks: an unshaded `KinesisAsyncClient` on
+ * Netty (HTTP/2 with ALPN, the emulator's self-signed certificate trusted), a consumer of its own, and one subscription
+ * per shard handing every event to a callback.
  */
 object RawSubscriber {
 
   lazy val client: KinesisAsyncClient = KinesisAsyncClient.builder()
     .endpointOverride(URI.create(KinesisMock.tlsEndpoint))
     .region(Region.of(TestStreams.Region))
-    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(TestStreams.AccessKeyId, TestStreams.SecretKey)))
+    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+      TestStreams.AccessKeyId,
+      TestStreams.SecretKey)))
     .httpClient(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP2).protocolNegotiation(ProtocolNegotiation.ALPN)
-      .buildWithDefaults(AttributeMap.builder().put(SdkHttpConfigurationOption.TRUST_ALL_CERTIFICATES, java.lang.Boolean.TRUE).build()))
+      .buildWithDefaults(AttributeMap.builder().put(
+        SdkHttpConfigurationOption.TRUST_ALL_CERTIFICATES,
+        java.lang.Boolean.TRUE).build()))
     .build()
 
   /**
@@ -43,19 +53,25 @@ object RawSubscriber {
     val consumerArn = client.registerStreamConsumer(RegisterStreamConsumerRequest.builder().streamARN(streamArn)
       .consumerName(name).build()).get().consumer.consumerARN
     while (client.describeStreamConsumer(DescribeStreamConsumerRequest.builder().consumerARN(consumerArn).build()).get()
-      .consumerDescription.consumerStatusAsString != "ACTIVE") Thread.sleep(50)
+        .consumerDescription.consumerStatusAsString != "ACTIVE") Thread.sleep(50)
     try body(consumerArn, (System.nanoTime() - started) / 1e9)
-    finally client.deregisterStreamConsumer(DeregisterStreamConsumerRequest.builder().consumerARN(consumerArn).build()).get()
+    finally
+      client.deregisterStreamConsumer(DeregisterStreamConsumerRequest.builder().consumerARN(consumerArn).build()).get()
   }
 
   /** Subscribes to `shardId` from TRIM_HORIZON; `onEvent` sees every event, `onError` a failure. */
-  def subscribe(consumerArn: String, shardId: String, onEvent: SubscribeToShardEvent => Unit,
+  def subscribe(
+      consumerArn: String,
+      shardId: String,
+      onEvent: SubscribeToShardEvent => Unit,
       onError: Throwable => Unit): CompletableFuture[Void] = {
     val handler = SubscribeToShardResponseHandler.builder()
       .onError(e => onError(e))
       .subscriber(SubscribeToShardResponseHandler.Visitor.builder().onSubscribeToShardEvent(e => onEvent(e)).build())
       .build()
-    client.subscribeToShard(SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId)
-      .startingPosition(StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build()).build(), handler)
+    client.subscribeToShard(
+      SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId)
+        .startingPosition(StartingPosition.builder().`type`(ShardIteratorType.TRIM_HORIZON).build()).build(),
+      handler)
   }
 }

@@ -25,8 +25,7 @@ object Report {
         s"raw read ${grouped(raw.userRecords.toDouble)} user / ${grouped(raw.kinesisRecords.toDouble)} Kinesis records, " +
         s"mean ${raw.meanShardMs} ms per shard",
       s"   connector batches: ${connector.progress}",
-      s"   connector tasks: ${connector.tasks}"
-    ).mkString("\n")
+      s"   connector tasks: ${connector.tasks}").mkString("\n")
   }
 
   def latency(config: BenchConfig, result: LatencyResult): String = {
@@ -49,14 +48,14 @@ object Report {
       s"   GetRecords calls per shard per second (tasks and driver checks, from the source's progress metrics): " +
         fmt(result.getRecordsPerShardPerSecond, 2),
       s"   batches: ${result.progress}",
-      s"   tasks: ${result.tasks}"
-    ).mkString("\n")
+      s"   tasks: ${result.tasks}").mkString("\n")
   }
 
   def sink(config: SinkConfig, result: SinkBenchResult): String = {
     val raw = result.baseline
-    val header = f"${"writer"}%-38s ${"rows"}%9s ${"Kinesis rec"}%12s ${"rows/rec"}%9s ${"seconds"}%9s ${"rows/s"}%9s " +
-      f"${"vs raw"}%7s"
+    val header =
+      f"${"writer"}%-38s ${"rows"}%9s ${"Kinesis rec"}%12s ${"rows/rec"}%9s ${"seconds"}%9s ${"rows/s"}%9s " +
+        f"${"vs raw"}%7s"
     def row(m: SinkMeasurement): String =
       f"${m.writer}%-38s ${grouped(m.rows.toDouble)}%9s ${grouped(m.landed.kinesisRecords.toDouble)}%12s " +
         f"${fmt(m.rows.toDouble / m.landed.kinesisRecords, 1)}%9s " +
@@ -69,12 +68,12 @@ object Report {
         s"partitions through the emulator's TLS port after an untimed write of ${config.primeRows} rows into the " +
         "same stream; sink options: " + config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
       header) ++ all.map(row) ++ all.map { m =>
-        val l = m.landed
-        s"   ${m.writer}: read back all ${grouped(l.distinct.toDouble)} rows written to its stream, " +
-          s"plus ${l.duplicates} extra copies (at least once); the timed write's ${grouped(l.kinesisRecords.toDouble)} Kinesis records " +
-          s"hold ${grouped(l.aggregates.toDouble)} KPL aggregates; " +
-          m.primeSeconds.fold("")(p => s"priming write ${fmt(p, 1)} s; ") + m.detail
-      }
+      val l = m.landed
+      s"   ${m.writer}: read back all ${grouped(l.distinct.toDouble)} rows written to its stream, " +
+        s"plus ${l.duplicates} extra copies (at least once); the timed write's ${grouped(l.kinesisRecords.toDouble)} Kinesis records " +
+        s"hold ${grouped(l.aggregates.toDouble)} KPL aggregates; " +
+        m.primeSeconds.fold("")(p => s"priming write ${fmt(p, 1)} s; ") + m.detail
+    }
   }.mkString("\n")
 
   def sinkLatency(config: SinkConfig, results: Seq[SinkLatency]): String = {

@@ -8,8 +8,8 @@ import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
 import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
 
 /**
- * One measured write: who wrote how many rows in how long, how long the untimed priming write before it took, and
- * what was read back from the stream.
+ * One measured write: who wrote how many rows in how long, how long the untimed priming write before it took, and what
+ * was read back from the stream.
  */
 final case class SinkMeasurement(
     writer: String,
@@ -29,14 +29,13 @@ final case class SinkBenchResult(measurements: Seq[SinkMeasurement]) {
 /**
  * Write throughput: rows of [[SinkRows]] written by the raw PutRecords client ([[RawPut]]) over plain HTTP and over
  * TLS, and by the connector's sink (`df.write.format("aws-kinesis")` in `local[2]`, TLS) without and with KPL
- * aggregation, each into a new stream
- * of `shards` shards (the emulator slows down as a shard fills), each verified by reading the stream back
- * ([[Landed]]): a write that lost a row fails the benchmark instead of reporting a figure.
+ * aggregation, each into a new stream of `shards` shards (the emulator slows down as a shard fills), each verified by
+ * reading the stream back ([[Landed]]): a write that lost a row fails the benchmark instead of reporting a figure.
  *
  * Before each timed write, the same writer writes `primeRows` rows into the same stream, untimed: for the sink this
- * starts the KPL's daemon, runs Spark's first write job and lets the KPL load the stream's shard map (until it has,
- * the KPL sends every row on its own, unaggregated); for the raw client it warms up the JIT and the emulator. The
- * timed write then writes the next `rows` row numbers.
+ * starts the KPL's daemon, runs Spark's first write job and lets the KPL load the stream's shard map (until it has, the
+ * KPL sends every row on its own, unaggregated); for the raw client it warms up the JIT and the emulator. The timed
+ * write then writes the next `rows` row numbers.
  */
 object SinkBench {
 
@@ -71,8 +70,8 @@ object SinkBench {
       }
       SinkBenchResult(raws ++ sinks)
     } finally streams.foreach { stream =>
-      TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(stream).build())
-    }
+        TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(stream).build())
+      }
   }
 
   /** The connector options of a sink write into `stream`: the emulator's TLS port, then the configured options. */
@@ -92,18 +91,23 @@ object SinkBench {
   private def label(aggregation: Boolean): String = if (aggregation) "aggregation on" else "aggregation off"
 
   /**
-   * Rows `from` until `end` in append mode. (Spark 3.5 and 4.x refuse the default mode, ErrorIfExists, for a
-   * DataSource V2 table that supports batch writes, before the connector is asked.)
+   * Rows `from` until `end` in append mode. (Spark 3.5 and 4.x refuse the default mode, ErrorIfExists, for a DataSource
+   * V2 table that supports batch writes, before the connector is asked.)
    */
-  private def write(spark: SparkSession, stream: String, from: Int, end: Int, aggregation: Boolean,
+  private def write(
+      spark: SparkSession,
+      stream: String,
+      from: Int,
+      end: Int,
+      aggregation: Boolean,
       config: SinkConfig): Unit =
     SinkRows.dataFrame(spark, from, end, config).write.format("aws-kinesis").mode("append")
       .options(options(stream, aggregation, config))
       .save()
 
   /**
-   * Runs `writeRows` (which returns its time, its priming write's and a detail) against `stream`, then reads the
-   * stream back and fails unless all `primeRows + rows` rows are there.
+   * Runs `writeRows` (which returns its time, its priming write's and a detail) against `stream`, then reads the stream
+   * back and fails unless all `primeRows + rows` rows are there.
    */
   private def measure(writer: String, stream: String, rows: Int, config: SinkConfig, log: String => Unit)(
       writeRows: String => (Double, Option[Double], String)): SinkMeasurement = {

@@ -17,19 +17,22 @@ import io.github.sparkkinesis.it.{Eventually, QueryChecks, SparkHarness, TestStr
  * One streaming writer's latencies in ms, sorted (row stamped to its record's arrival in Kinesis, and to the reader
  * seeing it), and how its rows were packed.
  */
-final case class SinkLatency(writer: String, arrivalMs: Seq[Long], readMs: Seq[Long], rows: Long,
+final case class SinkLatency(
+    writer: String,
+    arrivalMs: Seq[Long],
+    readMs: Seq[Long],
+    rows: Long,
     kinesisRecords: Long) {
   def rowsPerRecord: Double = if (kinesisRecords == 0) 0.0 else rows.toDouble / kinesisRecords
 }
 
 /**
- * Streaming-write latency: a query with the default trigger writes Spark's `rate` source (`rowsPerSecond`) to a
- * new stream through the sink, each row's data stamped with the epoch milliseconds at which the write task
- * evaluates it, just before it hands the row to the sink; a [[StreamTail]] reads the stream and takes `read -
- * stamp` (and Kinesis's arrival timestamp - stamp). The baseline is a raw PutRecords client writing the same rate
- * into another new stream: every 100 ms (the KPL's default buffering time)
- * the rows due, stamped then, go to a pool of `rawThreads` callers. Rows stamped in the first `warmUpSeconds`
- * (the query's start, the KPL's daemon and shard map) are not counted.
+ * Streaming-write latency: a query with the default trigger writes Spark's `rate` source (`rowsPerSecond`) to a new
+ * stream through the sink, each row's data stamped with the epoch milliseconds at which the write task evaluates it,
+ * just before it hands the row to the sink; a [[StreamTail]] reads the stream and takes `read - stamp` (and Kinesis's
+ * arrival timestamp - stamp). The baseline is a raw PutRecords client writing the same rate into another new stream:
+ * every 100 ms (the KPL's default buffering time) the rows due, stamped then, go to a pool of `rawThreads` callers.
+ * Rows stamped in the first `warmUpSeconds` (the query's start, the KPL's daemon and shard map) are not counted.
  */
 object SinkLatencyBench {
 
@@ -40,7 +43,9 @@ object SinkLatencyBench {
   def run(spark: SparkSession, config: SinkConfig, log: String => Unit): Seq[SinkLatency] = {
     val streams = Seq.fill(2)(TestStreams.createStream("bench-sink-latency", config.latencyShards))
     try Seq(sink(spark, streams.head, config, log), raw(streams(1), config, log))
-    finally streams.foreach { s => TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(s).build()) }
+    finally streams.foreach { s =>
+        TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(s).build())
+      }
   }
 
   private def sink(spark: SparkSession, stream: String, config: SinkConfig, log: String => Unit): SinkLatency = {
@@ -50,15 +55,19 @@ object SinkLatencyBench {
     val started = System.currentTimeMillis()
     val query = spark.readStream.format("rate").option("rowsPerSecond", config.latencyRowsPerSecond.toString)
       .option("numPartitions", config.partitions.toString).load()
-      .select(stamp(col("value")).as("data"), concat(lit("key-"), (col("value") % config.keys).cast("string"))
-        .as("partitionKey"))
+      .select(
+        stamp(col("value")).as("data"),
+        concat(lit("key-"), (col("value") % config.keys).cast("string"))
+          .as("partitionKey"))
       .writeStream.format("aws-kinesis").options(SinkBench.options(stream, aggregation = true, config))
       .option("checkpointLocation", checkpoint.getAbsolutePath).start()
     log(s"sink latency: query writing ${config.latencyRowsPerSecond} rows/s for ${config.latencySeconds} s " +
       s"after ${config.latencyWarmUpSeconds} s of warm-up")
     try {
-      Eventually.await("the streaming write to run its time", (config.latencyWarmUpSeconds + config.latencySeconds +
-        60).seconds) {
+      Eventually.await(
+        "the streaming write to run its time",
+        (config.latencyWarmUpSeconds + config.latencySeconds +
+          60).seconds) {
         QueryChecks.failIfStopped(query)
         tail.check()
         System.currentTimeMillis() - started >= (config.latencyWarmUpSeconds + config.latencySeconds) * 1000L
@@ -79,26 +88,34 @@ object SinkLatencyBench {
     val started = System.currentTimeMillis()
     var stamped = 0L // only the ticker's thread uses it
     log(s"sink latency: raw PutRecords writing ${config.latencyRowsPerSecond} rows/s")
-    ticker.scheduleAtFixedRate(new Runnable {
-      override def run(): Unit = {
-        val due = (System.currentTimeMillis() - started) * config.latencyRowsPerSecond / 1000
-        (stamped until due).grouped(500).foreach { ids =>
-          val entries = ids.map { id =>
-            PutRecordsRequestEntry.builder().partitionKey(s"key-${id % config.keys}")
-              .data(SdkBytes.fromUtf8String(s"${System.currentTimeMillis()}:$id")).build()
-          }.toVector
-          callers.submit(new Runnable {
-            override def run(): Unit = try RawPut.put(TestStreams.client, stream, entries) catch {
-              case NonFatal(e) => failure.compareAndSet(null, e)
-            }
-          })
+    ticker.scheduleAtFixedRate(
+      new Runnable {
+        override def run(): Unit = {
+          val due = (System.currentTimeMillis() - started) * config.latencyRowsPerSecond / 1000
+          (stamped until due).grouped(500).foreach { ids =>
+            val entries = ids.map { id =>
+              PutRecordsRequestEntry.builder().partitionKey(s"key-${id % config.keys}")
+                .data(SdkBytes.fromUtf8String(s"${System.currentTimeMillis()}:$id")).build()
+            }.toVector
+            callers.submit(new Runnable {
+              override def run(): Unit =
+                try RawPut.put(TestStreams.client, stream, entries)
+                catch {
+                  case NonFatal(e) => failure.compareAndSet(null, e)
+                }
+            })
+          }
+          stamped = math.max(stamped, due)
         }
-        stamped = math.max(stamped, due)
-      }
-    }, 0L, RawBatchMs, TimeUnit.MILLISECONDS)
+      },
+      0L,
+      RawBatchMs,
+      TimeUnit.MILLISECONDS)
     try {
-      Eventually.await("the raw writer to run its time", (config.latencyWarmUpSeconds + config.latencySeconds +
-        60).seconds) {
+      Eventually.await(
+        "the raw writer to run its time",
+        (config.latencyWarmUpSeconds + config.latencySeconds +
+          60).seconds) {
         Option(failure.get()).foreach(e => throw new IllegalStateException(s"PutRecords into $stream failed: $e", e))
         tail.check()
         System.currentTimeMillis() - started >= (config.latencyWarmUpSeconds + config.latencySeconds) * 1000L
@@ -112,9 +129,8 @@ object SinkLatencyBench {
   }
 
   /**
-   * Waits until the tail has read everything the writer, stopped now, wrote (a round started a second after the
-   * stop, beyond the KPL's buffering time, found every shard at its tip), then keeps the rows stamped after
-   * `measuredFrom`.
+   * Waits until the tail has read everything the writer, stopped now, wrote (a round started a second after the stop,
+   * beyond the KPL's buffering time, found every shard at its tip), then keeps the rows stamped after `measuredFrom`.
    */
   private def settle(writer: String, tail: StreamTail, measuredFrom: Long): SinkLatency = {
     val stopped = System.currentTimeMillis()
@@ -124,8 +140,11 @@ object SinkLatencyBench {
     }
     val (rows, _) = tail.stop()
     val measured = rows.filter(_.stampedMs >= measuredFrom)
-    SinkLatency(writer, measured.map(r => r.arrivedMs - r.stampedMs).sorted,
-      measured.map(r => r.readMs - r.stampedMs).sorted, measured.size.toLong,
+    SinkLatency(
+      writer,
+      measured.map(r => r.arrivedMs - r.stampedMs).sorted,
+      measured.map(r => r.readMs - r.stampedMs).sorted,
+      measured.size.toLong,
       measured.map(_.kinesisRecord).distinct.size.toLong)
   }
 }

@@ -6,9 +6,9 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, concat, format_string, lit}
 
 /**
- * The rows the sink part writes, the same for every writer: row `i` has partition key `key-<i mod keys>` and as
- * data its number in [[IdDigits]] digits padded with `x` to `payloadBytes` bytes, so that a reader can tell every
- * row apart and check that it arrived whole.
+ * The rows the sink part writes, the same for every writer: row `i` has partition key `key-<i mod keys>` and as data
+ * its number in [[IdDigits]] digits padded with `x` to `payloadBytes` bytes, so that a reader can tell every row apart
+ * and check that it arrived whole.
  */
 object SinkRows {
 

@@ -18,11 +18,10 @@ import io.github.sparkkinesis.it.TestStreams
 final case class TailedRow(stampedMs: Long, arrivedMs: Long, readMs: Long, kinesisRecord: Long)
 
 /**
- * Reads a new stream's shards from TRIM_HORIZON on a thread of its own with the raw SDK client, a GetRecords round
- * over all shards every `pollMs` (the emulator has no per-shard call limit), de-aggregating each record. Each row's
- * data starts with the epoch milliseconds at which its writer stamped it, then a `:`; the tail keeps the stamp and
- * the times Kinesis took and the tail read the row. The poll interval adds to the read time; the same tail reads
- * every writer.
+ * Reads a new stream's shards from TRIM_HORIZON on a thread of its own with the raw SDK client, a GetRecords round over
+ * all shards every `pollMs` (the emulator has no per-shard call limit), de-aggregating each record. Each row's data
+ * starts with the epoch milliseconds at which its writer stamped it, then a `:`; the tail keeps the stamp and the times
+ * Kinesis took and the tail read the row. The poll interval adds to the read time; the same tail reads every writer.
  */
 final class StreamTail(stream: String, pollMs: Long) {
   private val rows = ArrayBuffer.empty[TailedRow] // guarded by this
@@ -36,16 +35,19 @@ final class StreamTail(stream: String, pollMs: Long) {
       .shardId(shard.shardId()).shardIteratorType(ShardIteratorType.TRIM_HORIZON).build()).shardIterator()
   }: _*)
 
-  private val thread = new Thread(new Runnable {
-    override def run(): Unit =
-      try while (!stopping.get()) {
-        val round = System.currentTimeMillis()
-        if (iterators.keys.toVector.map(poll).forall(identity)) caughtUpAt = round
-        Thread.sleep(pollMs) // the reader's pace, as a consumer's fetch interval
-      } catch {
-        case e: Throwable => failure = Some(e)
-      }
-  }, s"stream-tail-$stream")
+  private val thread = new Thread(
+    new Runnable {
+      override def run(): Unit =
+        try while (!stopping.get()) {
+            val round = System.currentTimeMillis()
+            if (iterators.keys.toVector.map(poll).forall(identity)) caughtUpAt = round
+            Thread.sleep(pollMs) // the reader's pace, as a consumer's fetch interval
+          }
+        catch {
+          case e: Throwable => failure = Some(e)
+        }
+    },
+    s"stream-tail-$stream")
   thread.setDaemon(true)
   thread.start()
 

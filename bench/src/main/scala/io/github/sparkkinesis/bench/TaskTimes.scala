@@ -6,8 +6,8 @@ import org.apache.spark.SparkContext
 import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 
 /**
- * Counts the tasks Spark finishes while it is registered and their mean wall-clock and executor run times: the
- * part of a micro-batch spent reading shards, as opposed to scheduling and committing it.
+ * Counts the tasks Spark finishes while it is registered and their mean wall-clock and executor run times: the part of
+ * a micro-batch spent reading shards, as opposed to scheduling and committing it.
  */
 final class TaskTimes private (context: SparkContext) extends SparkListener {
   private val tasks = new AtomicLong()

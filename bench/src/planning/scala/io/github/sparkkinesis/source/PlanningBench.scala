@@ -7,11 +7,11 @@ import scala.util.Random
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
 
 /**
- * The driver's cost per micro-batch at 100, 1,000 and 5,000 shards, with the in-memory fake client (no network) and
- * the Hadoop metadata store on local disk: the time to plan a batch (latestOffset, which reads the previous batch's
- * task records and checks idle shards, plus planInputPartitions), the offset's size, and the driver's heap. Two
- * shapes: a backlog in every shard (every shard planned), and a steady trickle into a tenth of the shards with the
- * default pacing (the clock moves 1 s between batches). Run by `bench/run --only planning`; prints figures only.
+ * The driver's cost per micro-batch at 100, 1,000 and 5,000 shards, with the in-memory fake client (no network) and the
+ * Hadoop metadata store on local disk: the time to plan a batch (latestOffset, which reads the previous batch's task
+ * records and checks idle shards, plus planInputPartitions), the offset's size, and the driver's heap. Two shapes: a
+ * backlog in every shard (every shard planned), and a steady trickle into a tenth of the shards with the default pacing
+ * (the clock moves 1 s between batches). Run by `bench/run --only planning`; prints figures only.
  */
 object PlanningBench {
 
@@ -28,9 +28,15 @@ object PlanningBench {
     val ids = fake.createStream("s", shards)
     val random = new Random(shards)
     val heapBefore = usedHeapMb()
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.getRecords.fetchInterval" -> "500", "kinesis.idleShardCheckInterval" -> "1s",
-      "kinesis.describeShardInterval" -> "1s"), clock = clock, parallelism = 16)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.startingPosition" -> "TRIM_HORIZON",
+        "kinesis.getRecords.fetchInterval" -> "500",
+        "kinesis.idleShardCheckInterval" -> "1s",
+        "kinesis.describeShardInterval" -> "1s"),
+      clock = clock,
+      parallelism = 16)
 
     def timedBatch(): (Double, Int) = {
       val started = System.nanoTime()

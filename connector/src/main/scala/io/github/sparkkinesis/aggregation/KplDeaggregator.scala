@@ -11,15 +11,15 @@ import com.google.protobuf.{CodedInputStream, InvalidProtocolBufferException}
 /**
  * Splits records written by the Kinesis Producer Library (KPL) back into the user records they aggregate.
  *
- * The KPL aggregate format is: the 4 magic bytes `F3 89 9A C2`, a proto2 `AggregatedRecord` message, and the
- * 16-byte MD5 digest of that message. The message holds a table of partition keys (field 1), a table of
- * explicit hash keys (field 2) and the records (field 3); each record (`partition_key_index` = 1,
- * `explicit_hash_key_index` = 2, `data` = 3, `tags` = 4) points into the tables by index. The message is read
- * field by field with `CodedInputStream`, without generated classes.
+ * The KPL aggregate format is: the 4 magic bytes `F3 89 9A C2`, a proto2 `AggregatedRecord` message, and the 16-byte
+ * MD5 digest of that message. The message holds a table of partition keys (field 1), a table of explicit hash keys
+ * (field 2) and the records (field 3); each record (`partition_key_index` = 1, `explicit_hash_key_index` = 2, `data` =
+ * 3, `tags` = 4) points into the tables by index. The message is read field by field with `CodedInputStream`, without
+ * generated classes.
  */
 object KplDeaggregator {
 
-  private val Magic: Array[Byte] = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  private val Magic: Array[Byte] = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
   private final val DigestLength = 16
 
   // Protobuf tags, (field number << 3) | wire type; wire type 0 is varint, 2 is length-delimited.
@@ -42,9 +42,9 @@ object KplDeaggregator {
   }
 
   /**
-   * Splits a Kinesis record payload into user records; a payload that is not a valid KPL aggregate (wrong
-   * magic, bad MD5, unparseable protobuf, index out of range, zero records) is returned as one plain record
-   * with subSequenceNumber 0 and the given partition key.
+   * Splits a Kinesis record payload into user records; a payload that is not a valid KPL aggregate (wrong magic, bad
+   * MD5, unparseable protobuf, index out of range, zero records) is returned as one plain record with subSequenceNumber
+   * 0 and the given partition key.
    */
   def deaggregate(data: Array[Byte], partitionKey: String): Seq[UserRecord] =
     subRecords(data).getOrElse(UserRecord(data, partitionKey, None, 0L) :: Nil)
@@ -54,9 +54,9 @@ object KplDeaggregator {
     if (hasMagic(data)) decodeAggregate(data) else None
 
   /**
-   * The 128-bit hash key Kinesis routes a user record by: its explicit hash key, else the MD5 of its partition
-   * key (UTF-8) as an unsigned big-endian integer. An explicit hash key that is not a decimal integer in
-   * [0, 2^128) is ignored, as Kinesis itself would have refused it.
+   * The 128-bit hash key Kinesis routes a user record by: its explicit hash key, else the MD5 of its partition key
+   * (UTF-8) as an unsigned big-endian integer. An explicit hash key that is not a decimal integer in [0, 2^128) is
+   * ignored, as Kinesis itself would have refused it.
    */
   def hashKey(record: UserRecord): BigInt =
     record.explicitHashKey.flatMap(parseHashKey).getOrElse {
@@ -100,8 +100,8 @@ object KplDeaggregator {
   }
 
   /**
-   * Reads an `AggregatedRecord`. Protobuf allows fields in any order, so records are collected first and their
-   * table indexes resolved once the whole message (and so both tables) has been read.
+   * Reads an `AggregatedRecord`. Protobuf allows fields in any order, so records are collected first and their table
+   * indexes resolved once the whole message (and so both tables) has been read.
    */
   private def decodeMessage(in: CodedInputStream): Option[Seq[UserRecord]] = {
     val partitionKeys = new mutable.ArrayBuffer[String]()
@@ -110,10 +110,10 @@ object KplDeaggregator {
     var tag = in.readTag()
     while (tag != 0) {
       tag match {
-        case PartitionKeyTableTag    => partitionKeys += in.readString()
+        case PartitionKeyTableTag => partitionKeys += in.readString()
         case ExplicitHashKeyTableTag => explicitHashKeys += in.readString()
-        case RecordTag               => readRecord(in, pending)
-        case _                       => skipUnknown(in, tag)
+        case RecordTag => readRecord(in, pending)
+        case _ => skipUnknown(in, tag)
       }
       tag = in.readTag()
     }
@@ -129,10 +129,10 @@ object KplDeaggregator {
     var tag = in.readTag()
     while (tag != 0) {
       tag match {
-        case PartitionKeyIndexTag    => partitionKeyIndex = readIndex(in)
+        case PartitionKeyIndexTag => partitionKeyIndex = readIndex(in)
         case ExplicitHashKeyIndexTag => explicitHashKeyIndex = readIndex(in)
-        case DataTag                 => data = in.readByteArray()
-        case _                       => skipUnknown(in, tag) // tags (field 4) are not exposed
+        case DataTag => data = in.readByteArray()
+        case _ => skipUnknown(in, tag) // tags (field 4) are not exposed
       }
       tag = in.readTag()
     }

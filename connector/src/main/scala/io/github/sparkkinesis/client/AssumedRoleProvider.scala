@@ -14,21 +14,22 @@ import software.amazon.awssdk.services.sts.auth.StsAssumeRoleCredentialsProvider
 import software.amazon.awssdk.services.sts.model.AssumeRoleRequest
 
 /**
- * The credentials of `role`, assumed with the `base` credentials through STS in `region` (or at the role's
- * endpoint), on the SDK's [[StsAssumeRoleCredentialsProvider]]: a background refresh starts `refresh.prefetch`
- * before the session expires, and a call blocks to refresh only within `refresh.stale` of expiry, so long queries
- * outlive any one session. A failed AssumeRole surfaces as [[CredentialsUnavailable]], naming the role and options.
+ * The credentials of `role`, assumed with the `base` credentials through STS in `region` (or at the role's endpoint),
+ * on the SDK's [[StsAssumeRoleCredentialsProvider]]: a background refresh starts `refresh.prefetch` before the session
+ * expires, and a call blocks to refresh only within `refresh.stale` of expiry, so long queries outlive any one session.
+ * A failed AssumeRole surfaces as [[CredentialsUnavailable]], naming the role and options.
  */
 private[client] final class AssumedRoleProvider(
     role: AssumeRoleSettings,
     base: AwsCredentialsProvider,
     region: Region,
     refresh: AssumedRoleProvider.Refresh)
-  extends AwsCredentialsProvider with AutoCloseable {
+    extends AwsCredentialsProvider with AutoCloseable {
 
   private val sts: StsClient = {
     // The HTTP client is named, not discovered: the SDK's ServiceLoader discovery breaks in the relocated JAR.
-    val builder = StsClient.builder().region(region).credentialsProvider(base).httpClientBuilder(ApacheHttpClient.builder())
+    val builder =
+      StsClient.builder().region(region).credentialsProvider(base).httpClientBuilder(ApacheHttpClient.builder())
     role.stsEndpoint.foreach(builder.endpointOverride)
     builder.build()
   }
@@ -46,19 +47,21 @@ private[client] final class AssumedRoleProvider(
     try provider.resolveCredentials()
     catch {
       case e: AwsServiceException => throw new CredentialsUnavailable(
-        s"STS refused to let the base credentials assume role ${role.roleArn} (option kinesis.stsRoleArn): " +
-          s"${AssumedRoleProvider.code(e)}, HTTP ${e.statusCode}. ${AssumedRoleProvider.advice(role)} STS said: " +
-          s"${AssumedRoleProvider.firstLine(e)} (request id ${e.requestId})")
+          s"STS refused to let the base credentials assume role ${role.roleArn} (option kinesis.stsRoleArn): " +
+            s"${AssumedRoleProvider.code(e)}, HTTP ${e.statusCode}. ${AssumedRoleProvider.advice(role)} STS said: " +
+            s"${AssumedRoleProvider.firstLine(e)} (request id ${e.requestId})")
       case e: SdkClientException => throw new CredentialsUnavailable(
-        s"Could not assume role ${role.roleArn} (option kinesis.stsRoleArn): ${AssumedRoleProvider.firstLine(e)} " +
-          s"Check kinesis.stsEndpointUrl and kinesis.region, and that base credentials are available.")
+          s"Could not assume role ${role.roleArn} (option kinesis.stsRoleArn): ${AssumedRoleProvider.firstLine(e)} " +
+            s"Check kinesis.stsEndpointUrl and kinesis.region, and that base credentials are available.")
     }
 
   override def close(): Unit = {
-    Seq[AutoCloseable](provider, sts).foreach(c => try c.close() catch { case NonFatal(_) => })
+    Seq[AutoCloseable](provider, sts).foreach(c =>
+      try c.close()
+      catch { case NonFatal(_) => })
     base match {
       case closeable: AutoCloseable => closeable.close() // the SDK does not close providers handed to it
-      case _                        =>
+      case _ =>
     }
   }
 }
@@ -80,8 +83,9 @@ private[client] object AssumedRoleProvider {
 
   private def firstLine(e: Throwable): String = {
     val text = e match {
-      case s: AwsServiceException => Option(s.awsErrorDetails).flatMap(d => Option(d.errorMessage)).getOrElse(s.getMessage)
-      case other                  => other.getMessage
+      case s: AwsServiceException =>
+        Option(s.awsErrorDetails).flatMap(d => Option(d.errorMessage)).getOrElse(s.getMessage)
+      case other => other.getMessage
     }
     String.valueOf(text).linesIterator.find(_.trim.nonEmpty).getOrElse("").trim
   }

@@ -14,13 +14,14 @@ final case class AwsCredentials(accessKeyId: String, secretKey: String, sessionT
 final case class RetrySettings(numRetries: Int, baseDelayMs: Long, maxDelayMs: Long) {
   require(numRetries >= 0, s"RetrySettings.numRetries must be 0 or more, got $numRetries")
   require(baseDelayMs > 0, s"RetrySettings.baseDelayMs must be positive, got $baseDelayMs")
-  require(maxDelayMs >= baseDelayMs,
+  require(
+    maxDelayMs >= baseDelayMs,
     s"RetrySettings.maxDelayMs ($maxDelayMs) must be at least RetrySettings.baseDelayMs ($baseDelayMs)")
 }
 
 /**
- * The IAM role assumed on top of the base credentials (options `kinesis.stsRoleArn` and friends); `stsEndpoint`
- * None means the regional STS endpoint of the client's region. `toString` hides the external id, a shared secret.
+ * The IAM role assumed on top of the base credentials (options `kinesis.stsRoleArn` and friends); `stsEndpoint` None
+ * means the regional STS endpoint of the client's region. `toString` hides the external id, a shared secret.
  */
 final case class AssumeRoleSettings(
     roleArn: String,
@@ -40,8 +41,8 @@ final case class ProviderClassSettings(className: String, param: Option[String])
 }
 
 /**
- * Everything needed to reach Kinesis, for the source's [[SdkKinesisClient]] and the sink's producer alike; shipped
- * to executors, hence serializable. `region` None means the SDK's default region chain, `credentials` None the SDK's
+ * Everything needed to reach Kinesis, for the source's [[SdkKinesisClient]] and the sink's producer alike; shipped to
+ * executors, hence serializable. `region` None means the SDK's default region chain, `credentials` None the SDK's
  * default credentials provider chain unless `providerClass` names another; `assumeRole` is a role assumed with those
  * base credentials. `verifyCertificate` false accepts any TLS certificate (local emulators only). Two clients with
  * equal settings are interchangeable, which is why caches key on these settings and never on resolved credentials.
@@ -54,4 +55,4 @@ final case class ClientSettings(
     verifyCertificate: Boolean = true,
     providerClass: Option[ProviderClassSettings] = None,
     assumeRole: Option[AssumeRoleSettings] = None)
-  extends Serializable
+    extends Serializable

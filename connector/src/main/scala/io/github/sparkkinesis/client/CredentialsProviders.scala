@@ -1,15 +1,18 @@
 package io.github.sparkkinesis.client
 
 import software.amazon.awssdk.auth.credentials.{
-  AwsBasicCredentials, AwsCredentialsProvider, AwsSessionCredentials, DefaultCredentialsProvider,
+  AwsBasicCredentials,
+  AwsCredentialsProvider,
+  AwsSessionCredentials,
+  DefaultCredentialsProvider,
   StaticCredentialsProvider
 }
 
 /**
- * The one place credentials options become an SDK credentials provider, for the source's client, the sink's KPL and
- * the DynamoDB metadata store alike. The base credentials are the static keys, else the user's provider class, else
- * the SDK's default chain (environment, system properties, profiles, web identity, container and instance roles);
- * with `kinesis.stsRoleArn` a role is assumed with them and refreshed before it expires.
+ * The one place credentials options become an SDK credentials provider, for the source's client, the sink's KPL and the
+ * DynamoDB metadata store alike. The base credentials are the static keys, else the user's provider class, else the
+ * SDK's default chain (environment, system properties, profiles, web identity, container and instance roles); with
+ * `kinesis.stsRoleArn` a role is assumed with them and refreshed before it expires.
  */
 private[sparkkinesis] object CredentialsProviders {
 
@@ -34,7 +37,8 @@ private[sparkkinesis] object CredentialsProviders {
       if (settings.credentials.isDefined) "options kinesis.awsAccessKeyId and kinesis.awsSecretKey"
       else settings.providerClass.fold("the AWS default credentials chain")(p =>
         s"option kinesis.credentialProviderClass (${p.className})")
-    val others = if (settings.credentials.isDefined || settings.providerClass.isDefined) "" else "; set options " +
+    val others = if (settings.credentials.isDefined || settings.providerClass.isDefined) ""
+    else "; set options " +
       "kinesis.awsAccessKeyId and kinesis.awsSecretKey, or kinesis.credentialProviderClass, to use others"
     settings.assumeRole.fold(s"The credentials came from $base$others.")(role =>
       s"The credentials are those of role ${role.roleArn} (option kinesis.stsRoleArn), assumed with the " +

@@ -5,8 +5,8 @@ import scala.util.matching.Regex
 /**
  * Takes secrets out of text copied from the AWS SDK's and the KPL's errors, for Kinesis, DynamoDB and the sink alike:
  * the values the options gave (secret key, session token, provider parameter, external id), and whatever of a signed
- * request such text can quote. AWS's signature errors quote the canonical request with its session token header, and
- * a role's or the default chain's token is no option value that could be replaced by name.
+ * request such text can quote. AWS's signature errors quote the canonical request with its session token header, and a
+ * role's or the default chain's token is no option value that could be replaced by name.
  */
 private[sparkkinesis] object ErrorText {
   val Redacted = "<redacted>"
@@ -48,6 +48,6 @@ private[sparkkinesis] object ErrorText {
 
 /** An exception of class `originalClass` whose message had secrets removed; its stack trace is the original's. */
 final class ScrubbedException(val originalClass: String, message: String, cause: Throwable)
-  extends RuntimeException(message, cause) {
+    extends RuntimeException(message, cause) {
   override def toString: String = s"$originalClass (secrets removed)" + Option(message).fold("")(m => s": $m")
 }

@@ -1,9 +1,9 @@
 package io.github.sparkkinesis.client
 
 /**
- * The enhanced fan-out side of Kinesis in connector terms: stream consumers (RegisterStreamConsumer and friends)
- * and SubscribeToShard, whose pushed events are handed out one at a time by a [[ShardSubscription]]. Every failure
- * is a [[KinesisClientException]]; a subscribe refused because one is still open is a [[SubscriptionBusyException]].
+ * The enhanced fan-out side of Kinesis in connector terms: stream consumers (RegisterStreamConsumer and friends) and
+ * SubscribeToShard, whose pushed events are handed out one at a time by a [[ShardSubscription]]. Every failure is a
+ * [[KinesisClientException]]; a subscribe refused because one is still open is a [[SubscriptionBusyException]].
  */
 trait FanOutClient {
 
@@ -50,8 +50,8 @@ sealed trait SubscriptionSignal
 object SubscriptionSignal {
 
   /**
-   * One SubscribeToShardEvent. `childShardIds` is non-empty only in the last event of a closed shard (AWS; the
-   * emulator never sends it); `continuationSequenceNumber` is where the subscription stands.
+   * One SubscribeToShardEvent. `childShardIds` is non-empty only in the last event of a closed shard (AWS; the emulator
+   * never sends it); `continuationSequenceNumber` is where the subscription stands.
    */
   final case class Event(
       records: Seq[KinesisRecord],

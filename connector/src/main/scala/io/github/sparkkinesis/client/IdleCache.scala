@@ -6,8 +6,8 @@ import io.github.sparkkinesis.compat.JavaCollections._
 
 /**
  * One resource per key, opened on first use, lent for the length of a call ([[use]]), and closed and forgotten by
- * [[sweep]] once no call has used it for `idleMs`. Keys made of options that rotate (credentials given as options)
- * thus leave nothing behind once their last user is gone; the next call with such a key opens a new resource.
+ * [[sweep]] once no call has used it for `idleMs`. Keys made of options that rotate (credentials given as options) thus
+ * leave nothing behind once their last user is gone; the next call with such a key opens a new resource.
  */
 private[sparkkinesis] final class IdleCache[K, R](open: K => R, close: R => Unit, idleMs: Long, clock: () => Long) {
 
@@ -24,9 +24,9 @@ private[sparkkinesis] final class IdleCache[K, R](open: K => R, close: R => Unit
     val entry = acquire(key)
     try call(entry.resource)
     finally entry.synchronized {
-      entry.inFlight -= 1
-      entry.lastUsedMs = clock()
-    }
+        entry.inFlight -= 1
+        entry.lastUsedMs = clock()
+      }
   }
 
   /** Closes and forgets the resources unused for `idleMs`; returns how many. */
@@ -49,9 +49,11 @@ private[sparkkinesis] final class IdleCache[K, R](open: K => R, close: R => Unit
   /** The entry of `key`, counted in flight; one a sweep closed meanwhile is replaced by a new one. */
   @annotation.tailrec
   private def acquire(key: K): Entry = {
-    val entry = entries.computeIfAbsent(key, new java.util.function.Function[K, Entry] {
-      override def apply(k: K): Entry = new Entry(open(k))
-    })
+    val entry = entries.computeIfAbsent(
+      key,
+      new java.util.function.Function[K, Entry] {
+        override def apply(k: K): Entry = new Entry(open(k))
+      })
     val taken = entry.synchronized {
       if (!entry.closed) entry.inFlight += 1
       !entry.closed

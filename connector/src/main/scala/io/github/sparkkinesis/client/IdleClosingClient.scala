@@ -1,18 +1,18 @@
 package io.github.sparkkinesis.client
 
 /**
- * A [[KinesisClient]] that opens its underlying client on first use and closes it once no call has been in flight
- * for `idleMs` ([[closeIfIdle]]), opening a new one on the next call. Holders keep this object for as long as they
- * like; only the connections, threads and credential refreshes of the underlying client are given back. Its
- * enhanced fan-out calls go to the underlying client's; a subscription renews itself at least every 5 minutes, a
- * call that keeps a client reading through subscriptions from looking idle for longer.
+ * A [[KinesisClient]] that opens its underlying client on first use and closes it once no call has been in flight for
+ * `idleMs` ([[closeIfIdle]]), opening a new one on the next call. Holders keep this object for as long as they like;
+ * only the connections, threads and credential refreshes of the underlying client are given back. Its enhanced fan-out
+ * calls go to the underlying client's; a subscription renews itself at least every 5 minutes, a call that keeps a
+ * client reading through subscriptions from looking idle for longer.
  */
 private[client] final class IdleClosingClient(
     open: () => KinesisClient,
     idleMs: Long,
     clock: () => Long,
     opened: IdleClosingClient => Unit = _ => ())
-  extends KinesisClient with FanOutClient with SinkClient {
+    extends KinesisClient with FanOutClient with SinkClient {
 
   private var current: Option[KinesisClient] = None // guarded by this
   private var inFlight = 0 // guarded by this
@@ -45,7 +45,10 @@ private[client] final class IdleClosingClient(
   override def maxRecordSizeInKiB(streamName: String): Option[Int] =
     use(c => SinkClient.of(c).maxRecordSizeInKiB(streamName))
 
-  override def writeRecord(streamName: String, partitionKey: String, explicitHashKey: Option[String],
+  override def writeRecord(
+      streamName: String,
+      partitionKey: String,
+      explicitHashKey: Option[String],
       data: Array[Byte]): String =
     use(c => SinkClient.of(c).writeRecord(streamName, partitionKey, explicitHashKey, data))
 
@@ -55,8 +58,8 @@ private[client] final class IdleClosingClient(
   }
 
   /**
-   * When no call has used this client for `idleMs` (since it was made, if never): closes the underlying client if
-   * one is open and runs `retired` before any call can open another; true when it did.
+   * When no call has used this client for `idleMs` (since it was made, if never): closes the underlying client if one
+   * is open and runs `retired` before any call can open another; true when it did.
    */
   def retireIfIdle(retired: () => Unit): Boolean = synchronized {
     val idle = inFlight == 0 && clock() - lastUsedMs >= idleMs
@@ -88,8 +91,8 @@ private[client] final class IdleClosingClient(
     }
     try call(client)
     finally synchronized {
-      inFlight -= 1
-      lastUsedMs = clock()
-    }
+        inFlight -= 1
+        lastUsedMs = clock()
+      }
   }
 }

@@ -22,12 +22,16 @@ private[sparkkinesis] object IdleSweeper {
         t
       }
     })
-    executor.scheduleWithFixedDelay(new Runnable {
-      override def run(): Unit =
-        try sweep()
-        catch {
-          case NonFatal(e) => log.warn(s"$name: closing idle resources failed: $e")
-        }
-    }, 1, 1, TimeUnit.MINUTES)
+    executor.scheduleWithFixedDelay(
+      new Runnable {
+        override def run(): Unit =
+          try sweep()
+          catch {
+            case NonFatal(e) => log.warn(s"$name: closing idle resources failed: $e")
+          }
+      },
+      1,
+      1,
+      TimeUnit.MINUTES)
   }
 }

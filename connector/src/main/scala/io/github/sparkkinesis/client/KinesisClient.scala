@@ -1,9 +1,9 @@
 package io.github.sparkkinesis.client
 
 /**
- * The connector's view of Kinesis Data Streams: the few calls a polling reader needs, stated in connector
- * terms. Implementations hide paging, request building and the SDK's exception zoo; every failure surfaces as
- * a [[KinesisClientException]] subclass so callers can tell throttling and iterator expiry from real errors.
+ * The connector's view of Kinesis Data Streams: the few calls a polling reader needs, stated in connector terms.
+ * Implementations hide paging, request building and the SDK's exception zoo; every failure surfaces as a
+ * [[KinesisClientException]] subclass so callers can tell throttling and iterator expiry from real errors.
  */
 trait KinesisClient extends AutoCloseable {
 
@@ -25,8 +25,8 @@ final case class HashKeyRange(startingHashKey: BigInt, endingHashKey: BigInt) {
 }
 
 /**
- * One shard as ListShards describes it. A shard is closed once `endingSequenceNumber` is set: it takes no new
- * records, and reading it to its end yields no next iterator.
+ * One shard as ListShards describes it. A shard is closed once `endingSequenceNumber` is set: it takes no new records,
+ * and reading it to its end yields no next iterator.
  */
 final case class ShardDescription(
     shardId: String,

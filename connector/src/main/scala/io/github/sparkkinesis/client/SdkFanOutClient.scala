@@ -14,16 +14,25 @@ import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient
 import software.amazon.awssdk.services.kinesis.model.{
-  Consumer, ConsumerDescription => SdkConsumerDescription, DeregisterStreamConsumerRequest,
-  DescribeStreamConsumerRequest, DescribeStreamSummaryRequest, RegisterStreamConsumerRequest, ResourceNotFoundException,
-  ShardIteratorType, StartingPosition, SubscribeToShardEvent, SubscribeToShardEventStream, SubscribeToShardRequest,
+  Consumer,
+  ConsumerDescription => SdkConsumerDescription,
+  DeregisterStreamConsumerRequest,
+  DescribeStreamConsumerRequest,
+  DescribeStreamSummaryRequest,
+  RegisterStreamConsumerRequest,
+  ResourceNotFoundException,
+  ShardIteratorType,
+  StartingPosition,
+  SubscribeToShardEvent,
+  SubscribeToShardEventStream,
+  SubscribeToShardRequest,
   SubscribeToShardResponseHandler
 }
 import software.amazon.awssdk.utils.AttributeMap
 
 /**
- * [[FanOutClient]] on the AWS SDK v2's asynchronous Kinesis client over Netty's HTTP/2, which SubscribeToShard
- * needs. TLS negotiates HTTP/2 with ALPN (Java 9 and later have it built in; no native library is involved).
+ * [[FanOutClient]] on the AWS SDK v2's asynchronous Kinesis client over Netty's HTTP/2, which SubscribeToShard needs.
+ * TLS negotiates HTTP/2 with ALPN (Java 9 and later have it built in; no native library is involved).
  */
 private[client] final class SdkFanOutClient(
     settings: ClientSettings,
@@ -48,14 +57,17 @@ private[client] final class SdkFanOutClient(
   }.streamDescriptionSummary.streamARN
 
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] =
-    describe(streamOf(streamArn), DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName))
+    describe(
+      streamOf(streamArn),
+      DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName))
 
   override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
     describe(streamOf(consumerArn), DescribeStreamConsumerRequest.builder().consumerARN(consumerArn))
 
   override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
     toConsumer(call("RegisterStreamConsumer", streamOf(streamArn), None) {
-      sdk.registerStreamConsumer(RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build())
+      sdk.registerStreamConsumer(
+        RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build())
     }.consumer)
 
   override def deregisterConsumer(consumerArn: String): Unit = {
@@ -66,7 +78,8 @@ private[client] final class SdkFanOutClient(
   }
 
   override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription = {
-    val subscription = new SdkSubscription(e => errors.translate(e, "SubscribeToShard", streamOf(consumerArn), Some(shardId)))
+    val subscription =
+      new SdkSubscription(e => errors.translate(e, "SubscribeToShard", streamOf(consumerArn), Some(shardId)))
     val request = SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId)
       .startingPosition(startingPosition(start)).build()
     val handler = SubscribeToShardResponseHandler.builder()
@@ -81,10 +94,13 @@ private[client] final class SdkFanOutClient(
 
   private def describe(stream: String, request: DescribeStreamConsumerRequest.Builder): Option[ConsumerDescription] =
     try Some(toConsumer(call("DescribeStreamConsumer", stream, None)(sdk.describeStreamConsumer(request.build()))
-      .consumerDescription))
+        .consumerDescription))
     catch { case _: ResourceMissingException => None }
 
-  private def call[T](operation: String, streamName: String, shardId: Option[String])(body: => CompletableFuture[T]): T =
+  private def call[T](
+      operation: String,
+      streamName: String,
+      shardId: Option[String])(body: => CompletableFuture[T]): T =
     try body.get()
     catch {
       case e: InterruptedException => throw e
@@ -95,7 +111,9 @@ private[client] final class SdkFanOutClient(
 
 private[client] object SdkFanOutClient {
 
-  /** The stream's name inside a stream or consumer ARN (`arn:...:stream/NAME` or `arn:...:stream/NAME/consumer/...`). */
+  /**
+   * The stream's name inside a stream or consumer ARN (`arn:...:stream/NAME` or `arn:...:stream/NAME/consumer/...`).
+   */
   def streamOf(arn: String): String = arn.split("/").lift(1).getOrElse(arn)
 
   /**
@@ -115,23 +133,31 @@ private[client] object SdkFanOutClient {
   private def startingPosition(start: IteratorStart): StartingPosition = {
     val b = StartingPosition.builder()
     (start match {
-      case IteratorStart.TrimHorizon           => b.`type`(ShardIteratorType.TRIM_HORIZON)
-      case IteratorStart.Latest                => b.`type`(ShardIteratorType.LATEST)
-      case IteratorStart.AtTimestamp(ms)       => b.`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
-      case IteratorStart.AtSequenceNumber(s)   => b.`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(s)
+      case IteratorStart.TrimHorizon => b.`type`(ShardIteratorType.TRIM_HORIZON)
+      case IteratorStart.Latest => b.`type`(ShardIteratorType.LATEST)
+      case IteratorStart.AtTimestamp(ms) => b.`type`(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(ms))
+      case IteratorStart.AtSequenceNumber(s) => b.`type`(ShardIteratorType.AT_SEQUENCE_NUMBER).sequenceNumber(s)
       case IteratorStart.AfterSequenceNumber(s) => b.`type`(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(s)
     }).build()
   }
 
   private def toConsumer(c: Consumer): ConsumerDescription =
-    ConsumerDescription(c.consumerName, c.consumerARN, c.consumerStatusAsString, c.consumerCreationTimestamp.toEpochMilli)
+    ConsumerDescription(
+      c.consumerName,
+      c.consumerARN,
+      c.consumerStatusAsString,
+      c.consumerCreationTimestamp.toEpochMilli)
 
   private def toConsumer(c: SdkConsumerDescription): ConsumerDescription =
-    ConsumerDescription(c.consumerName, c.consumerARN, c.consumerStatusAsString, c.consumerCreationTimestamp.toEpochMilli)
+    ConsumerDescription(
+      c.consumerName,
+      c.consumerARN,
+      c.consumerStatusAsString,
+      c.consumerCreationTimestamp.toEpochMilli)
 
   /**
-   * Netty over HTTP/2 with ALPN: kinesis-mock (and any TLS endpoint that offers both) answers the SDK's default,
-   * which assumes HTTP/2 without negotiating, by closing the channel. `verifyCertificate` false (option
+   * Netty over HTTP/2 with ALPN: kinesis-mock (and any TLS endpoint that offers both) answers the SDK's default, which
+   * assumes HTTP/2 without negotiating, by closing the channel. `verifyCertificate` false (option
    * kinesis.verifyCertificate, for emulators only) accepts any certificate, as the polling client does.
    */
   private final class NettyBuilder(verifyCertificate: Boolean) extends SdkAsyncHttpClient.Builder[NettyBuilder] {

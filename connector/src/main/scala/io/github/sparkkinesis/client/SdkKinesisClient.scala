@@ -19,13 +19,19 @@ import software.amazon.awssdk.retries.api.{BackoffStrategy, RetryStrategy}
 import software.amazon.awssdk.services.kinesis.{KinesisClient => AwsKinesisClient}
 import software.amazon.awssdk.utils.AttributeMap
 import software.amazon.awssdk.services.kinesis.model.{
-  DescribeStreamSummaryRequest, GetRecordsRequest, GetShardIteratorRequest, ListShardsRequest, PutRecordRequest,
-  Record, Shard, ShardIteratorType
+  DescribeStreamSummaryRequest,
+  GetRecordsRequest,
+  GetShardIteratorRequest,
+  ListShardsRequest,
+  PutRecordRequest,
+  Record,
+  Shard,
+  ShardIteratorType
 }
 
 /**
- * [[KinesisClient]] on the AWS SDK v2's synchronous Kinesis client, configured entirely from `settings`; the SDK
- * client is built (and the region resolved) at construction, so a missing region fails there.
+ * [[KinesisClient]] on the AWS SDK v2's synchronous Kinesis client, configured entirely from `settings`; the SDK client
+ * is built (and the region resolved) at construction, so a missing region fails there.
  */
 final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient with FanOutClient with SinkClient {
   import SdkKinesisClient._
@@ -70,7 +76,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
       val request = shardIteratorRequest(streamName, shardId)
       start match {
         case IteratorStart.TrimHorizon => request.shardIteratorType(ShardIteratorType.TRIM_HORIZON)
-        case IteratorStart.Latest      => request.shardIteratorType(ShardIteratorType.LATEST)
+        case IteratorStart.Latest => request.shardIteratorType(ShardIteratorType.LATEST)
         case IteratorStart.AtTimestamp(millis) =>
           request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(Instant.ofEpochMilli(millis))
         case IteratorStart.AtSequenceNumber(seq) =>
@@ -88,8 +94,8 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
       RecordBatch(
         records = records,
         nextIterator = Option(response.nextShardIterator),
-        millisBehindLatest = millisBehind(Option(response.millisBehindLatest).map(_.longValue), records,
-          System.currentTimeMillis()),
+        millisBehindLatest =
+          millisBehind(Option(response.millisBehindLatest).map(_.longValue), records, System.currentTimeMillis()),
         childShardIds = response.childShards.asScala.map(_.shardId).toVector)
     }
 
@@ -99,7 +105,10 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
     Option(sdk.describeStreamSummary(request.build()).streamDescriptionSummary.maxRecordSizeInKiB).map(_.intValue)
   }
 
-  override def writeRecord(streamName: String, partitionKey: String, explicitHashKey: Option[String],
+  override def writeRecord(
+      streamName: String,
+      partitionKey: String,
+      explicitHashKey: Option[String],
       data: Array[Byte]): String = call("PutRecord", streamName, None) {
     val named = PutRecordRequest.builder().partitionKey(partitionKey).explicitHashKey(explicitHashKey.orNull)
       .data(SdkBytes.fromByteArrayUnsafe(data)) // no copy: the request is sent and dropped before the row is
@@ -137,7 +146,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
     sdk.close()
     credentialsProvider match {
       case closeable: AutoCloseable => closeable.close() // the SDK does not close providers handed to it
-      case _                        =>
+      case _ =>
     }
   }
 
@@ -153,7 +162,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
   private def isInterruption(e: Throwable): Boolean =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
       case _: InterruptedException | _: java.io.InterruptedIOException => true
-      case _                                                           => false
+      case _ => false
     }
 }
 
@@ -167,7 +176,8 @@ object SdkKinesisClient {
    * Builds Apache HTTP clients that accept any certificate and host name, for `kinesis.verifyCertificate` false (an
    * emulator's self-signed certificate). The SDK hands its defaults to `buildWithDefaults`; trust-all goes over them.
    */
-  private final class TrustAnyCertificateHttpClientBuilder extends SdkHttpClient.Builder[TrustAnyCertificateHttpClientBuilder] {
+  private final class TrustAnyCertificateHttpClientBuilder
+      extends SdkHttpClient.Builder[TrustAnyCertificateHttpClientBuilder] {
     override def buildWithDefaults(defaults: AttributeMap): SdkHttpClient =
       ApacheHttpClient.builder().buildWithDefaults(AttributeMap.builder()
         .put(SdkHttpConfigurationOption.TRUST_ALL_CERTIFICATES, java.lang.Boolean.TRUE).build().merge(defaults))
@@ -177,8 +187,8 @@ object SdkKinesisClient {
   private val RegionName = "[a-z0-9]+(-[a-z0-9]+)+".r
 
   /**
-   * The region from option `kinesis.region` (trimmed, lower-cased), else from the SDK's default region chain.
-   * A region is needed even with `kinesis.endpointUrl`, because requests are signed for one.
+   * The region from option `kinesis.region` (trimmed, lower-cased), else from the SDK's default region chain. A region
+   * is needed even with `kinesis.endpointUrl`, because requests are signed for one.
    */
   private[client] def resolveRegion(configured: Option[String], hasEndpoint: Boolean, chain: () => Region): Region =
     configured match {
@@ -194,7 +204,8 @@ object SdkKinesisClient {
             val why = if (hasEndpoint) " (requests to kinesis.endpointUrl are signed for a region too)" else ""
             throw new KinesisClientException(
               s"No AWS region is configured$why: set option kinesis.region, e.g. us-east-1, or configure a region " +
-                "for the AWS default region chain (AWS_REGION, aws.region, ~/.aws/config).", e)
+                "for the AWS default region chain (AWS_REGION, aws.region, ~/.aws/config).",
+              e)
         }
     }
 
@@ -205,8 +216,8 @@ object SdkKinesisClient {
   }
 
   /**
-   * GetRecords from `iterator`; with the stream's ARN too when it was given by ARN: access granted by another
-   * account's resource-based policy is checked against it (kinesis-mock finds another account's stream only so).
+   * GetRecords from `iterator`; with the stream's ARN too when it was given by ARN: access granted by another account's
+   * resource-based policy is checked against it (kinesis-mock finds another account's stream only so).
    */
   private[client] def getRecordsRequest(stream: String, iterator: String, limit: Int): GetRecordsRequest = {
     val request = GetRecordsRequest.builder().shardIterator(iterator).limit(limit)
@@ -227,7 +238,8 @@ object SdkKinesisClient {
    * retries depend on how many failures other shards of the same client saw recently.
    */
   private[sparkkinesis] def retryStrategy(retry: RetrySettings): RetryStrategy = {
-    val backoff = BackoffStrategy.exponentialDelay(Duration.ofMillis(retry.baseDelayMs), Duration.ofMillis(retry.maxDelayMs))
+    val backoff =
+      BackoffStrategy.exponentialDelay(Duration.ofMillis(retry.baseDelayMs), Duration.ofMillis(retry.maxDelayMs))
     AwsRetryStrategy.standardRetryStrategy().toBuilder
       .maxAttempts(retry.numRetries + 1)
       .backoffStrategy(backoff)
@@ -237,9 +249,9 @@ object SdkKinesisClient {
   }
 
   /**
-   * MillisBehindLatest as Kinesis reported it. AWS always reports it; if an endpoint does not, an empty batch
-   * counts as caught up (0) and otherwise the age of the last record returned stands in, an upper bound that keeps
-   * a lagging reader from believing it is at the tip.
+   * MillisBehindLatest as Kinesis reported it. AWS always reports it; if an endpoint does not, an empty batch counts as
+   * caught up (0) and otherwise the age of the last record returned stands in, an upper bound that keeps a lagging
+   * reader from believing it is at the tip.
    */
   private[client] def millisBehind(reported: Option[Long], records: Seq[KinesisRecord], nowMillis: Long): Long =
     reported.getOrElse {
@@ -248,7 +260,11 @@ object SdkKinesisClient {
 
   private[client] def toRecord(r: Record): KinesisRecord =
     // asByteArrayUnsafe: no copy of the payload; the SDK response is dropped right after, so nothing else shares it.
-    KinesisRecord(r.data.asByteArrayUnsafe, r.partitionKey, r.sequenceNumber, r.approximateArrivalTimestamp.toEpochMilli)
+    KinesisRecord(
+      r.data.asByteArrayUnsafe,
+      r.partitionKey,
+      r.sequenceNumber,
+      r.approximateArrivalTimestamp.toEpochMilli)
 
   private def describe(s: Shard): ShardDescription =
     ShardDescription(

@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.client
 
 /**
- * The calls the sink makes through the connector's own client rather than through the Kinesis Producer Library:
- * reading a stream's record size limit, and writing one record too large for the KPL. Every failure is a
+ * The calls the sink makes through the connector's own client rather than through the Kinesis Producer Library: reading
+ * a stream's record size limit, and writing one record too large for the KPL. Every failure is a
  * [[KinesisClientException]]; throttling is a [[ThrottledException]].
  */
 trait SinkClient {

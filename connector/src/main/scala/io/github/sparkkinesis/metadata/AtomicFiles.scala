@@ -12,33 +12,33 @@ import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, FileSystem
 import org.apache.hadoop.io.IOUtils
 
 /**
- * Small files published at most once: the content is written to a temporary file and then made visible
- * without overwriting (a hard link on local disks, where rename(2) would overwrite; a non-overwriting rename
- * elsewhere, atomic on HDFS), so when two writers race exactly one wins and both see the winner's content.
- * As Spark's checkpoint file manager does, the rename goes through Hadoop's FileContext where the scheme has an
- * AbstractFileSystem bound, and through the FileSystem otherwise (a scheme with only `fs.<scheme>.impl` set), whose
- * rename, by Hadoop's file system contract, fails rather than replace an existing file.
+ * Small files published at most once: the content is written to a temporary file and then made visible without
+ * overwriting (a hard link on local disks, where rename(2) would overwrite; a non-overwriting rename elsewhere, atomic
+ * on HDFS), so when two writers race exactly one wins and both see the winner's content. As Spark's checkpoint file
+ * manager does, the rename goes through Hadoop's FileContext where the scheme has an AbstractFileSystem bound, and
+ * through the FileSystem otherwise (a scheme with only `fs.<scheme>.impl` set), whose rename, by Hadoop's file system
+ * contract, fails rather than replace an existing file.
  */
 private[sparkkinesis] object AtomicFiles {
 
   /**
    * Object stores whose Hadoop connectors rename by copying (a check, then a copy: two writers can both "win"), so
    * publishing there is not first-writer-wins. abfs/abfss are among them unless the account has a hierarchical
-   * namespace, which Hadoop's ABFS connector tells by preserving etags on rename. No conditional create
-   * (S3's If-None-Match) is reachable through the file system API of the Hadoop releases Spark 3.5 and 4.x bundle.
+   * namespace, which Hadoop's ABFS connector tells by preserving etags on rename. No conditional create (S3's
+   * If-None-Match) is reachable through the file system API of the Hadoop releases Spark 3.5 and 4.x bundle.
    */
   private val CopyingRenameSchemes =
     Set("s3", "s3a", "s3n", "gs", "wasb", "wasbs", "oss", "cos", "cosn", "obs", "abfs", "abfss", "dbfs")
 
   /**
-   * Schemes that mount other file systems: what counts is the scheme of the mount's target. Databricks' `dbfs:`
-   * is refused outright (its root and mounts are object storage), so only Hadoop's view file systems are here.
+   * Schemes that mount other file systems: what counts is the scheme of the mount's target. Databricks' `dbfs:` is
+   * refused outright (its root and mounts are object storage), so only Hadoop's view file systems are here.
    */
   private val MountSchemes = Set("viewfs", "viewfss")
 
   /**
-   * Fails, naming the fix, unless files published under `dir` are published atomically (at most one writer wins):
-   * the Hadoop metadata store relies on it for exactly-once reads.
+   * Fails, naming the fix, unless files published under `dir` are published atomically (at most one writer wins): the
+   * Hadoop metadata store relies on it for exactly-once reads.
    */
   def requireAtomicPublish(dir: Path, conf: Configuration): Unit = {
     val fs = dir.getFileSystem(conf)
@@ -77,7 +77,8 @@ private[sparkkinesis] object AtomicFiles {
       fs.mkdirs(target.getParent)
       val tmp = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
       val out = fs.create(tmp, false)
-      try out.write(content.getBytes(UTF_8)) finally out.close()
+      try out.write(content.getBytes(UTF_8))
+      finally out.close()
       try renameIfAbsent(fs, tmp, target, conf)
       finally fs.delete(tmp, false)
     }
@@ -101,7 +102,8 @@ private[sparkkinesis] object AtomicFiles {
       case None =>
         // By Hadoop's contract rename fails (false, or an exception) rather than replace a file; the check first
         // also covers file systems that bend it, as Spark's FileSystem-based checkpoint file manager does.
-        !fs.exists(target) && (try fs.rename(tmp, target) catch { case _: FileAlreadyExistsException => false })
+        !fs.exists(target) && (try fs.rename(tmp, target)
+        catch { case _: FileAlreadyExistsException => false })
     }
   }
 
@@ -121,7 +123,9 @@ private[sparkkinesis] object AtomicFiles {
   /** The file's content, or None when there is no file: one request (an open), not an existence check first. */
   def read(path: Path, conf: Configuration): Option[String] = {
     val fs = path.getFileSystem(conf)
-    val in = try fs.open(path) catch { case _: java.io.FileNotFoundException => return None }
+    val in =
+      try fs.open(path)
+      catch { case _: java.io.FileNotFoundException => return None }
     try {
       val bytes = new ByteArrayOutputStream()
       IOUtils.copyBytes(in, bytes, 4096, false)

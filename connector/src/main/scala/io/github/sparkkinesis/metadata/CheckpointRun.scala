@@ -10,19 +10,22 @@ import io.github.sparkkinesis.offsets.Json
 /**
  * The identity of one checkpoint's life: generated once, when a query first starts on a fresh checkpoint, and kept in
  * the checkpoint (`metadata-run.json`). A store outside the checkpoint (DynamoDB) keys its records by it, so a query
- * started again on the same path after its checkpoint was deleted starts clean instead of meeting the records of
- * the checkpoint's earlier life.
+ * started again on the same path after its checkpoint was deleted starts clean instead of meeting the records of the
+ * checkpoint's earlier life.
  *
- * @param id      None for a checkpoint started before run identities existed (0.1.0 and 0.2.0 without one): its
- *                records keep the keys they were written under
- * @param created whether this call created the identity: the checkpoint is fresh, and records of any other life of
- *                the same path are dead
+ * @param id
+ *   None for a checkpoint started before run identities existed (0.1.0 and 0.2.0 without one): its records keep the
+ *   keys they were written under
+ * @param created
+ *   whether this call created the identity: the checkpoint is fresh, and records of any other life of the same path are
+ *   dead
  */
 final case class CheckpointRun(id: Option[String], created: Boolean)
 
 object CheckpointRun {
   val FileName = "metadata-run.json"
   private val Version = 1
+
   /** Written by every version at a query's first batch: its presence without an identity marks an older checkpoint. */
   private val InitialOffsetFile = "initial-offset.json"
 
@@ -38,8 +41,12 @@ object CheckpointRun {
         CheckpointRun(None, created = false)
       case None =>
         val fresh = UUID.randomUUID().toString
-        val won = AtomicFiles.publishIfAbsent(file, Json.write(Json.obj(
-          "version" -> Json.number(Version.toLong), "runId" -> Json.text(fresh))), conf)
+        val won = AtomicFiles.publishIfAbsent(
+          file,
+          Json.write(Json.obj(
+            "version" -> Json.number(Version.toLong),
+            "runId" -> Json.text(fresh))),
+          conf)
         CheckpointRun(Some(read(file, conf).getOrElse(fresh)), created = won)
     }
   }

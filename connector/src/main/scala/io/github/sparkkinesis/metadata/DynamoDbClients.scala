@@ -14,16 +14,18 @@ private[sparkkinesis] trait DynamoDbAccess extends Serializable {
 }
 
 /**
- * One DynamoDB client per distinct Kinesis settings and DynamoDB endpoint in this JVM, shared by every task and
- * query of the executor: the same region, credentials (an assumed role included) and retries as Kinesis, keyed by
- * settings and never by resolved credentials. A client unused for [[IdleSweeper.IdleMs]] is closed and forgotten
- * (a query stopped, or its credentials options changed), so rotated credentials never pile clients up.
+ * One DynamoDB client per distinct Kinesis settings and DynamoDB endpoint in this JVM, shared by every task and query
+ * of the executor: the same region, credentials (an assumed role included) and retries as Kinesis, keyed by settings
+ * and never by resolved credentials. A client unused for [[IdleSweeper.IdleMs]] is closed and forgotten (a query
+ * stopped, or its credentials options changed), so rotated credentials never pile clients up.
  */
 private[metadata] object DynamoDbClients extends DynamoDbAccess {
 
   @transient private lazy val clients = {
     val cache = new IdleCache[(ClientSettings, Option[URI]), DynamoDbClient](
-      { case (settings, endpoint) => build(settings, endpoint) }, _.close(), IdleSweeper.IdleMs,
+      { case (settings, endpoint) => build(settings, endpoint) },
+      _.close(),
+      IdleSweeper.IdleMs,
       () => System.currentTimeMillis())
     IdleSweeper.start("spark-kinesis-idle-dynamodb")(() => cache.sweep())
     cache

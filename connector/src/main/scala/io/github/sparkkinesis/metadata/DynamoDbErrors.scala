@@ -6,12 +6,16 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException
 import software.amazon.awssdk.services.dynamodb.model.{ConditionalCheckFailedException, ResourceNotFoundException}
 
 import io.github.sparkkinesis.client.{
-  ClientSettings, CredentialsProviders, CredentialsUnavailable, ErrorText, SdkErrors
+  ClientSettings,
+  CredentialsProviders,
+  CredentialsUnavailable,
+  ErrorText,
+  SdkErrors
 }
 
 /**
- * Turns the DynamoDB store's failures into messages that name the table, the option and the permission to grant,
- * never a secret. A failed conditional put passes through untouched: it is how the store learns it lost a race.
+ * Turns the DynamoDB store's failures into messages that name the table, the option and the permission to grant, never
+ * a secret. A failed conditional put passes through untouched: it is how the store learns it lost a race.
  */
 private[metadata] final class DynamoDbErrors(table: String, settings: ClientSettings) {
   private val secrets = CredentialsProviders.secrets(settings)
@@ -30,8 +34,9 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
     (credentials, e) match {
       case (Some(c), _) => new IllegalStateException(s"No credentials for $where: ${scrub(c.getMessage)}")
       case (_, ex: ResourceNotFoundException) => new IllegalStateException(
-        s"$where: the table does not exist in the region of kinesis.region (or at kinesis.dynamodb.endpointUrl). " +
-          s"${said(ex)}", ErrorText.safeCause(ex, secrets))
+          s"$where: the table does not exist in the region of kinesis.region (or at kinesis.dynamodb.endpointUrl). " +
+            s"${said(ex)}",
+          ErrorText.safeCause(ex, secrets))
       case (_, ex: AwsServiceException) if SdkErrors.RejectedCredentialCodes.contains(code(ex)) =>
         // No cause: the SDK's messages of signature errors (HTTP 400) echo the signed request, token included.
         new IllegalStateException(s"$where was refused (${code(ex)}, HTTP ${ex.statusCode}): the credentials were " +
@@ -42,10 +47,13 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
         new IllegalStateException(s"$where was refused (${code(ex)}, HTTP ${ex.statusCode}): the credentials need " +
           s"dynamodb:$operation on the table (the store uses DescribeTable, CreateTable, GetItem, PutItem, " +
           s"BatchGetItem, Query and BatchWriteItem). ${CredentialsProviders.origin(settings)} ${said(ex)}")
-      case (_, ex: AwsServiceException) => new IllegalStateException(s"$where failed (${code(ex)}, HTTP " +
-        s"${ex.statusCode}). ${said(ex)}", ErrorText.safeCause(ex, secrets))
-      case (_, other) => new IllegalStateException(s"$where failed: ${scrub(String.valueOf(other.getMessage))}",
-        ErrorText.safeCause(other, secrets))
+      case (_, ex: AwsServiceException) => new IllegalStateException(
+          s"$where failed (${code(ex)}, HTTP " +
+            s"${ex.statusCode}). ${said(ex)}",
+          ErrorText.safeCause(ex, secrets))
+      case (_, other) => new IllegalStateException(
+          s"$where failed: ${scrub(String.valueOf(other.getMessage))}",
+          ErrorText.safeCause(other, secrets))
     }
   }
 

@@ -6,23 +6,32 @@ import io.github.sparkkinesis.compat.JavaCollections._
 
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient
 import software.amazon.awssdk.services.dynamodb.model.{
-  AttributeValue, BatchGetItemRequest, BatchWriteItemRequest, ConditionalCheckFailedException, DeleteRequest,
-  GetItemRequest, KeysAndAttributes, PutItemRequest, QueryRequest, WriteRequest
+  AttributeValue,
+  BatchGetItemRequest,
+  BatchWriteItemRequest,
+  ConditionalCheckFailedException,
+  DeleteRequest,
+  GetItemRequest,
+  KeysAndAttributes,
+  PutItemRequest,
+  QueryRequest,
+  WriteRequest
 }
 
 import io.github.sparkkinesis.client.ClientSettings
 
 /**
- * [[ShardEndStore]] on a DynamoDB table, for checkpoints on object stores: one item per task record, keyed by the
- * query (partition key `queryCheckpoint`, the query's qualified checkpoint location, so several queries share a
- * table) and by the checkpoint's life, batch and task (sort key `batchTask`: `run-<id>/<batch>/<task>` zero-padded,
- * so a key range is a range of batches of one life; a checkpoint started before run identities existed has no
- * `run-<id>/` part). A conditional put (the key must not exist) lets the first attempt win; reads are consistent.
- * Each item carries `expiresAt` (epoch seconds, [[ItemLifetimeMs]] after it was written) for DynamoDB's TTL, so
- * the items of a checkpoint deleted while its query was stopped expire if the path is never used again.
- * Serializable: executors borrow their own client from `settings` ([[DynamoDbClients]]).
+ * [[ShardEndStore]] on a DynamoDB table, for checkpoints on object stores: one item per task record, keyed by the query
+ * (partition key `queryCheckpoint`, the query's qualified checkpoint location, so several queries share a table) and by
+ * the checkpoint's life, batch and task (sort key `batchTask`: `run-<id>/<batch>/<task>` zero-padded, so a key range is
+ * a range of batches of one life; a checkpoint started before run identities existed has no `run-<id>/` part). A
+ * conditional put (the key must not exist) lets the first attempt win; reads are consistent. Each item carries
+ * `expiresAt` (epoch seconds, [[ItemLifetimeMs]] after it was written) for DynamoDB's TTL, so the items of a checkpoint
+ * deleted while its query was stopped expire if the path is never used again. Serializable: executors borrow their own
+ * client from `settings` ([[DynamoDbClients]]).
  *
- * @param run the checkpoint's run identity ([[CheckpointRun]]); None for an older checkpoint's items
+ * @param run
+ *   the checkpoint's run identity ([[CheckpointRun]]); None for an older checkpoint's items
  */
 final class DynamoDbShardEndStore(
     settings: ClientSettings,
@@ -31,7 +40,7 @@ final class DynamoDbShardEndStore(
     run: Option[String],
     access: DynamoDbAccess = DynamoDbClients,
     clock: () => Long = () => System.currentTimeMillis())
-  extends ShardEndStore {
+    extends ShardEndStore {
   import DynamoDbShardEndStore._
 
   @transient private lazy val errors = new DynamoDbErrors(table.name, settings)
@@ -82,12 +91,13 @@ final class DynamoDbShardEndStore(
   }
 
   /**
-   * Deletes this life's items of batches below `batch`: a Query over the key range, then deletes 25 at a time.
-   * An older checkpoint's keys (no run part, digits first) sort before every `run-` key, so its range holds only them.
+   * Deletes this life's items of batches below `batch`: a Query over the key range, then deletes 25 at a time. An older
+   * checkpoint's keys (no run part, digits first) sort before every `run-` key, so its range holds only them.
    */
   override def purgeBefore(batch: Long): Unit =
     if (runPrefix.isEmpty) deleteWhere("#sk < :upto", Map(":upto" -> text(batchPrefix(batch))))(_ => true)
-    else deleteWhere("#sk BETWEEN :from AND :upto",
+    else deleteWhere(
+      "#sk BETWEEN :from AND :upto",
       Map(":from" -> text(runPrefix), ":upto" -> text(runPrefix + batchPrefix(batch))))(_ => true)
 
   /**
@@ -108,8 +118,9 @@ final class DynamoDbShardEndStore(
         .expressionAttributeValues((values + (":pk" -> text(queryKey))).asJava)
         .projectionExpression("#pk, #sk").consistentRead(true).exclusiveStartKey(start).build())))
       page.items.asScala.filter(k => delete(k.get(SortKey).s)).grouped(MaxBatchWrite).foreach { keys =>
-        errors.call("BatchWriteItem")(batchDelete(keys.map(k => WriteRequest.builder()
-          .deleteRequest(DeleteRequest.builder().key(k).build()).build()).toVector))
+        errors.call("BatchWriteItem")(batchDelete(keys.map(k =>
+          WriteRequest.builder()
+            .deleteRequest(DeleteRequest.builder().key(k).build()).build()).toVector))
         deleted += keys.size
       }
       start = if (page.hasLastEvaluatedKey && !page.lastEvaluatedKey.isEmpty) page.lastEvaluatedKey else null
@@ -122,8 +133,10 @@ final class DynamoDbShardEndStore(
 
   private def parse(item: java.util.Map[String, AttributeValue]): TaskEndRecord = {
     val where = s"in DynamoDB table ${table.name} under ($queryKey, ${item.get(SortKey).s})"
-    TaskEndRecord.fromJson(Option(item.get(RecordAttribute)).map(_.s).getOrElse(
-      throw new IllegalStateException(s"The item $where has no $RecordAttribute attribute")), where)
+    TaskEndRecord.fromJson(
+      Option(item.get(RecordAttribute)).map(_.s).getOrElse(
+        throw new IllegalStateException(s"The item $where has no $RecordAttribute attribute")),
+      where)
   }
 
   private def batchGet(keys: Seq[Map[String, AttributeValue]]): Seq[TaskEndRecord] = {
@@ -167,8 +180,10 @@ object DynamoDbShardEndStore {
   val PartitionKey = "queryCheckpoint"
   val SortKey = "batchTask"
   val RecordAttribute = "taskEnd"
+
   /** The item's expiry in epoch seconds, the attribute to name when enabling DynamoDB's TTL on the table. */
   val ExpiresAttribute = "expiresAt"
+
   /**
    * How long an item lives unless purged first: longer than Kinesis keeps any record (365 days at most), so an item
    * expires only once the records it bounds are gone from the stream too.
@@ -187,11 +202,13 @@ object DynamoDbShardEndStore {
   private def text(s: String): AttributeValue = AttributeValue.builder().s(s).build()
 
   /** BatchGetItems the driver sends at once for queries with more than 100 tasks; daemon threads. */
-  private lazy val readers = Executors.newFixedThreadPool(4, new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val thread = new Thread(r, "kinesis-dynamodb-reads")
-      thread.setDaemon(true)
-      thread
-    }
-  })
+  private lazy val readers = Executors.newFixedThreadPool(
+    4,
+    new ThreadFactory {
+      override def newThread(r: Runnable): Thread = {
+        val thread = new Thread(r, "kinesis-dynamodb-reads")
+        thread.setDaemon(true)
+        thread
+      }
+    })
 }

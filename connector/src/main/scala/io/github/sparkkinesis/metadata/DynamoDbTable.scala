@@ -7,8 +7,17 @@ import io.github.sparkkinesis.compat.JavaCollections._
 
 import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration
 import software.amazon.awssdk.services.dynamodb.model.{
-  AttributeDefinition, BillingMode, CreateTableRequest, DescribeTableRequest, KeySchemaElement, KeyType,
-  ResourceInUseException, ResourceNotFoundException, ScalarAttributeType, TableDescription, TimeToLiveSpecification,
+  AttributeDefinition,
+  BillingMode,
+  CreateTableRequest,
+  DescribeTableRequest,
+  KeySchemaElement,
+  KeyType,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  ScalarAttributeType,
+  TableDescription,
+  TimeToLiveSpecification,
   UpdateTimeToLiveRequest
 }
 import org.slf4j.LoggerFactory
@@ -31,7 +40,8 @@ final case class DynamoDbTable(name: String, endpoint: Option[URI]) {
 
   private def ensure(dynamo: DynamoDbClient, errors: DynamoDbErrors): Unit = {
     val existing =
-      try Some(errors.call("DescribeTable")(dynamo.describeTable(DescribeTableRequest.builder().tableName(name).build())))
+      try
+        Some(errors.call("DescribeTable")(dynamo.describeTable(DescribeTableRequest.builder().tableName(name).build())))
       catch {
         case e: Exception if causedBy[ResourceNotFoundException](e) => None
       }
@@ -66,12 +76,13 @@ final case class DynamoDbTable(name: String, endpoint: Option[URI]) {
    */
   private def enableTtl(dynamo: DynamoDbClient, errors: DynamoDbErrors): Unit =
     try errors.call("UpdateTimeToLive")(dynamo.updateTimeToLive(UpdateTimeToLiveRequest.builder().tableName(name)
-      .timeToLiveSpecification(TimeToLiveSpecification.builder().attributeName(ExpiresAttribute).enabled(true).build())
-      .build()))
+        .timeToLiveSpecification(
+          TimeToLiveSpecification.builder().attributeName(ExpiresAttribute).enabled(true).build())
+        .build()))
     catch {
       case scala.util.control.NonFatal(e) => DynamoDbTable.log.warn(s"The metadata store created DynamoDB table " +
-        s"$name but could not enable its TTL on attribute $ExpiresAttribute, so items of deleted checkpoints will " +
-        s"not expire; enable it on the table yourself. ${e.getMessage}")
+          s"$name but could not enable its TTL on attribute $ExpiresAttribute, so items of deleted checkpoints will " +
+          s"not expire; enable it on the table yourself. ${e.getMessage}")
     }
 
   private def checkKeys(table: TableDescription): Unit = {

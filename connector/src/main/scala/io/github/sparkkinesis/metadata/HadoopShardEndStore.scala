@@ -7,15 +7,16 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 
 /**
- * [[ShardEndStore]] on a Hadoop file system: one small JSON file per batch and task, `tasks/<batch>/<task>.json`
- * under `root`, published with [[AtomicFiles]] so that exactly one attempt's record wins. Versions before 0.2.0 wrote
- * one file per shard, `<stream>/<batch>/<shardId>.json`; those are still read and purged. Serializable, Hadoop
+ * [[ShardEndStore]] on a Hadoop file system: one small JSON file per batch and task, `tasks/<batch>/<task>.json` under
+ * `root`, published with [[AtomicFiles]] so that exactly one attempt's record wins. Versions before 0.2.0 wrote one
+ * file per shard, `<stream>/<batch>/<shardId>.json`; those are still read and purged. Serializable, Hadoop
  * configuration included, so executors write with the driver's file system settings.
  */
 final class HadoopShardEndStore(root: String, @transient private var conf: Configuration, explicit: Boolean = false)
-  extends ShardEndStore {
+    extends ShardEndStore {
 
-  private def batchDir(batch: Long): Path = new Path(new Path(new Path(root), HadoopShardEndStore.Tasks), batch.toString)
+  private def batchDir(batch: Long): Path =
+    new Path(new Path(new Path(root), HadoopShardEndStore.Tasks), batch.toString)
 
   private def fileOf(batch: Long, task: Int): Path = new Path(batchDir(batch), s"$task.json")
 
@@ -28,9 +29,10 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
   override def getAll(batch: Long, tasks: Seq[Int]): Map[Int, TaskEndRecord] =
     if (tasks.size <= 1) tasks.flatMap(t => get(batch, t).map(t -> _)).toMap
     else {
-      val reads = tasks.map(t => HadoopShardEndStore.readers.submit(new Callable[Option[TaskEndRecord]] {
-        override def call(): Option[TaskEndRecord] = get(batch, t)
-      }))
+      val reads = tasks.map(t =>
+        HadoopShardEndStore.readers.submit(new Callable[Option[TaskEndRecord]] {
+          override def call(): Option[TaskEndRecord] = get(batch, t)
+        }))
       tasks.zip(reads).flatMap { case (t, read) => read.get().map(t -> _) }.toMap
     }
 
@@ -81,15 +83,18 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
 }
 
 private object HadoopShardEndStore {
+
   /** The directory of task records; a stream's legacy directory of that name holds only `shardId-*.json` files. */
   val Tasks = "tasks"
 
   /** Reads the driver makes at once; daemon threads, so an idle pool never keeps a JVM alive. */
-  lazy val readers = Executors.newFixedThreadPool(16, new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val thread = new Thread(r, "kinesis-shard-end-reads")
-      thread.setDaemon(true)
-      thread
-    }
-  })
+  lazy val readers = Executors.newFixedThreadPool(
+    16,
+    new ThreadFactory {
+      override def newThread(r: Runnable): Thread = {
+        val thread = new Thread(r, "kinesis-shard-end-reads")
+        thread.setDaemon(true)
+        thread
+      }
+    })
 }

@@ -7,15 +7,21 @@ import io.github.sparkkinesis.offsets.{Json, ShardPosition}
 /**
  * What the first attempt that read a shard in a micro-batch saw, for the driver's planning and the query's metrics.
  *
- * @param millisBehindLatest how far behind the shard's tip the attempt was when it stopped
- * @param moreAvailable      whether it stopped with records known to lie ahead (a limit, not the tip), so the driver
- *                           plans the shard again without first checking it
- * @param boundReached       whether it stopped at the first record past its AvailableNow bound: the shard has
- *                           reached the run's target
- * @param lastArrivalMs      when the last record read arrived in Kinesis, by the service's clock (None: none read)
- * @param bytes              bytes of the Kinesis records read (KPL aggregates as stored)
- * @param getRecordsCalls    GetRecords calls made, throttled ones included
- * @param throttledCalls     GetRecords calls that Kinesis throttled
+ * @param millisBehindLatest
+ *   how far behind the shard's tip the attempt was when it stopped
+ * @param moreAvailable
+ *   whether it stopped with records known to lie ahead (a limit, not the tip), so the driver plans the shard again
+ *   without first checking it
+ * @param boundReached
+ *   whether it stopped at the first record past its AvailableNow bound: the shard has reached the run's target
+ * @param lastArrivalMs
+ *   when the last record read arrived in Kinesis, by the service's clock (None: none read)
+ * @param bytes
+ *   bytes of the Kinesis records read (KPL aggregates as stored)
+ * @param getRecordsCalls
+ *   GetRecords calls made, throttled ones included
+ * @param throttledCalls
+ *   GetRecords calls that Kinesis throttled
  */
 final case class ReadStats(
     millisBehindLatest: Long,
@@ -48,9 +54,9 @@ object ReadStats {
 }
 
 /**
- * Where micro-batch `batch` ended in one shard, as recorded by the first task attempt that read it to its
- * stopping point. `start` is kept so that a record left by another query (a reused metadata path) is caught.
- * `stats` is what that attempt saw (None in records written by 0.1.0).
+ * Where micro-batch `batch` ended in one shard, as recorded by the first task attempt that read it to its stopping
+ * point. `start` is kept so that a record left by another query (a reused metadata path) is caught. `stats` is what
+ * that attempt saw (None in records written by 0.1.0).
  */
 final case class ShardEndRecord(
     stream: String,
@@ -66,12 +72,12 @@ final case class ShardEndRecord(
   /** The record as JSON; inside a [[TaskEndRecord]] it goes without a version field of its own. */
   def toNode(withVersion: Boolean): JsonNode = Json.obj((
     (if (withVersion) Seq("version" -> Json.number(if (stats.isEmpty) 1 else ShardEndRecord.Version)) else Nil) ++ Seq(
-    "stream" -> Json.text(stream),
-    "shardId" -> Json.text(shardId),
-    "batch" -> Json.number(batch),
-    "start" -> ShardPosition.toJson(start),
-    "end" -> ShardPosition.toJson(end),
-    "recordCount" -> Json.number(recordCount)) ++ stats.map(s => "stats" -> s.toJson)): _*)
+      "stream" -> Json.text(stream),
+      "shardId" -> Json.text(shardId),
+      "batch" -> Json.number(batch),
+      "start" -> ShardPosition.toJson(start),
+      "end" -> ShardPosition.toJson(end),
+      "recordCount" -> Json.number(recordCount)) ++ stats.map(s => "stats" -> s.toJson)): _*)
 
   /** Whether two attempts read the same records: same range, whatever they counted. */
   def sameRange(other: ShardEndRecord): Boolean =
@@ -80,6 +86,7 @@ final case class ShardEndRecord(
 }
 
 object ShardEndRecord {
+
   /** Version 2 adds `stats`; a record without them is written as version 1, which 0.1.0 reads. */
   val Version = 2
 

@@ -7,9 +7,8 @@ import org.slf4j.LoggerFactory
 import io.github.sparkkinesis.options.{KinesisSourceOptions, MetadataStoreSettings}
 
 /**
- * Durable record of where each micro-batch ended in each shard, one record per task: written once by the task
- * attempt that decided it (first writer wins) and read by retried tasks, replays and the driver when it plans the
- * next batch.
+ * Durable record of where each micro-batch ended in each shard, one record per task: written once by the task attempt
+ * that decided it (first writer wins) and read by retried tasks, replays and the driver when it plans the next batch.
  */
 trait ShardEndStore extends Serializable {
 
@@ -29,8 +28,8 @@ trait ShardEndStore extends Serializable {
   def purgeBefore(batch: Long): Unit
 
   /**
-   * The record of one shard written by a version before 0.2.0 (one record per shard), for the batches a checkpoint
-   * of that version planned; None where the store never held such records.
+   * The record of one shard written by a version before 0.2.0 (one record per shard), for the batches a checkpoint of
+   * that version planned; None where the store never held such records.
    */
   def legacyGet(stream: String, batch: Long, shardId: String): Option[ShardEndRecord] = None
 
@@ -46,20 +45,23 @@ object ShardEndStores {
   private val log = LoggerFactory.getLogger(getClass)
 
   /**
-   * The query's store, on the driver: the DynamoDB table created if missing, or the Hadoop directory checked to be
-   * on a file system where first-writer-wins holds ([[AtomicFiles.requireAtomicPublish]]). In DynamoDB, the items are
-   * those of the checkpoint's life ([[CheckpointRun]]); a fresh checkpoint first deletes those of earlier lives of
-   * the same location.
+   * The query's store, on the driver: the DynamoDB table created if missing, or the Hadoop directory checked to be on a
+   * file system where first-writer-wins holds ([[AtomicFiles.requireAtomicPublish]]). In DynamoDB, the items are those
+   * of the checkpoint's life ([[CheckpointRun]]); a fresh checkpoint first deletes those of earlier lives of the same
+   * location.
    */
-  def open(options: KinesisSourceOptions, checkpointLocation: String, hadoopConf: Configuration,
+  def open(
+      options: KinesisSourceOptions,
+      checkpointLocation: String,
+      hadoopConf: Configuration,
       access: DynamoDbAccess = DynamoDbClients): ShardEndStore =
     options.metadataStore match {
       case MetadataStoreSettings.DynamoDb(tableName, endpoint) =>
         val table = DynamoDbTable(tableName, endpoint)
         table.ensure(options.client, access)
         val run = CheckpointRun.resolve(checkpointLocation, hadoopConf)
-        val store = new DynamoDbShardEndStore(options.client, table, qualified(checkpointLocation, hadoopConf), run.id,
-          access)
+        val store =
+          new DynamoDbShardEndStore(options.client, table, qualified(checkpointLocation, hadoopConf), run.id, access)
         if (run.created) {
           val purged = store.purgeOtherRuns()
           if (purged > 0) log.info(s"A new checkpoint at $checkpointLocation: deleted $purged items of the " +
@@ -79,11 +81,14 @@ object ShardEndStores {
     }
 
   /**
-   * Whether the query's records would sit on each machine's own disk: the Hadoop store on a local (`file:`) path
-   * while tasks run on other machines than the driver (not Spark's local mode). DynamoDB is shared whatever the
-   * checkpoint's file system.
+   * Whether the query's records would sit on each machine's own disk: the Hadoop store on a local (`file:`) path while
+   * tasks run on other machines than the driver (not Spark's local mode). DynamoDB is shared whatever the checkpoint's
+   * file system.
    */
-  def onExecutorDisks(options: KinesisSourceOptions, checkpointLocation: String, hadoopConf: Configuration,
+  def onExecutorDisks(
+      options: KinesisSourceOptions,
+      checkpointLocation: String,
+      hadoopConf: Configuration,
       localMode: Boolean): Boolean =
     !localMode && options.metadataStore == MetadataStoreSettings.Hdfs &&
       new Path(options.metadataPath.getOrElse(checkpointLocation)).getFileSystem(hadoopConf).getScheme == "file"

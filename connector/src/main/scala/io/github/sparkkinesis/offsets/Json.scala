@@ -43,7 +43,8 @@ private[sparkkinesis] object Json {
 
   def field(node: JsonNode, name: String, what: String): JsonNode = {
     val value = node.get(name)
-    if (value == null || value.isNull) throw new IllegalArgumentException(s"Cannot read $what: field '$name' is missing")
+    if (value == null || value.isNull)
+      throw new IllegalArgumentException(s"Cannot read $what: field '$name' is missing")
     value
   }
 

@@ -3,8 +3,8 @@ package io.github.sparkkinesis.offsets
 import org.apache.spark.sql.connector.read.streaming.Offset
 
 /**
- * What the source tracks of one shard: where the next read starts, and the parent shards that must be read to
- * their end before this shard may be read, so per-key order survives resharding.
+ * What the source tracks of one shard: where the next read starts, and the parent shards that must be read to their end
+ * before this shard may be read, so per-key order survives resharding.
  */
 final case class ShardState(position: ShardPosition, waitsFor: Seq[String]) {
   def isFinished: Boolean = position == ShardPosition.ShardEnd
@@ -20,10 +20,10 @@ object ShardState {
 }
 
 /**
- * How a micro-batch's first attempt reads one shard: at most `maxRecords` Kinesis records (a read limit's share),
- * and only records that arrived before `arrivedBeforeMs` (the end of a Trigger.AvailableNow run). Later attempts
- * read exactly to the end the first one recorded, whatever these say. `task` is the micro-batch's task that reads
- * the shard (None in offsets of version 2 and before, whose batches read each shard in a task of its own).
+ * How a micro-batch's first attempt reads one shard: at most `maxRecords` Kinesis records (a read limit's share), and
+ * only records that arrived before `arrivedBeforeMs` (the end of a Trigger.AvailableNow run). Later attempts read
+ * exactly to the end the first one recorded, whatever these say. `task` is the micro-batch's task that reads the shard
+ * (None in offsets of version 2 and before, whose batches read each shard in a task of its own).
  */
 final case class ShardRead(maxRecords: Option[Long], arrivedBeforeMs: Option[Long], task: Option[Int] = None)
 
@@ -32,18 +32,19 @@ object ShardRead {
 }
 
 /**
- * The source's offset: the connector's own count of planned micro-batches, and, per stream and shard, where
- * that micro-batch starts reading. Where it ends is decided by the tasks that read it and recorded in the
+ * The source's offset: the connector's own count of planned micro-batches, and, per stream and shard, where that
+ * micro-batch starts reading. Where it ends is decided by the tasks that read it and recorded in the
  * [[io.github.sparkkinesis.metadata.ShardEndStore]] under the same batch number.
  *
- * @param reads the shards the micro-batch reads and how, per stream; None (offsets of version 1) reads every
- *              readable shard without bounds
+ * @param reads
+ *   the shards the micro-batch reads and how, per stream; None (offsets of version 1) reads every readable shard
+ *   without bounds
  */
 final case class KinesisSourceOffset(
     batch: Long,
     streams: Map[String, Map[String, ShardState]],
     reads: Option[Map[String, Map[String, ShardRead]]] = None)
-  extends Offset {
+    extends Offset {
 
   override def json(): String = {
     val streamsNode = Json.obj(streams.toSeq.map { case (stream, shards) =>
@@ -63,9 +64,9 @@ final case class KinesisSourceOffset(
       }: _*)
     }
     val version = reads match {
-      case None                                                               => 1
+      case None => 1
       case Some(byStream) if byStream.values.forall(_.values.forall(_.task.isEmpty)) => 2
-      case Some(_)                                                            => KinesisSourceOffset.Version
+      case Some(_) => KinesisSourceOffset.Version
     }
     Json.write(Json.obj(Seq(
       "version" -> Json.number(version),
@@ -75,13 +76,13 @@ final case class KinesisSourceOffset(
 
   /**
    * Equal when the JSON is, as Spark's `Offset` defines it, but without writing the JSON of two offsets that are both
-   * this connector's: with thousands of shards that is most of the driver's work per batch. (The JSON is a function
-   * of these fields, so Spark's `hashCode` of the JSON stays consistent with this.)
+   * this connector's: with thousands of shards that is most of the driver's work per batch. (The JSON is a function of
+   * these fields, so Spark's `hashCode` of the JSON stays consistent with this.)
    */
   override def equals(other: Any): Boolean = other match {
     case o: KinesisSourceOffset => (this eq o) || (batch == o.batch && streams == o.streams && reads == o.reads)
-    case o: Offset              => json() == o.json()
-    case _                      => false
+    case o: Offset => json() == o.json()
+    case _ => false
   }
 
   /**
@@ -98,7 +99,7 @@ final case class KinesisSourceOffset(
   /** The shards of `stream` that the micro-batch ending at this offset reads, with how it reads each. */
   def shardsRead(stream: String): Seq[(String, ShardRead)] = reads match {
     case Some(byStream) => byStream.getOrElse(stream, Map.empty).toSeq.sortBy(_._1)
-    case None           => ShardState.readable(streams.getOrElse(stream, Map.empty)).map(_ -> ShardRead.Unbounded)
+    case None => ShardState.readable(streams.getOrElse(stream, Map.empty)).map(_ -> ShardRead.Unbounded)
   }
 }
 
@@ -106,9 +107,10 @@ final case class KinesisSourceOffset(
 final case class PlannedRead(stream: String, shardId: String, read: ShardRead, task: Int)
 
 object KinesisSourceOffset {
+
   /**
-   * Version 2 adds `reads`, version 3 each read's `task`; an offset without them is still written as the version
-   * that introduced what it has, so 0.1.0 reads offsets without `reads`.
+   * Version 2 adds `reads`, version 3 each read's `task`; an offset without them is still written as the version that
+   * introduced what it has, so 0.1.0 reads offsets without `reads`.
    */
   val Version = 3
 
@@ -118,7 +120,7 @@ object KinesisSourceOffset {
    */
   def of(offset: Offset): KinesisSourceOffset = offset match {
     case ours: KinesisSourceOffset => ours
-    case other                     => fromJson(other.json())
+    case other => fromJson(other.json())
   }
 
   def fromJson(raw: String): KinesisSourceOffset = {
@@ -135,7 +137,9 @@ object KinesisSourceOffset {
     val reads = Option(node.get("reads")).map { byStream =>
       Json.fields(byStream).map { case (stream, shards) =>
         stream -> Json.fields(shards).map { case (shardId, read) =>
-          shardId -> ShardRead(Json.optionalLong(read, "maxRecords"), Json.optionalLong(read, "arrivedBeforeMs"),
+          shardId -> ShardRead(
+            Json.optionalLong(read, "maxRecords"),
+            Json.optionalLong(read, "arrivedBeforeMs"),
             Json.optionalLong(read, "task").map(_.toInt))
         }.toMap
       }.toMap

@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode
 import io.github.sparkkinesis.client.IteratorStart
 
 /**
- * A deterministic place in one shard: reading from the same position always yields the same records (while
- * they are retained). LATEST is not a position; it is resolved to [[ShardPosition.AtTimestamp]] once, when a
- * query starts.
+ * A deterministic place in one shard: reading from the same position always yields the same records (while they are
+ * retained). LATEST is not a position; it is resolved to [[ShardPosition.AtTimestamp]] once, when a query starts.
  */
 sealed trait ShardPosition {
+
   /** How to get an iterator for this position; None for [[ShardPosition.ShardEnd]]. */
   def iteratorStart: Option[IteratorStart]
 }
@@ -47,20 +47,20 @@ object ShardPosition {
   def isSequenceNumber(s: String): Boolean = s.nonEmpty && s.length <= 128 && s.forall(c => c >= '0' && c <= '9')
 
   def toJson(position: ShardPosition): JsonNode = position match {
-    case TrimHorizon             => Json.obj("type" -> Json.text("TRIM_HORIZON"))
-    case ShardEnd                => Json.obj("type" -> Json.text("SHARD_END"))
-    case AtTimestamp(ms)         => Json.obj("type" -> Json.text("AT_TIMESTAMP"), "timestampMs" -> Json.number(ms))
-    case AtSequenceNumber(seq)   =>
+    case TrimHorizon => Json.obj("type" -> Json.text("TRIM_HORIZON"))
+    case ShardEnd => Json.obj("type" -> Json.text("SHARD_END"))
+    case AtTimestamp(ms) => Json.obj("type" -> Json.text("AT_TIMESTAMP"), "timestampMs" -> Json.number(ms))
+    case AtSequenceNumber(seq) =>
       Json.obj("type" -> Json.text("AT_SEQUENCE_NUMBER"), "sequenceNumber" -> Json.text(seq))
     case AfterSequenceNumber(seq) =>
       Json.obj("type" -> Json.text("AFTER_SEQUENCE_NUMBER"), "sequenceNumber" -> Json.text(seq))
   }
 
   def fromJson(node: JsonNode, what: String): ShardPosition = Json.field(node, "type", what).asText() match {
-    case "TRIM_HORIZON"          => TrimHorizon
-    case "SHARD_END"             => ShardEnd
-    case "AT_TIMESTAMP"          => AtTimestamp(Json.field(node, "timestampMs", what).asLong())
-    case "AT_SEQUENCE_NUMBER"    => AtSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
+    case "TRIM_HORIZON" => TrimHorizon
+    case "SHARD_END" => ShardEnd
+    case "AT_TIMESTAMP" => AtTimestamp(Json.field(node, "timestampMs", what).asLong())
+    case "AT_SEQUENCE_NUMBER" => AtSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
     case "AFTER_SEQUENCE_NUMBER" => AfterSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
     case other => throw new IllegalArgumentException(s"Cannot read $what: unknown position type '$other'")
   }

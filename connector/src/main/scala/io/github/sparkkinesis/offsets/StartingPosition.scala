@@ -28,11 +28,11 @@ object StartingPosition {
   def parse(raw: String): Either[String, StartingPosition] = {
     val value = raw.trim
     value.toUpperCase(Locale.ROOT) match {
-      case "LATEST"                                  => Right(Latest)
-      case "TRIM_HORIZON" | "EARLIEST"               => Right(TrimHorizon)
+      case "LATEST" => Right(Latest)
+      case "TRIM_HORIZON" | "EARLIEST" => Right(TrimHorizon)
       case upper if upper.startsWith(AtTimestampPrefix) =>
         parseInstant(value.substring(AtTimestampPrefix.length).trim).map(AtTimestamp)
-      case _ if value.startsWith("{")                => parsePerShard(value)
+      case _ if value.startsWith("{") => parsePerShard(value)
       case _ => Left("it is not a known starting position")
     }
   }
@@ -64,9 +64,9 @@ object StartingPosition {
           seq
         }
         val position: Option[ShardPosition] = kind match {
-          case "LATEST"                => None
+          case "LATEST" => None
           case "TRIM_HORIZON" | "EARLIEST" => Some(ShardPosition.TrimHorizon)
-          case "AT_SEQUENCE_NUMBER"    => Some(ShardPosition.AtSequenceNumber(sequenceNumber))
+          case "AT_SEQUENCE_NUMBER" => Some(ShardPosition.AtSequenceNumber(sequenceNumber))
           case "AFTER_SEQUENCE_NUMBER" => Some(ShardPosition.AfterSequenceNumber(sequenceNumber))
           case "AT_TIMESTAMP" =>
             val ms = arg
@@ -74,8 +74,8 @@ object StartingPosition {
               if (ms.forall(_.isDigit)) ms.toLong
               else parseInstant(ms).fold(e => throw new IllegalArgumentException(s"shard $shardId: $e"), identity)))
           case other => throw new IllegalArgumentException(
-            s"shard $shardId: iteratorType '$other' is not one of AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, " +
-              "AT_TIMESTAMP, TRIM_HORIZON, LATEST")
+              s"shard $shardId: iteratorType '$other' is not one of AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, " +
+                "AT_TIMESTAMP, TRIM_HORIZON, LATEST")
         }
         shardId -> position
       }

@@ -3,8 +3,9 @@ package io.github.sparkkinesis.options
 import java.util.Locale
 
 /**
- * Spark's options with every alias replaced by the registry option it stands for (value converted), and the
- * one-line warnings for aliases that have no effect here or mean something slightly different. Keys of `options` are lower case, as Spark hands them.
+ * Spark's options with every alias replaced by the registry option it stands for (value converted), and the one-line
+ * warnings for aliases that have no effect here or mean something slightly different. Keys of `options` are lower case,
+ * as Spark hands them.
  */
 final case class AliasResolution(options: Map[String, String], warnings: Seq[String])
 
@@ -18,8 +19,8 @@ object AliasResolution {
   private final case class Spelled(target: OptionSpec[_], spelling: String, given: String, text: String)
 
   /**
-   * Resolves `raw` (any key case). Fails when two spellings of one option carry different values (naming both), or
-   * when an alias' value cannot be converted (naming the alias and its target).
+   * Resolves `raw` (any key case). Fails when two spellings of one option carry different values (naming both), or when
+   * an alias' value cannot be converted (naming the alias and its target).
    */
   def resolve(raw: Map[String, String]): AliasResolution = {
     val warnings = Seq.newBuilder[String]
@@ -30,20 +31,20 @@ object AliasResolution {
       (find(key), byKey.get(key)) match {
         case (Some(spec), _) => spelled += Spelled(spec, spec.name, value, value)
         case (None, Some(alias)) => alias.effect match {
-          case NoEffect(why) =>
-            warnings += s"Option ${alias.shown} has no effect with spark-kinesis: $why."
-          case Sets(target, convert, differs) =>
-            val spec = find(target).getOrElse(throw new IllegalStateException(
-              s"alias ${alias.name} stands for $target, which is not an option of the registry"))
-            val accepted = Some(convert.accepted).filter(_.nonEmpty).getOrElse(spec.accepted)
-            val (text, note) = convert(value.trim).fold(problem => throw invalid(alias, spec, value, problem, accepted),
-              identity)
-            // Checked here too, so that a bad value is reported under the name the user wrote.
-            spec.parse(text.trim).left.foreach(problem => throw invalid(alias, spec, value, problem, accepted))
-            spelled += Spelled(spec, alias.name, value, text)
-            (differs.toSeq ++ note).foreach(what =>
-              warnings += s"Option ${alias.shown} is read as ${spec.name}: $what.")
-        }
+            case NoEffect(why) =>
+              warnings += s"Option ${alias.shown} has no effect with spark-kinesis: $why."
+            case Sets(target, convert, differs) =>
+              val spec = find(target).getOrElse(throw new IllegalStateException(
+                s"alias ${alias.name} stands for $target, which is not an option of the registry"))
+              val accepted = Some(convert.accepted).filter(_.nonEmpty).getOrElse(spec.accepted)
+              val (text, note) =
+                convert(value.trim).fold(problem => throw invalid(alias, spec, value, problem, accepted), identity)
+              // Checked here too, so that a bad value is reported under the name the user wrote.
+              spec.parse(text.trim).left.foreach(problem => throw invalid(alias, spec, value, problem, accepted))
+              spelled += Spelled(spec, alias.name, value, text)
+              (differs.toSeq ++ note).foreach(what =>
+                warnings += s"Option ${alias.shown} is read as ${spec.name}: $what.")
+          }
         case _ => untouched += key -> value
       }
     }

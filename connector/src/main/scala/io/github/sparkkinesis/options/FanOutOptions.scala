@@ -2,8 +2,8 @@ package io.github.sparkkinesis.options
 
 /**
  * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent,
- * deregistered on stop if it registered it and `deregisterOnStop`) or through an existing one (`consumerArn`).
- * Exactly one of the two is set: the registry's rule refuses other options when the DataFrame is created.
+ * deregistered on stop if it registered it and `deregisterOnStop`) or through an existing one (`consumerArn`). Exactly
+ * one of the two is set: the registry's rule refuses other options when the DataFrame is created.
  */
 final case class FanOutOptions(
     consumerName: Option[String],
@@ -21,8 +21,12 @@ object FanOutOptions {
     if (!FanOutConsumerTypes.exists(_.equalsIgnoreCase(getOrDefault(ConsumerType)))) None
     else {
       val (name, arn) = (get(ConsumerName), get(ConsumerArn))
-      Some(FanOutOptions(name, arn, getOrDefault(DeregisterConsumerOnStop),
-        getOrDefault(SubscribeToShardTimeout), getOrDefault(SubscribeToShardMaxRetries)))
+      Some(FanOutOptions(
+        name,
+        arn,
+        getOrDefault(DeregisterConsumerOnStop),
+        getOrDefault(SubscribeToShardTimeout),
+        getOrDefault(SubscribeToShardMaxRetries)))
     }
   }
 }

@@ -4,9 +4,9 @@ import io.github.sparkkinesis.client.UserCredentialsProvider
 import io.github.sparkkinesis.offsets.StartingPosition
 
 /**
- * The single source of truth for every option the connector reads: name, typed default, description and
- * parser (which names the type and the accepted values). Time options are durations such as `500ms` or `5m`. The README's options table and the Python option builders are generated from, or tested against,
- * [[KinesisOptionsRegistry.all]].
+ * The single source of truth for every option the connector reads: name, typed default, description and parser (which
+ * names the type and the accepted values). Time options are durations such as `500ms` or `5m`. The README's options
+ * table and the Python option builders are generated from, or tested against, [[KinesisOptionsRegistry.all]].
  */
 object KinesisOptionsRegistry {
   import OptionUsage._
@@ -16,33 +16,40 @@ object KinesisOptionsRegistry {
   private val StreamArnPattern = "arn:aws[a-z-]*:kinesis:[a-z0-9-]+:[0-9]{12}:stream/[a-zA-Z0-9_.-]{1,128}"
 
   val StreamName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.streamName", None,
+    "kinesis.streamName",
+    None,
     "Name of the Kinesis data stream to read, or a comma-separated list of names to read several streams in one " +
       "query (each row's streamName column says which); or the stream to write to. On a write it overrides the " +
       "streamName column (as the Kafka sink's topic option overrides its topic column): only without this " +
       "option does each row's streamName column name its stream. The source needs this option or " +
       "kinesis.streamARN.",
-    matches(s"$StreamNamePattern(\\s*,\\s*$StreamNamePattern)*",
+    matches(
+      s"$StreamNamePattern(\\s*,\\s*$StreamNamePattern)*",
       "a stream name, 1 to 128 characters of a-z A-Z 0-9 _ . -, or (source) a comma-separated list of them",
       "it is not a stream name or a comma-separated list of them"))
 
   val StreamARN: OptionSpec[String] = OptionSpec[String](
-    "kinesis.streamARN", None,
+    "kinesis.streamARN",
+    None,
     "ARN of a Kinesis data stream to read, or a comma-separated list of ARNs, for instance to read another " +
       "account's stream (with a role that may). Read with kinesis.streamName's streams, if that is set too; each " +
       "row's streamName column holds the stream's name.",
-    matches(s"$StreamArnPattern(\\s*,\\s*$StreamArnPattern)*",
+    matches(
+      s"$StreamArnPattern(\\s*,\\s*$StreamArnPattern)*",
       "an ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/orders, or a comma-separated list of them",
       "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a comma-separated list of " +
-        "them"), usage = Source)
+        "them"),
+    usage = Source)
 
   val EndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
-    "kinesis.endpointUrl", None,
+    "kinesis.endpointUrl",
+    None,
     "Kinesis endpoint, for VPC endpoints and local emulators. Default: the regional AWS endpoint.",
     url("https://kinesis.us-east-1.amazonaws.com"))
 
   val Region: OptionSpec[String] = OptionSpec[String](
-    "kinesis.region", None,
+    "kinesis.region",
+    None,
     "AWS region of the stream. Default: taken from an AWS endpoint URL's host, else the SDK's default " +
       "region chain (AWS_REGION, profile, instance metadata).",
     region)
@@ -51,322 +58,448 @@ object KinesisOptionsRegistry {
   val FanOutConsumerTypes: Seq[String] = Seq("SubscribeToShard", "EFO")
 
   val ConsumerType: OptionSpec[String] = OptionSpec[String](
-    "kinesis.consumerType", Some("GetRecords"),
+    "kinesis.consumerType",
+    Some("GetRecords"),
     "How records are fetched. GetRecords polls each shard (throughput shared with every other polling " +
       "consumer). SubscribeToShard (or EFO) is enhanced fan-out: Kinesis pushes each shard's records to this " +
       "query's own consumer (kinesis.consumerName or kinesis.consumerArn) over HTTP/2, 2 MB/s per shard of its own.",
-    oneOf("GetRecords" +: FanOutConsumerTypes), usage = Source)
+    oneOf("GetRecords" +: FanOutConsumerTypes),
+    usage = Source)
 
   val StartingPositionOption: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
-    "kinesis.startingPosition", Some(StartingPosition.Latest),
+    "kinesis.startingPosition",
+    Some(StartingPosition.Latest),
     "Where a new query starts reading (ignored when restarting from a checkpoint). LATEST: records that " +
       "arrive after the query starts. TRIM_HORIZON or EARLIEST: the oldest record still retained, in every " +
       "shard, parents before children. AT_TIMESTAMP <ISO-8601>: records that arrived at or after that " +
       "instant. A JSON map of shard id to {\"iteratorType\": ..., \"iteratorPosition\": ...} with " +
       "AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, AT_TIMESTAMP (epoch millis), TRIM_HORIZON or LATEST; " +
       "shards the map does not name start at TRIM_HORIZON.",
-    position("LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position"), usage = Source)
+    position("LATEST, TRIM_HORIZON, EARLIEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position"),
+    usage = Source)
 
   val FailOnDataLoss: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.failOnDataLoss", Some(true),
+    "kinesis.failOnDataLoss",
+    Some(true),
     "Whether the query fails when records can no longer be read (a shard expired before it was read to " +
       "its end). false logs a warning and goes on.",
-    boolean, usage = Source)
+    boolean,
+    usage = Source)
 
   val MaxFetchRecordsPerShard: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.maxFetchRecordsPerShard", Some(100000L),
+    "kinesis.maxFetchRecordsPerShard",
+    Some(100000L),
     "Most Kinesis records a task reads from one shard in one micro-batch.",
-    long(1L, 100000000L), usage = Source)
+    long(1L, 100000000L),
+    usage = Source)
 
   val MaxFetchTimePerShard: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.maxFetchTimePerShard", Some(10000L),
+    "kinesis.maxFetchTimePerShard",
+    Some(10000L),
     "Longest time a task reads from one shard in one micro-batch; a task also ends as soon as its shard is " +
       "caught up with the tip.",
-    duration(1000L, 3600000L, bareUnit = "s"), usage = Source)
+    duration(1000L, 3600000L, bareUnit = "s"),
+    usage = Source)
 
   val DescribeShardInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.describeShardInterval", Some(1000L),
+    "kinesis.describeShardInterval",
+    Some(1000L),
     "How often the driver lists the stream's shards to discover resharding.",
-    boundedDuration, usage = Source)
+    boundedDuration,
+    usage = Source)
 
   val NumberOfRecordsPerFetch: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.getRecords.numberOfRecordsPerFetch", Some(10000),
+    "kinesis.getRecords.numberOfRecordsPerFetch",
+    Some(10000),
     "Limit passed to each GetRecords call.",
-    int(1, 10000), usage = Source)
+    int(1, 10000),
+    usage = Source)
 
   val FetchInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.getRecords.fetchInterval", Some(500L),
+    "kinesis.getRecords.fetchInterval",
+    Some(500L),
     "Least time between two GetRecords calls on one shard: between a task's calls while it drains a backlog, " +
       "and between the end of the batch that read a shard and the next check or read of it. Kinesis allows 5 " +
       "calls per second per shard across all consumers; the default leaves more than half of that to others.",
-    duration(0L, 60000L), usage = Source)
+    duration(0L, 60000L),
+    usage = Source)
 
   val IdleShardCheckInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.idleShardCheckInterval", Some(1000L),
+    "kinesis.idleShardCheckInterval",
+    Some(1000L),
     "How long the driver waits before checking again a shard whose last check found nothing new: an idle " +
       "shard costs one GetRecords call per this interval. Shorter finds the first record after a quiet spell " +
       "sooner and spends more of the shard's read quota.",
-    boundedDuration, usage = Source)
+    boundedDuration,
+    usage = Source)
 
   val MaxRecordsPerTrigger: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.maxRecordsPerTrigger", None,
+    "kinesis.maxRecordsPerTrigger",
+    None,
     "Most Kinesis records (KPL aggregates count once) one micro-batch reads, split evenly across the shards it " +
       "reads, each at least one (like the Kafka source's maxOffsetsPerTrigger). With Trigger.AvailableNow the run " +
       "takes several batches; Trigger.Once ignores it, as Spark does for every source. Default: no cap.",
-    long(1L, Long.MaxValue), usage = Source)
+    long(1L, Long.MaxValue),
+    usage = Source)
 
   val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.driverRetryTimeout", Some(120000L),
+    "kinesis.driverRetryTimeout",
+    Some(120000L),
     "How long the driver goes on retrying ListShards and its checks for new records when they fail for a " +
       "passing reason (throttling, connection resets, server errors) before the query fails with the last error. A " +
       "run whose first listing of a stream finds nothing at the endpoint (unknown host, connection refused) fails " +
       "at once instead.",
-    boundedDuration, usage = Source)
+    boundedDuration,
+    usage = Source)
 
   val ClientNumRetries: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.clientNumRetries", Some(3),
+    "kinesis.clientNumRetries",
+    Some(3),
     "How often the AWS client retries a failed call before the connector sees the failure.",
     int(0, 100))
 
   val ClientRetryInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.clientRetryInterval", Some(500L),
+    "kinesis.clientRetryInterval",
+    Some(500L),
     "Base delay of the exponential back-off (with jitter) between retries, and after throttling.",
     duration(1L, 600000L))
 
   val ClientMaxRetryInterval: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.clientMaxRetryInterval", Some(10000L),
+    "kinesis.clientMaxRetryInterval",
+    Some(10000L),
     "Longest delay between retries.",
     duration(1L, 600000L))
 
   val MetadataPath: OptionSpec[String] = OptionSpec[String](
-    "kinesis.metadataPath", None,
+    "kinesis.metadataPath",
+    None,
     "Directory (any Hadoop file system with atomic rename, such as HDFS or a local path) where tasks record " +
       "where each micro-batch ended in each shard, with kinesis.metadataCommitterType HDFS. Default: inside the " +
       "query's checkpoint location.",
-    string("a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata"), usage = Source)
+    string("a Hadoop path such as hdfs:///kinesis/metadata or /tmp/metadata"),
+    usage = Source)
 
   val AwsAccessKeyId: OptionSpec[String] = OptionSpec[String](
-    "kinesis.awsAccessKeyId", None,
+    "kinesis.awsAccessKeyId",
+    None,
     "AWS access key id; give it with kinesis.awsSecretKey. Default: the SDK's default credentials chain.",
-    string("an access key id"), secret = true)
+    string("an access key id"),
+    secret = true)
 
   val AwsSecretKey: OptionSpec[String] = OptionSpec[String](
-    "kinesis.awsSecretKey", None,
+    "kinesis.awsSecretKey",
+    None,
     "AWS secret access key; give it with kinesis.awsAccessKeyId.",
-    string("a secret access key"), secret = true)
+    string("a secret access key"),
+    secret = true)
 
   val SessionToken: OptionSpec[String] = OptionSpec[String](
-    "kinesis.sessionToken", None,
+    "kinesis.sessionToken",
+    None,
     "AWS session token for temporary credentials; needs kinesis.awsAccessKeyId and kinesis.awsSecretKey.",
-    string("a session token"), secret = true)
+    string("a session token"),
+    secret = true)
 
   val DropMisroutedAggregates: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.deaggregation.dropMisroutedRecords", Some(false),
+    "kinesis.deaggregation.dropMisroutedRecords",
+    Some(false),
     "KCL behaviour: drop a KPL sub-record whose hash key lies outside the shard's hash key range (after a " +
       "reshard the KPL re-sends such records to the right shard). false delivers every sub-record.",
-    boolean, usage = Source)
+    boolean,
+    usage = Source)
 
   val VerifyCertificate: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.verifyCertificate", Some(true),
+    "kinesis.verifyCertificate",
+    Some(true),
     "Whether TLS certificates of kinesis.endpointUrl are verified. false accepts any certificate and host " +
       "name: only for a local emulator with a self-signed certificate (the sink's KPL speaks HTTPS only).",
     boolean)
 
   val SinkRecordMaxBufferedTime: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.recordMaxBufferedTime", Some(100L),
+    "kinesis.sink.recordMaxBufferedTime",
+    Some(100L),
     "Longest time a record waits in the producer's buffer to be aggregated and collected with others before " +
       "it is sent (KPL RecordMaxBufferedTime). Longer means fewer, fuller requests and more latency.",
-    duration(1L, 600000L), usage = Sink)
+    duration(1L, 600000L),
+    usage = Sink)
 
   val SinkMaxConnections: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.sink.maxConnections", Some(24),
+    "kinesis.sink.maxConnections",
+    Some(24),
     "Most connections each executor's producer opens to Kinesis (KPL MaxConnections; 24 is the KPL's default).",
-    int(1, 256), usage = Sink)
+    int(1, 256),
+    usage = Sink)
 
   val SinkAggregationEnabled: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.sink.aggregationEnabled", Some(true),
+    "kinesis.sink.aggregationEnabled",
+    Some(true),
     "Whether the producer packs several rows into one Kinesis record (KPL aggregation). Readers must " +
       "de-aggregate, as this connector's source, the KCL and the awslabs connector do.",
-    boolean, usage = Sink)
+    boolean,
+    usage = Sink)
 
   val SinkRecordTtl: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.recordTtl", Some(30000L),
+    "kinesis.sink.recordTtl",
+    Some(30000L),
     "Longest time the producer keeps trying to write a row (KPL RecordTtl). A row not " +
       "written by then fails its task, naming the stream and the last error, and Spark retries the task. Values " +
       "above 2147483647 (about 24.8 days) are read as 2147483647: beyond that the KPL expires every record at once.",
-    duration(100L, Long.MaxValue), usage = Sink)
+    duration(100L, Long.MaxValue),
+    usage = Sink)
 
   /** The fixed per-task caps beside the per-executor options below (a task's share should stay smaller). */
   val SinkMaxPendingRecordsPerTask = 50000
   val SinkMaxPendingBytesPerTask: Long = 64L * 1024 * 1024
 
   val SinkMaxPendingRecordsPerExecutor: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.sink.maxPendingRecordsPerExecutor", Some(100000),
+    "kinesis.sink.maxPendingRecordsPerExecutor",
+    Some(100000),
     "Most rows the write tasks of one executor may have handed to its producer and not yet seen confirmed by " +
       "Kinesis; a task's write waits beyond that, so throttling cannot grow the producer's memory without " +
       s"bound. Each task also holds at most $SinkMaxPendingRecordsPerTask such rows.",
-    int(1, 10000000), usage = Sink)
+    int(1, 10000000),
+    usage = Sink)
 
   val SinkMaxPendingBytesPerExecutor: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.sink.maxPendingBytesPerExecutor", Some(134217728L),
+    "kinesis.sink.maxPendingBytesPerExecutor",
+    Some(134217728L),
     "Most bytes (partition keys and data) of those rows, 128 MiB by default; the producer's native process " +
       "holds them outside the JVM heap, in the executor's memory overhead: see the README for sizing. Each " +
       s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
-    long(1048576L, 68719476736L, unit = "bytes"), usage = Sink)
+    long(1048576L, 68719476736L, unit = "bytes"),
+    usage = Sink)
 
   val ShardsPerTask: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.shardsPerTask", Some(5),
+    "kinesis.shardsPerTask",
+    Some(5),
     "Most shards one task of a micro-batch reads, in parallel inside the task. A batch has one task per this many " +
       "shards with new records, and at least as many tasks as the cluster has cores (one shard each) while there " +
       "are enough such shards. Fewer tasks cost less per batch with hundreds of shards; more spread the reading.",
-    int(1, 100), usage = Source)
+    int(1, 100),
+    usage = Source)
 
   val AllowStreamRemoval: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.allowStreamRemoval", Some(false),
+    "kinesis.allowStreamRemoval",
+    Some(false),
     "Whether a query restarted from its checkpoint may read fewer streams than it read before: true forgets the " +
       "streams no longer listed (their positions are lost); false refuses to start, so a typo in the list does " +
       "not silently drop a stream. A stream added to the list is read from kinesis.startingPosition.",
-    boolean, usage = Source)
+    boolean,
+    usage = Source)
 
   val EndingPosition: OptionSpec[StartingPosition] = OptionSpec[StartingPosition](
-    "kinesis.endingPosition", None,
+    "kinesis.endingPosition",
+    None,
     "Where a batch read (spark.read) ends; streaming queries refuse it. LATEST: the records that had arrived when " +
       "the read was planned. AT_TIMESTAMP <ISO-8601>: records that arrived before that instant. A JSON map of shard " +
       "id to {\"iteratorType\": ..., \"iteratorPosition\": ...}: AT_SEQUENCE_NUMBER ends before that record, " +
       "AFTER_SEQUENCE_NUMBER with it, AT_TIMESTAMP (epoch millis) before that instant, LATEST as above; shards the " +
       "map does not name end at LATEST. A batch read starts at kinesis.startingPosition, TRIM_HORIZON when unset " +
       "(as Spark's Kafka source starts batch reads at the earliest offsets).",
-    position("LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position"), usage = Source)
+    position("LATEST, AT_TIMESTAMP <ISO-8601 instant>, or a JSON map of shard id to position"),
+    usage = Source)
 
   val StsRoleArn: OptionSpec[String] = OptionSpec[String](
-    "kinesis.stsRoleArn", None,
+    "kinesis.stsRoleArn",
+    None,
     "ARN of an IAM role to assume for Kinesis (and the DynamoDB metadata store), with the base credentials: " +
       "kinesis.awsAccessKeyId/awsSecretKey, kinesis.credentialProviderClass, else the default chain. The " +
       "temporary credentials are refreshed before they expire, on the driver and on every executor.",
-    matches("arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]{1,512}",
+    matches(
+      "arn:aws(-[a-z]+)*:iam::[0-9]{12}:role/[a-zA-Z0-9+=,.@_/-]{1,512}",
       "an IAM role ARN such as arn:aws:iam::123456789012:role/kinesis-reader",
       "it is not an IAM role ARN"))
 
   val StsSessionName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.stsSessionName", Some("spark-kinesis"),
+    "kinesis.stsSessionName",
+    Some("spark-kinesis"),
     "Session name of the assumed role (it appears in CloudTrail); needs kinesis.stsRoleArn.",
-    matches("[a-zA-Z0-9+=,.@_-]{2,64}",
+    matches(
+      "[a-zA-Z0-9+=,.@_-]{2,64}",
       "2 to 64 characters of a-z A-Z 0-9 and + = , . @ _ -",
       "it is not a valid role session name"))
 
   val StsExternalId: OptionSpec[String] = OptionSpec[String](
-    "kinesis.stsExternalId", None,
+    "kinesis.stsExternalId",
+    None,
     "External id passed to AssumeRole, for roles whose trust policy demands one; needs kinesis.stsRoleArn.",
-    matches("[a-zA-Z0-9+=,.@:/_-]{2,1224}",
+    matches(
+      "[a-zA-Z0-9+=,.@:/_-]{2,1224}",
       "2 to 1224 characters of a-z A-Z 0-9 and + = , . @ : / _ -",
-      "it is not a valid external id"), secret = true)
+      "it is not a valid external id"),
+    secret = true)
 
   val StsEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
-    "kinesis.stsEndpointUrl", None,
+    "kinesis.stsEndpointUrl",
+    None,
     "STS endpoint for kinesis.stsRoleArn, for VPC endpoints and local emulators. Default: the regional STS " +
       "endpoint of kinesis.region.",
     url("https://sts.us-east-1.amazonaws.com"))
 
   val CredentialProviderClass: OptionSpec[String] = OptionSpec[String](
-    "kinesis.credentialProviderClass", None,
+    "kinesis.credentialProviderClass",
+    None,
     "Class of the base credentials, on the driver's and executors' class path, implementing the AWS SDK for " +
       "Java v2's AwsCredentialsProvider; built with a public constructor taking kinesis.credentialProviderParam " +
       "(a String) when that is set, else with a public no-argument constructor. Instead of " +
       "kinesis.awsAccessKeyId/awsSecretKey.",
-    new Parser("string", "a fully qualified name of such a class, such as com.example.VaultCredentialsProvider",
+    new Parser(
+      "string",
+      "a fully qualified name of such a class, such as com.example.VaultCredentialsProvider",
       // Loaded when the DataFrame is created, so a missing class or one of the wrong type fails at once.
-    raw => UserCredentialsProvider.loadClass(raw).map(_ => raw)))
+      raw => UserCredentialsProvider.loadClass(raw).map(_ => raw)))
 
   val CredentialProviderParam: OptionSpec[String] = OptionSpec[String](
-    "kinesis.credentialProviderParam", None,
+    "kinesis.credentialProviderParam",
+    None,
     "The String handed to the constructor of kinesis.credentialProviderClass; needs that option.",
-    string("any text"), secret = true)
+    string("any text"),
+    secret = true)
 
   val MetadataCommitterType: OptionSpec[String] = OptionSpec[String](
-    "kinesis.metadataCommitterType", Some("HDFS"),
+    "kinesis.metadataCommitterType",
+    Some("HDFS"),
     "Where tasks record where each micro-batch ended. HDFS: files under kinesis.metadataPath, on a Hadoop file " +
       "system with an atomic no-overwrite rename (HDFS, a local or mounted disk; object stores such as s3a:// " +
       "and gs:// are refused). DYNAMODB: items in the DynamoDB table kinesis.dynamodb.tableName, for checkpoints " +
       "on S3 and other object stores.",
-    oneOf(Seq("HDFS", "DYNAMODB")), usage = Source)
+    oneOf(Seq("HDFS", "DYNAMODB")),
+    usage = Source)
 
   val DynamoDbTableName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.dynamodb.tableName", Some("spark-kinesis-metadata"),
+    "kinesis.dynamodb.tableName",
+    Some("spark-kinesis-metadata"),
     "DynamoDB table of the DYNAMODB metadata store, in kinesis.region with the Kinesis credentials; created " +
       "(on-demand billing) if missing. Several queries can share it: each keeps its items under its checkpoint " +
       "location.",
-    matches("[a-zA-Z0-9_.-]{3,255}",
+    matches(
+      "[a-zA-Z0-9_.-]{3,255}",
       "a table name, 3 to 255 characters of a-z A-Z 0-9 _ . -",
-      "it is not a valid DynamoDB table name"), usage = Source)
+      "it is not a valid DynamoDB table name"),
+    usage = Source)
 
   val DynamoDbEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
-    "kinesis.dynamodb.endpointUrl", None,
+    "kinesis.dynamodb.endpointUrl",
+    None,
     "DynamoDB endpoint of the DYNAMODB metadata store, for VPC endpoints and DynamoDB Local. Default: the " +
       "regional endpoint of kinesis.region.",
-    url("https://dynamodb.us-east-1.amazonaws.com"), usage = Source)
+    url("https://dynamodb.us-east-1.amazonaws.com"),
+    usage = Source)
 
   val CheckNewRecordThreads: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.checkNewRecordThreads", Some(8),
+    "kinesis.checkNewRecordThreads",
+    Some(8),
     "Driver threads that check idle shards for new records, each check one GetRecords call. One look at the " +
       "shards checks at most 8 per thread (the most overdue first; the first look of a run checks every shard), so " +
       "with thousands of idle shards more threads check each shard more often.",
-    int(1, 64), usage = Source)
+    int(1, 64),
+    usage = Source)
 
   val ConsumerName: OptionSpec[String] = OptionSpec[String](
-    "kinesis.consumerName", None,
+    "kinesis.consumerName",
+    None,
     "Enhanced fan-out, managed consumer: the name of the stream consumer this query reads through. It is " +
       "registered if absent (and waited for until ACTIVE) and reused if present. Give each query its own: one " +
       "consumer's subscription to a shard is exclusive.",
-    matches("[a-zA-Z0-9_.-]{1,128}",
+    matches(
+      "[a-zA-Z0-9_.-]{1,128}",
       "a consumer name, 1 to 128 characters of a-z A-Z 0-9 _ . -",
-      "it is not a valid consumer name"), usage = Source)
+      "it is not a valid consumer name"),
+    usage = Source)
 
   val ConsumerArn: OptionSpec[String] = OptionSpec[String](
-    "kinesis.consumerArn", None,
+    "kinesis.consumerArn",
+    None,
     "Enhanced fan-out, self-managed consumer: the ARN of an existing stream consumer; the connector never " +
       "registers or deregisters it.",
-    matches("arn:[a-z0-9-]+:kinesis:[a-z0-9-]+:[0-9]+:stream/[a-zA-Z0-9_.-]+/consumer/[a-zA-Z0-9_.-]+:[0-9]+",
+    matches(
+      "arn:[a-z0-9-]+:kinesis:[a-z0-9-]+:[0-9]+:stream/[a-zA-Z0-9_.-]+/consumer/[a-zA-Z0-9_.-]+:[0-9]+",
       "a consumer ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000",
-      "it is not a stream consumer ARN"), usage = Source)
+      "it is not a stream consumer ARN"),
+    usage = Source)
 
   val DeregisterConsumerOnStop: OptionSpec[Boolean] = OptionSpec[Boolean](
-    "kinesis.deregisterConsumerOnStop", Some(true),
+    "kinesis.deregisterConsumerOnStop",
+    Some(true),
     "Whether a query deregisters the consumer named by kinesis.consumerName when it stops, so it stops costing " +
       "money. Only a consumer this query registered (as its checkpoint records) is deregistered: one that " +
       "existed before the query first started is never touched. false keeps it for the next run.",
-    boolean, usage = Source)
+    boolean,
+    usage = Source)
 
   val SubscribeToShardTimeout: OptionSpec[Long] = OptionSpec[Long](
-    "kinesis.subscribeToShard.timeout", Some(60000L),
+    "kinesis.subscribeToShard.timeout",
+    Some(60000L),
     "Enhanced fan-out: longest time a task waits for the next event of a subscription that is not caught up " +
       "before it takes the subscription for dead, cancels it and subscribes again from the last record read.",
-    duration(1000L, 300000L, bareUnit = "s"), usage = Source)
+    duration(1000L, 300000L, bareUnit = "s"),
+    usage = Source)
 
   val SubscribeToShardMaxRetries: OptionSpec[Int] = OptionSpec[Int](
-    "kinesis.subscribeToShard.maxRetries", Some(10),
+    "kinesis.subscribeToShard.maxRetries",
+    Some(10),
     "Enhanced fan-out: how often in a row a task subscribes again after a failed or refused subscription " +
       "(ResourceInUse, LimitExceeded, connection reset, timeout), with jittered back-off, before the task fails.",
-    int(0, 100), usage = Source)
+    int(0, 100),
+    usage = Source)
 
   /** Every option, in the order the README lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
-    StreamName, StreamARN, Region, EndpointUrl, ConsumerType, StartingPositionOption, FailOnDataLoss,
-    MaxFetchRecordsPerShard, MaxFetchTimePerShard, DescribeShardInterval, NumberOfRecordsPerFetch,
-    FetchInterval, IdleShardCheckInterval, MaxRecordsPerTrigger, DriverRetryTimeout, ClientNumRetries,
-    ClientRetryInterval, ClientMaxRetryInterval, MetadataPath,
-    AwsAccessKeyId, AwsSecretKey, SessionToken, DropMisroutedAggregates, VerifyCertificate,
-    SinkRecordMaxBufferedTime, SinkMaxConnections, SinkAggregationEnabled, SinkRecordTtl,
-    SinkMaxPendingRecordsPerExecutor, SinkMaxPendingBytesPerExecutor, ShardsPerTask, AllowStreamRemoval, EndingPosition, CheckNewRecordThreads,
-    StsRoleArn, StsSessionName, StsExternalId, StsEndpointUrl, CredentialProviderClass, CredentialProviderParam,
-    MetadataCommitterType, DynamoDbTableName, DynamoDbEndpointUrl,
-    ConsumerName, ConsumerArn, DeregisterConsumerOnStop, SubscribeToShardTimeout, SubscribeToShardMaxRetries)
+    StreamName,
+    StreamARN,
+    Region,
+    EndpointUrl,
+    ConsumerType,
+    StartingPositionOption,
+    FailOnDataLoss,
+    MaxFetchRecordsPerShard,
+    MaxFetchTimePerShard,
+    DescribeShardInterval,
+    NumberOfRecordsPerFetch,
+    FetchInterval,
+    IdleShardCheckInterval,
+    MaxRecordsPerTrigger,
+    DriverRetryTimeout,
+    ClientNumRetries,
+    ClientRetryInterval,
+    ClientMaxRetryInterval,
+    MetadataPath,
+    AwsAccessKeyId,
+    AwsSecretKey,
+    SessionToken,
+    DropMisroutedAggregates,
+    VerifyCertificate,
+    SinkRecordMaxBufferedTime,
+    SinkMaxConnections,
+    SinkAggregationEnabled,
+    SinkRecordTtl,
+    SinkMaxPendingRecordsPerExecutor,
+    SinkMaxPendingBytesPerExecutor,
+    ShardsPerTask,
+    AllowStreamRemoval,
+    EndingPosition,
+    CheckNewRecordThreads,
+    StsRoleArn,
+    StsSessionName,
+    StsExternalId,
+    StsEndpointUrl,
+    CredentialProviderClass,
+    CredentialProviderParam,
+    MetadataCommitterType,
+    DynamoDbTableName,
+    DynamoDbEndpointUrl,
+    ConsumerName,
+    ConsumerArn,
+    DeregisterConsumerOnStop,
+    SubscribeToShardTimeout,
+    SubscribeToShardMaxRetries)
 
   /** The rules across options, checked in this order after every value ([[OptionRules]]). */
   def rules: Seq[OptionRule] = OptionRules.all
 
   /**
-   * The option names of the awslabs, qubole/roncemer and Databricks connectors accepted as they documented them
-   * (see [[OptionAliases]]).
+   * The option names of the awslabs, qubole/roncemer and Databricks connectors accepted as they documented them (see
+   * [[OptionAliases]]).
    */
   val aliases: Seq[OptionAlias] = OptionAliases.all
 

@@ -7,10 +7,13 @@ import io.github.sparkkinesis.client.ClientSettings
 /**
  * The sink's options, parsed and checked; built once per write by [[KinesisSinkOptions.parse]].
  *
- * @param stream                     option `kinesis.streamName`: every row's stream when set, overriding the
- *                                   `streamName` column; else each row's `streamName` names its stream
- * @param maxPendingRecordsPerExecutor most rows an executor's tasks may have handed to the producer unconfirmed
- * @param maxPendingBytesPerExecutor   most bytes of those rows
+ * @param stream
+ *   option `kinesis.streamName`: every row's stream when set, overriding the `streamName` column; else each row's
+ *   `streamName` names its stream
+ * @param maxPendingRecordsPerExecutor
+ *   most rows an executor's tasks may have handed to the producer unconfirmed
+ * @param maxPendingBytesPerExecutor
+ *   most bytes of those rows
  */
 final case class KinesisSinkOptions(
     stream: Option[String],

@@ -6,9 +6,12 @@ import io.github.sparkkinesis.offsets.StartingPosition
 /**
  * The source's options, parsed and checked; built once per DataFrame by [[KinesisSourceOptions.parse]].
  *
- * @param streams the streams to read, by name or ARN, as given (in `kinesis.streamName`, then `kinesis.streamARN`)
- * @param batchStartingPosition where a batch read starts: `kinesis.startingPosition`, TRIM_HORIZON when unset
- * @param endingPosition        where a batch read ends (`kinesis.endingPosition`)
+ * @param streams
+ *   the streams to read, by name or ARN, as given (in `kinesis.streamName`, then `kinesis.streamARN`)
+ * @param batchStartingPosition
+ *   where a batch read starts: `kinesis.startingPosition`, TRIM_HORIZON when unset
+ * @param endingPosition
+ *   where a batch read ends (`kinesis.endingPosition`)
  */
 final case class KinesisSourceOptions(
     streams: Seq[String],
@@ -53,7 +56,7 @@ object MetadataStoreSettings {
     import KinesisOptionsRegistry._
     options.getOrDefault(MetadataCommitterType).toUpperCase(java.util.Locale.ROOT) match {
       case "DYNAMODB" => DynamoDb(options.getOrDefault(DynamoDbTableName), options.get(DynamoDbEndpointUrl))
-      case _          => Hdfs
+      case _ => Hdfs
     }
   }
 }
@@ -76,7 +79,9 @@ object KinesisSourceOptions {
     if (repeated.nonEmpty) {
       throw new IllegalArgumentException(repeated.toSeq.sortBy(_._1).map { case (name, given) =>
         s"stream name $name is given ${given.size} times (${given.mkString(", ")})"
-      }.mkString("Options " + StreamName.name + " and " + StreamARN.name + " must name each stream once: ", "; ",
+      }.mkString(
+        "Options " + StreamName.name + " and " + StreamARN.name + " must name each stream once: ",
+        "; ",
         ". Rows and metrics tell streams apart by name; read same-named streams of other accounts in separate queries."))
     }
     val start = getOrDefault(StartingPositionOption)

@@ -33,18 +33,20 @@ object AliasEffect {
    * value is refused); `differs`, when the meaning is not quite ours, is the one-line warning saying what we do.
    */
   final case class Sets(target: String, convert: Conversion = Conversion.Same, differs: Option[String] = None)
-    extends AliasEffect
+      extends AliasEffect
 
   /** Accepted and ignored; `why` says why it has no effect here. */
   final case class NoEffect(why: String) extends AliasEffect
 }
 
 /**
- * How an alias' value becomes its target's: the text in the target's spelling, and a note when the conversion
- * changed what the value means (a rounding), which is warned about.
+ * How an alias' value becomes its target's: the text in the target's spelling, and a note when the conversion changed
+ * what the value means (a rounding), which is warned about.
  */
 final case class Conversion(
-    accepted: String, what: String, run: String => Either[String, (String, Option[String])]) {
+    accepted: String,
+    what: String,
+    run: String => Either[String, (String, Option[String])]) {
   def apply(raw: String): Either[String, (String, Option[String])] = run(raw)
 }
 
@@ -53,17 +55,24 @@ object Conversion {
 
   /** Milliseconds to whole seconds, rounded up (at least 1). */
   val MillisToSeconds: Conversion = Conversion(
-    "a whole number of milliseconds", "milliseconds to seconds, rounded up", raw =>
-    Parsers.long(0L, Long.MaxValue)(raw).map(secondsOf))
+    "a whole number of milliseconds",
+    "milliseconds to seconds, rounded up",
+    raw =>
+      Parsers.long(0L, Long.MaxValue)(raw).map(secondsOf))
 
   /** A duration (`10s`, `2m`, `500ms`; a bare number is milliseconds) to whole seconds, rounded up (at least 1). */
   val DurationToSeconds: Conversion = Conversion(
-    "a duration such as 10s or 2m", "a duration to seconds, rounded up", raw =>
-    Parsers.boundedDuration(raw).map(secondsOf))
+    "a duration such as 10s or 2m",
+    "a duration to seconds, rounded up",
+    raw =>
+      Parsers.boundedDuration(raw).map(secondsOf))
 
   /** A duration to a whole number of milliseconds. */
-  val DurationToMillis: Conversion = Conversion("a duration such as 400ms or 1s", "a duration to milliseconds", raw =>
-    Parsers.boundedDuration(raw).map(ms => (ms.toString, None)))
+  val DurationToMillis: Conversion = Conversion(
+    "a duration such as 400ms or 1s",
+    "a duration to milliseconds",
+    raw =>
+      Parsers.boundedDuration(raw).map(ms => (ms.toString, None)))
 
   private def secondsOf(ms: Long): (String, Option[String]) = {
     val seconds = math.max(1L, (ms + 999L) / 1000L)
@@ -71,31 +80,38 @@ object Conversion {
   }
 
   /** Databricks' `endpoint` may be a bare host name; the AWS SDK needs a URL. */
-  val HostToUrl: Conversion = Conversion("a URL or a host name", "a bare host name gets https://", raw =>
-    Right((if (raw.contains("://")) raw else s"https://$raw", None)))
+  val HostToUrl: Conversion = Conversion(
+    "a URL or a host name",
+    "a bare host name gets https://",
+    raw =>
+      Right((if (raw.contains("://")) raw else s"https://$raw", None)))
 
   /** Databricks' consumerMode: polling or efo. */
-  val ConsumerMode: Conversion = Conversion("polling or efo", "polling is GetRecords, efo is SubscribeToShard",
-    raw => raw.toLowerCase(Locale.ROOT) match {
-      case "polling" => Right(("GetRecords", None))
-      case "efo"     => Right(("SubscribeToShard", None))
-      case _         => Left("it is not polling or efo")
-    })
+  val ConsumerMode: Conversion = Conversion(
+    "polling or efo",
+    "polling is GetRecords, efo is SubscribeToShard",
+    raw =>
+      raw.toLowerCase(Locale.ROOT) match {
+        case "polling" => Right(("GetRecords", None))
+        case "efo" => Right(("SubscribeToShard", None))
+        case _ => Left("it is not polling or efo")
+      })
 
   /**
-   * Databricks' initialPosition: latest, trim_horizon, earliest, or at_timestamp as the JSON
-   * `{"at_timestamp": "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}` (`format` a
-   * java.text.SimpleDateFormat pattern; without it the time is ISO-8601).
+   * Databricks' initialPosition: latest, trim_horizon, earliest, or at_timestamp as the JSON `{"at_timestamp":
+   * "06/25/2020 10:23:45 PDT", "format": "MM/dd/yyyy HH:mm:ss ZZZ"}` (`format` a java.text.SimpleDateFormat pattern;
+   * without it the time is ISO-8601).
    */
   val DatabricksPosition: Conversion = Conversion(
     "latest, trim_horizon, earliest, or {\"at_timestamp\": \"<time>\", \"format\": \"<SimpleDateFormat pattern>\"}",
     "at_timestamp JSON to AT_TIMESTAMP and its instant",
-    raw => raw.toLowerCase(Locale.ROOT) match {
-      case "latest" | "trim_horizon" | "earliest" => Right((raw.toUpperCase(Locale.ROOT), None))
-      case _ if raw.startsWith("{") =>
-        atTimestamp(raw).map(ms => (s"AT_TIMESTAMP ${Instant.ofEpochMilli(ms)}", None))
-      case _ => Left("it is not latest, trim_horizon, earliest or an at_timestamp JSON object")
-    })
+    raw =>
+      raw.toLowerCase(Locale.ROOT) match {
+        case "latest" | "trim_horizon" | "earliest" => Right((raw.toUpperCase(Locale.ROOT), None))
+        case _ if raw.startsWith("{") =>
+          atTimestamp(raw).map(ms => (s"AT_TIMESTAMP ${Instant.ofEpochMilli(ms)}", None))
+        case _ => Left("it is not latest, trim_horizon, earliest or an at_timestamp JSON object")
+      })
 
   private def atTimestamp(json: String): Either[String, Long] =
     try {
@@ -105,7 +121,7 @@ object Conversion {
       time.flatMap { text =>
         Option(node.get("format")).map(_.asText) match {
           case None => scala.util.Try(Instant.parse(text).toEpochMilli).toOption
-            .toRight(s"'$text' is not an ISO-8601 instant; give its format too")
+              .toRight(s"'$text' is not an ISO-8601 instant; give its format too")
           case Some(pattern) =>
             val format = new SimpleDateFormat(pattern, Locale.ROOT)
             format.setLenient(false)
@@ -121,8 +137,8 @@ object Conversion {
 }
 
 /**
- * One option name another connector documents, accepted here (case-insensitively) with the meaning that connector
- * gives it.
+ * One option name another connector documents, accepted here (case-insensitively) with the meaning that connector gives
+ * it.
  */
 final case class OptionAlias(name: String, dialects: Seq[Dialect], effect: AliasEffect) {
   def key: String = name.toLowerCase(Locale.ROOT)
@@ -150,8 +166,11 @@ object OptionAliases {
 
   val awslabs: Seq[OptionAlias] = Seq(
     OptionAlias("kinesis.kinesisRegion", Seq(Awslabs), Sets("kinesis.region")),
-    OptionAlias("kinesis.minBatchesToRetain", Seq(Awslabs), NoEffect(
-      "the source keeps the shard ends of its last 10 micro-batches, a few bytes per shard")),
+    OptionAlias(
+      "kinesis.minBatchesToRetain",
+      Seq(Awslabs),
+      NoEffect(
+        "the source keeps the shard ends of its last 10 micro-batches, a few bytes per shard")),
     OptionAlias("kinesis.metadataNumRetries", Seq(Awslabs), MetadataRetriesNoEffect),
     OptionAlias("kinesis.metadataRetryIntervalsMs", Seq(Awslabs), MetadataRetriesNoEffect),
     OptionAlias("kinesis.metadataMaxRetryIntervalMs", Seq(Awslabs), MetadataRetriesNoEffect),
@@ -164,28 +183,47 @@ object OptionAliases {
     OptionAlias("awsSecretKey", Seq(QuboleRoncemer, Databricks), Sets("kinesis.awsSecretKey")),
     OptionAlias("awsSTSRoleARN", Seq(QuboleRoncemer), Sets("kinesis.stsRoleArn")),
     OptionAlias("awsSTSSessionName", Seq(QuboleRoncemer), Sets("kinesis.stsSessionName")),
-    OptionAlias("awsUseInstanceProfile", Seq(QuboleRoncemer), NoEffect(
-      "without credentials in the options the connector uses the AWS SDK's default chain, which ends with the " +
-        "instance profile")),
+    OptionAlias(
+      "awsUseInstanceProfile",
+      Seq(QuboleRoncemer),
+      NoEffect(
+        "without credentials in the options the connector uses the AWS SDK's default chain, which ends with the " +
+          "instance profile")),
     OptionAlias("startingPosition", Seq(QuboleRoncemer), Sets("kinesis.startingPosition")),
     OptionAlias("failOnDataLoss", Seq(QuboleRoncemer), Sets("kinesis.failOnDataLoss")),
-    OptionAlias("kinesis.executor.maxFetchTimeInMs", Seq(QuboleRoncemer),
+    OptionAlias(
+      "kinesis.executor.maxFetchTimeInMs",
+      Seq(QuboleRoncemer),
       Sets("kinesis.maxFetchTimePerShard", MillisToSeconds)),
-    OptionAlias("kinesis.executor.maxFetchRecordsPerShard", Seq(QuboleRoncemer),
+    OptionAlias(
+      "kinesis.executor.maxFetchRecordsPerShard",
+      Seq(QuboleRoncemer),
       Sets("kinesis.maxFetchRecordsPerShard")),
-    OptionAlias("kinesis.executor.maxRecordPerRead", Seq(QuboleRoncemer),
+    OptionAlias(
+      "kinesis.executor.maxRecordPerRead",
+      Seq(QuboleRoncemer),
       Sets("kinesis.getRecords.numberOfRecordsPerFetch")),
-    OptionAlias("kinesis.executor.addIdleTimeBetweenReads", Seq(QuboleRoncemer), NoEffect(
-      "the source always waits kinesis.getRecords.fetchInterval between two GetRecords calls on a shard")),
-    OptionAlias("kinesis.executor.idleTimeBetweenReadsInMs", Seq(QuboleRoncemer),
+    OptionAlias(
+      "kinesis.executor.addIdleTimeBetweenReads",
+      Seq(QuboleRoncemer),
+      NoEffect(
+        "the source always waits kinesis.getRecords.fetchInterval between two GetRecords calls on a shard")),
+    OptionAlias(
+      "kinesis.executor.idleTimeBetweenReadsInMs",
+      Seq(QuboleRoncemer),
       Sets("kinesis.getRecords.fetchInterval")),
     OptionAlias("kinesis.client.describeShardInterval", Seq(QuboleRoncemer), Sets("kinesis.describeShardInterval")),
     OptionAlias("kinesis.client.numRetries", Seq(QuboleRoncemer), Sets("kinesis.clientNumRetries")),
     OptionAlias("kinesis.client.retryIntervalMs", Seq(QuboleRoncemer), Sets("kinesis.clientRetryInterval")),
     OptionAlias("kinesis.client.maxRetryIntervalMs", Seq(QuboleRoncemer), Sets("kinesis.clientMaxRetryInterval")),
-    OptionAlias("kinesis.client.avoidEmptyBatches", Seq(QuboleRoncemer), NoEffect(
-      "the source always checks for unread records before it plans a micro-batch, and plans none without them")),
-    OptionAlias("kinesis.executor.recordMaxBufferedTime", Seq(QuboleRoncemer),
+    OptionAlias(
+      "kinesis.client.avoidEmptyBatches",
+      Seq(QuboleRoncemer),
+      NoEffect(
+        "the source always checks for unread records before it plans a micro-batch, and plans none without them")),
+    OptionAlias(
+      "kinesis.executor.recordMaxBufferedTime",
+      Seq(QuboleRoncemer),
       Sets("kinesis.sink.recordMaxBufferedTime")),
     OptionAlias("kinesis.executor.maxConnections", Seq(QuboleRoncemer), Sets("kinesis.sink.maxConnections")),
     OptionAlias("kinesis.executor.aggregationEnabled", Seq(QuboleRoncemer), Sets("kinesis.sink.aggregationEnabled")),
@@ -197,14 +235,25 @@ object OptionAliases {
     OptionAlias("endpoint", Seq(Databricks), Sets("kinesis.endpointUrl", HostToUrl)),
     OptionAlias("initialPosition", Seq(Databricks), Sets("kinesis.startingPosition", DatabricksPosition)),
     OptionAlias("maxRecordsPerFetch", Seq(Databricks), Sets("kinesis.getRecords.numberOfRecordsPerFetch")),
-    OptionAlias("maxFetchRate", Seq(Databricks), NoEffect(
-      "the source paces each shard by kinesis.getRecords.fetchInterval between GetRecords calls, not by MB/s")),
+    OptionAlias(
+      "maxFetchRate",
+      Seq(Databricks),
+      NoEffect(
+        "the source paces each shard by kinesis.getRecords.fetchInterval between GetRecords calls, not by MB/s")),
     OptionAlias("minFetchPeriod", Seq(Databricks), Sets("kinesis.getRecords.fetchInterval", DurationToMillis)),
-    OptionAlias("maxFetchDuration", Seq(Databricks), Sets("kinesis.maxFetchTimePerShard", DurationToSeconds,
-      differs = Some("the source does not prefetch between micro-batches; this is how long a task reads one shard " +
-        "in a micro-batch"))),
-    OptionAlias("fetchBufferSize", Seq(Databricks), NoEffect(
-      "the source does not prefetch between micro-batches; kinesis.maxRecordsPerTrigger caps a micro-batch instead")),
+    OptionAlias(
+      "maxFetchDuration",
+      Seq(Databricks),
+      Sets(
+        "kinesis.maxFetchTimePerShard",
+        DurationToSeconds,
+        differs = Some("the source does not prefetch between micro-batches; this is how long a task reads one shard " +
+          "in a micro-batch"))),
+    OptionAlias(
+      "fetchBufferSize",
+      Seq(Databricks),
+      NoEffect(
+        "the source does not prefetch between micro-batches; kinesis.maxRecordsPerTrigger caps a micro-batch instead")),
     OptionAlias("shardsPerTask", Seq(Databricks), Sets("kinesis.shardsPerTask")),
     OptionAlias("shardFetchInterval", Seq(Databricks), Sets("kinesis.describeShardInterval")),
     OptionAlias("consumerMode", Seq(Databricks), Sets("kinesis.consumerType", ConsumerMode)),
@@ -223,8 +272,9 @@ object OptionAliases {
     "kinesis.clientRetryIntervalsMs" -> "kinesis.clientRetryInterval",
     "kinesis.clientMaxRetryIntervalMs" -> "kinesis.clientMaxRetryInterval",
     "kinesis.sink.recordMaxBufferedTimeMs" -> "kinesis.sink.recordMaxBufferedTime",
-    "kinesis.subscribeToShard.timeoutSec" -> "kinesis.subscribeToShard.timeout"
-  ).map { case (old, target) => OptionAlias(old, Seq(Earlier), Sets(target)) }
+    "kinesis.subscribeToShard.timeoutSec" -> "kinesis.subscribeToShard.timeout").map { case (old, target) =>
+    OptionAlias(old, Seq(Earlier), Sets(target))
+  }
 
   /** Every alias; names shared by two connectors with one meaning are listed once, under both. */
   val all: Seq[OptionAlias] = awslabs ++ quboleRoncemer ++ databricks ++ earlier

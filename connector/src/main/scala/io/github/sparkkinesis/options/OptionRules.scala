@@ -7,40 +7,55 @@ import io.github.sparkkinesis.options.OptionUsage.Source
 object OptionRules {
 
   /**
-   * The rules across options, checked in this order after every value: the source needs a stream, credentials
-   * come as a pair (a session token with them), the retry maximum is not below the base interval, the STS options
-   * need a role, a provider parameter its class, keys and a provider class exclude each other, and enhanced fan-out
-   * names exactly one consumer.
+   * The rules across options, checked in this order after every value: the source needs a stream, credentials come as a
+   * pair (a session token with them), the retry maximum is not below the base interval, the STS options need a role, a
+   * provider parameter its class, keys and a provider class exclude each other, and enhanced fan-out names exactly one
+   * consumer.
    */
   val all: Seq[OptionRule] = Seq(
-    OptionRule.Required(Seq(StreamName, StreamARN), Source,
+    OptionRule.Required(
+      Seq(StreamName, StreamARN),
+      Source,
       s"Option ${StreamName.name} is required: set it to the name of the Kinesis stream to read, for example " +
         ".option(\"" + StreamName.name + "\", \"my-stream\") (or give the stream's ARN in " + StreamARN.name + ")."),
-    OptionRule.Together(Seq(AwsAccessKeyId, AwsSecretKey),
+    OptionRule.Together(
+      Seq(AwsAccessKeyId, AwsSecretKey),
       s"Options ${AwsAccessKeyId.name} and ${AwsSecretKey.name} go together: set both, or neither to use the " +
         "default credentials chain (environment, profile, instance or container role)."),
-    OptionRule.Needs(Seq(SessionToken, AwsAccessKeyId, AwsSecretKey),
+    OptionRule.Needs(
+      Seq(SessionToken, AwsAccessKeyId, AwsSecretKey),
       s"Option ${SessionToken.name} is set without ${AwsAccessKeyId.name} and ${AwsSecretKey.name}: give all " +
         "three for temporary credentials, or none to use the default credentials chain."),
-    OptionRule.NotBelow(ClientMaxRetryInterval, ClientRetryInterval,
+    OptionRule.NotBelow(
+      ClientMaxRetryInterval,
+      ClientRetryInterval,
       s"Option ${ClientMaxRetryInterval.name} ({value}) is smaller than ${ClientRetryInterval.name} " +
         "({floor}): make the maximum at least the base interval."),
-    OptionRule.Needs(Seq(StsExternalId, StsRoleArn),
+    OptionRule.Needs(
+      Seq(StsExternalId, StsRoleArn),
       s"Option ${StsExternalId.name} is set without ${StsRoleArn.name}: an external id is only used when " +
         "assuming a role; set the role's ARN too, or remove the external id."),
-    OptionRule.Needs(Seq(StsSessionName, StsRoleArn),
+    OptionRule.Needs(
+      Seq(StsSessionName, StsRoleArn),
       s"Option ${StsSessionName.name} is set without ${StsRoleArn.name}: set the ARN of the role to assume, or " +
         "remove the session name."),
-    OptionRule.Needs(Seq(StsEndpointUrl, StsRoleArn),
+    OptionRule.Needs(
+      Seq(StsEndpointUrl, StsRoleArn),
       s"Option ${StsEndpointUrl.name} is set without ${StsRoleArn.name}: it is only used to assume a role; " +
         "set the role's ARN too, or remove it."),
-    OptionRule.Needs(Seq(CredentialProviderParam, CredentialProviderClass),
+    OptionRule.Needs(
+      Seq(CredentialProviderParam, CredentialProviderClass),
       s"Option ${CredentialProviderParam.name} is set without ${CredentialProviderClass.name}: set the class " +
         "it is handed to, or remove it."),
-    OptionRule.Excludes(Seq(AwsAccessKeyId, CredentialProviderClass),
+    OptionRule.Excludes(
+      Seq(AwsAccessKeyId, CredentialProviderClass),
       s"Options ${AwsAccessKeyId.name} and ${CredentialProviderClass.name} both name base credentials: keep " +
         "one (the keys, or the provider class)."),
-    OptionRule.OneWhen(ConsumerType, FanOutConsumerTypes, Seq(ConsumerName, ConsumerArn), Source,
+    OptionRule.OneWhen(
+      ConsumerType,
+      FanOutConsumerTypes,
+      Seq(ConsumerName, ConsumerArn),
+      Source,
       s"Option ${ConsumerType.name} is '{${ConsumerType.name}}', enhanced fan-out, which reads through a stream " +
         s"consumer, but none is named: set option ${ConsumerName.name} to a name for the consumer this query " +
         "registers and manages, for example .option(\"" + ConsumerName.name + "\", \"my-query\"), or option " +

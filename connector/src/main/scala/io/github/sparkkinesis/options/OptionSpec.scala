@@ -16,8 +16,8 @@ object OptionUsage {
 }
 
 /**
- * One option of the connector: its name, typed default, description, parser and whether the source, the sink or
- * both read it, in one place. The type name and the accepted values shown in messages and docs are the parser's.
+ * One option of the connector: its name, typed default, description, parser and whether the source, the sink or both
+ * read it, in one place. The type name and the accepted values shown in messages and docs are the parser's.
  */
 final case class OptionSpec[T](
     name: String,
@@ -75,14 +75,18 @@ private[options] object Parsers {
   /** One of `values`, in any case, shown as listed. */
   def oneOf(values: Seq[String]): Parser[String] = {
     val notOne = "it is not one of the accepted values"
-    new Parser("enum", s"${values.init.mkString(", ")} or ${values.last} (any case)",
+    new Parser(
+      "enum",
+      s"${values.init.mkString(", ")} or ${values.last} (any case)",
       raw => values.find(_.equalsIgnoreCase(raw)).toRight(notOne),
       data = Seq("values" -> Json.array(values), "problem" -> Json.text(notOne)))
   }
 
   val boolean: Parser[Boolean] = {
     val notOne = "it is not a boolean"
-    new Parser("boolean", "true or false",
+    new Parser(
+      "boolean",
+      "true or false",
       raw => Seq("true", "false").find(_.equalsIgnoreCase(raw)).map(_.toBoolean).toRight(notOne),
       data = Seq("values" -> Json.array(Seq("true", "false")), "problem" -> Json.text(notOne)))
   }
@@ -91,9 +95,12 @@ private[options] object Parsers {
   def long(min: Long, max: Long, unit: String = ""): Parser[Long] = {
     val outside = s"it is outside $min..$max"
     val what = if (unit.isEmpty) "a whole number" else s"a whole number of $unit"
-    new Parser("long", s"$what from $min to $max", raw =>
-      if (!raw.matches("[+-]?[0-9]+")) Left("it is not a whole number")
-      else Some(BigInt(raw)).filter(v => v >= min && v <= max).map(_.toLong).toRight(outside),
+    new Parser(
+      "long",
+      s"$what from $min to $max",
+      raw =>
+        if (!raw.matches("[+-]?[0-9]+")) Left("it is not a whole number")
+        else Some(BigInt(raw)).filter(v => v >= min && v <= max).map(_.toLong).toRight(outside),
       data = Seq("min" -> Json.number(min), "max" -> Json.number(max), "problem" -> Json.text(outside)))
   }
 
@@ -120,15 +127,19 @@ private[options] object Parsers {
     val unitMs = UnitsMs.toMap
     val bare = if (bareUnit == "s") "seconds" else "milliseconds"
     val (min, max) = (showDuration(minMs), showDuration(maxMs))
-    new Parser("duration", s"a duration such as 500ms, 10s or 5m (a bare number is $bare), from $min to $max",
-      raw => raw.toLowerCase(Locale.ROOT) match {
-        case DurationSyntax(amount, unit) =>
-          val ms = BigInt(amount) * unitMs(Option(unit).getOrElse(bareUnit))
-          if (ms > maxMs) Left(s"it is longer than $max")
-          else if (ms < minMs) Left(s"it is shorter than $min")
-          else Right(ms.toLong)
-        case _ => Left("it is not a duration")
-      }, show = showDuration)
+    new Parser(
+      "duration",
+      s"a duration such as 500ms, 10s or 5m (a bare number is $bare), from $min to $max",
+      raw =>
+        raw.toLowerCase(Locale.ROOT) match {
+          case DurationSyntax(amount, unit) =>
+            val ms = BigInt(amount) * unitMs(Option(unit).getOrElse(bareUnit))
+            if (ms > maxMs) Left(s"it is longer than $max")
+            else if (ms < minMs) Left(s"it is shorter than $min")
+            else Right(ms.toLong)
+          case _ => Left("it is not a duration")
+        },
+      show = showDuration)
   }
 
   /** A duration of at most an hour. */
@@ -136,26 +147,33 @@ private[options] object Parsers {
 
   def url(example: String): Parser[java.net.URI] = {
     val prefixes = Seq("http://", "https://")
-    new Parser("url", s"an http:// or https:// URL such as $example", raw =>
-      if (!prefixes.exists(p => raw.regionMatches(true, 0, p, 0, p.length))) Left(s"it does not start with " +
-        prefixes.mkString(" or "))
-      else
-        try {
-          val uri = new java.net.URI(raw)
-          if (uri.getHost == null) Left("it names no host") else Right(uri)
-        } catch {
-          case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})")
-        })
+    new Parser(
+      "url",
+      s"an http:// or https:// URL such as $example",
+      raw =>
+        if (!prefixes.exists(p => raw.regionMatches(true, 0, p, 0, p.length))) Left(s"it does not start with " +
+          prefixes.mkString(" or "))
+        else
+          try {
+            val uri = new java.net.URI(raw)
+            if (uri.getHost == null) Left("it names no host") else Right(uri)
+          } catch {
+            case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})")
+          })
   }
 
   val region: Parser[String] =
     matches("[a-z]{2}(-[a-z]+)+-[0-9]+", "an AWS region name such as us-east-1", "it is not an AWS region name")
 
   def position(accepted: String): Parser[StartingPosition] =
-    new Parser("position", accepted, StartingPosition.parse, show = {
-      case StartingPosition.Latest          => "LATEST"
-      case StartingPosition.TrimHorizon     => "TRIM_HORIZON"
-      case StartingPosition.AtTimestamp(ms) => s"AT_TIMESTAMP ${java.time.Instant.ofEpochMilli(ms)}"
-      case StartingPosition.PerShard(shards) => s"a position for each of ${shards.size} shards"
-    })
+    new Parser(
+      "position",
+      accepted,
+      StartingPosition.parse,
+      show = {
+        case StartingPosition.Latest => "LATEST"
+        case StartingPosition.TrimHorizon => "TRIM_HORIZON"
+        case StartingPosition.AtTimestamp(ms) => s"AT_TIMESTAMP ${java.time.Instant.ofEpochMilli(ms)}"
+        case StartingPosition.PerShard(shards) => s"a position for each of ${shards.size} shards"
+      })
 }

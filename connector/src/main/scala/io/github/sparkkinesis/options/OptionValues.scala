@@ -3,14 +3,19 @@ package io.github.sparkkinesis.options
 import java.util.Locale
 
 import io.github.sparkkinesis.client.{
-  AssumeRoleSettings, AwsCredentials, ClientSettings, ProviderClassSettings, RetrySettings, UserCredentialsProvider
+  AssumeRoleSettings,
+  AwsCredentials,
+  ClientSettings,
+  ProviderClassSettings,
+  RetrySettings,
+  UserCredentialsProvider
 }
 
 /**
  * The options of one DataFrame (source or sink), read through the registry's [[OptionSpec]]s. Keys are
  * case-insensitive, as in Spark; other connectors' spellings are read as the options they stand for, with their
- * warnings logged ([[AliasResolution]]); a `kinesis.*` key the registry does not know fails at construction, naming
- * the closest known option.
+ * warnings logged ([[AliasResolution]]); a `kinesis.*` key the registry does not know fails at construction, naming the
+ * closest known option.
  */
 private[options] final class OptionValues(raw: Map[String, String]) {
   import KinesisOptionsRegistry._
@@ -28,8 +33,8 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     get(spec).orElse(spec.default).getOrElse(throw new IllegalStateException(s"option ${spec.name} has no default"))
 
   /**
-   * Checks every option present, so a bad value fails now even if this DataFrame does not use it, then the
-   * registry's rules across options that apply to `side`, in order.
+   * Checks every option present, so a bad value fails now even if this DataFrame does not use it, then the registry's
+   * rules across options that apply to `side`, in order.
    */
   def checkAll(side: OptionUsage): Unit = {
     all.foreach(spec => get(spec))
@@ -46,7 +51,9 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     val region = get(Region).orElse(endpoint.flatMap(OptionValues.regionOfAwsEndpoint))
     // The retry rule (maximum not below the base) was checked by checkAll, in words that name the options.
     val retry = RetrySettings(
-      getOrDefault(ClientNumRetries), getOrDefault(ClientRetryInterval), getOrDefault(ClientMaxRetryInterval))
+      getOrDefault(ClientNumRetries),
+      getOrDefault(ClientRetryInterval),
+      getOrDefault(ClientMaxRetryInterval))
     // The credential rules (a pair, a token only with them) were checked by checkAll too.
     val credentials = for (id <- get(AwsAccessKeyId); secret <- get(AwsSecretKey))
       yield AwsCredentials(id, secret, get(SessionToken))
@@ -55,8 +62,14 @@ private[options] final class OptionValues(raw: Map[String, String]) {
     providerClass.foreach(UserCredentialsProvider.check)
     val assumeRole = get(StsRoleArn).map(arn =>
       AssumeRoleSettings(arn, getOrDefault(StsSessionName), get(StsExternalId), get(StsEndpointUrl)))
-    ClientSettings(region, endpoint, credentials, retry, verifyCertificate = getOrDefault(VerifyCertificate),
-      providerClass = providerClass, assumeRole = assumeRole)
+    ClientSettings(
+      region,
+      endpoint,
+      credentials,
+      retry,
+      verifyCertificate = getOrDefault(VerifyCertificate),
+      providerClass = providerClass,
+      assumeRole = assumeRole)
   }
 }
 

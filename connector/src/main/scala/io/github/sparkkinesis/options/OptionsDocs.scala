@@ -7,10 +7,10 @@ import io.github.sparkkinesis.ConnectorVersion
 import io.github.sparkkinesis.offsets.Json
 
 /**
- * Renders the options registry for people and other languages: the README's options table and its sections on
- * migrating from other connectors (each between the markers below), and a JSON description for other languages'
- * option builders. `main(readmePath)` rewrites the README's generated parts in place; `main("--json", path)` writes
- * the JSON description.
+ * Renders the options registry for people and other languages: the README's options table and its sections on migrating
+ * from other connectors (each between the markers below), and a JSON description for other languages' option builders.
+ * `main(readmePath)` rewrites the README's generated parts in place; `main("--json", path)` writes the JSON
+ * description.
  */
 object OptionsDocs {
   val Begin = "<!-- options-table:begin (generated from KinesisOptionsRegistry; do not edit by hand) -->"
@@ -23,7 +23,7 @@ object OptionsDocs {
   /** The aliases that set `option`, as the table shows them: `streamName` (qubole/roncemer, Databricks). */
   def aliasesOf(option: OptionSpec[_]): Seq[OptionAlias] = KinesisOptionsRegistry.aliases.filter(_.effect match {
     case AliasEffect.Sets(target, _, _) => target == option.name
-    case _                              => false
+    case _ => false
   })
 
   def markdownTable: String = {
@@ -64,23 +64,29 @@ object OptionsDocs {
 
   /**
    * Every option as JSON (name, usage, type, default as written when there is one, description, accepted values,
-   * secret, the aliases that set it, and `data`: what its parser checks that is pure data, an enum's members or a
-   * whole number's range, with the reason it gives), and every alias name the connector accepts. Other languages'
-   * builders take names, types and docs from it and leave every other check to the connector.
+   * secret, the aliases that set it, and `data`: what its parser checks that is pure data, an enum's members or a whole
+   * number's range, with the reason it gives), and every alias name the connector accepts. Other languages' builders
+   * take names, types and docs from it and leave every other check to the connector.
    */
   def json: String = {
     val options = KinesisOptionsRegistry.all.map { o =>
       Json.obj(Seq(
-        "name" -> Json.text(o.name), "type" -> Json.text(o.typeName), "description" -> Json.text(o.description),
-        "accepted" -> Json.text(o.accepted), "secret" -> Json.bool(o.secret), "usage" -> Json.text(o.usage.name),
+        "name" -> Json.text(o.name),
+        "type" -> Json.text(o.typeName),
+        "description" -> Json.text(o.description),
+        "accepted" -> Json.text(o.accepted),
+        "secret" -> Json.bool(o.secret),
+        "usage" -> Json.text(o.usage.name),
         "data" -> Json.obj(o.parser.data: _*),
         "aliases" -> Json.arrayOf(aliasesOf(o).map(a =>
           Json.obj("name" -> Json.text(a.name), "dialects" -> Json.array(a.dialects.map(_.name)))))) ++
         o.defaultText.map(d => "default" -> Json.text(d)).toSeq: _*)
     }
     Json.write(Json.obj(
-      "version" -> Json.number(3), "connectorVersion" -> Json.text(ConnectorVersion.value),
-      "options" -> Json.arrayOf(options), "aliases" -> Json.array(KinesisOptionsRegistry.aliases.map(_.name))))
+      "version" -> Json.number(3),
+      "connectorVersion" -> Json.text(ConnectorVersion.value),
+      "options" -> Json.arrayOf(options),
+      "aliases" -> Json.array(KinesisOptionsRegistry.aliases.map(_.name))))
   }
 
   def main(args: Array[String]): Unit = args.toList match {

@@ -39,16 +39,17 @@ object PlanRedaction {
    */
   def ensureHidden(given: Iterable[String]): Unit = {
     val exposed = given.map(_.toLowerCase(Locale.ROOT)).filter(secretKeys.contains).filterNot(hidden).toSeq.sorted
-    if (exposed.nonEmpty) SparkSession.getActiveSession.foreach(session => session.synchronized {
-      if (exposed.exists(k => !hidden(k))) {
-        val before = session.conf.get(RegexKey)
-        val after = s"(?:$before)|$secretKeysPattern"
-        session.conf.set(RegexKey, after)
-        log.warn(s"Options ${exposed.mkString(", ")} hold secrets that $RegexKey ('$before') did not hide from " +
-          s"query plans (explain(), the SQL tab, event logs): spark-kinesis extended it to '$after' for this " +
-          s"session. Set $RegexKey to a pattern that matches them to keep this from changing.")
-      }
-    })
+    if (exposed.nonEmpty) SparkSession.getActiveSession.foreach(session =>
+      session.synchronized {
+        if (exposed.exists(k => !hidden(k))) {
+          val before = session.conf.get(RegexKey)
+          val after = s"(?:$before)|$secretKeysPattern"
+          session.conf.set(RegexKey, after)
+          log.warn(s"Options ${exposed.mkString(", ")} hold secrets that $RegexKey ('$before') did not hide from " +
+            s"query plans (explain(), the SQL tab, event logs): spark-kinesis extended it to '$after' for this " +
+            s"session. Set $RegexKey to a pattern that matches them to keep this from changing.")
+        }
+      })
   }
 
   /** Whether the active session's patterns hide the value of option `key`. */

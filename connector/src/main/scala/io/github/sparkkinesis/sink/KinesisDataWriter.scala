@@ -12,35 +12,37 @@ private[sink] final case class KinesisWriterCommitMessage(records: Long, bytes: 
 /**
  * The sink's task-side limits; see [[KinesisDataWriter]].
  *
- * @param confirmTimeoutMs longest wait for room to hand a row over, or for the task's rows to be confirmed
+ * @param confirmTimeoutMs
+ *   longest wait for room to hand a row over, or for the task's rows to be confirmed
  */
 private[sink] final case class WriterLimits(confirmTimeoutMs: Long, maxPendingRecords: Int, maxPendingBytes: Long)
 
 /**
  * Writes one task's rows through its executor's shared producer (held by `lease`) and commits only when Kinesis has
- * confirmed every one of them, so a committed task has lost nothing. The first record that fails for good fails
- * the task (in `write` if it is noticed there, else in `commit`) with the producer's explanation; Spark then
- * retries the task, which may write some rows twice (at-least-once).
+ * confirmed every one of them, so a committed task has lost nothing. The first record that fails for good fails the
+ * task (in `write` if it is noticed there, else in `commit`) with the producer's explanation; Spark then retries the
+ * task, which may write some rows twice (at-least-once).
  *
- * Memory stays bounded twice: at most `maxPendingRecords` records or `maxPendingBytes` bytes of this task, and at
- * most the lease's executor limit across all tasks sharing the producer, wait for confirmation at a time; `write`
- * blocks beyond either. Sizes count partition key and data, as Kinesis does.
+ * Memory stays bounded twice: at most `maxPendingRecords` records or `maxPendingBytes` bytes of this task, and at most
+ * the lease's executor limit across all tasks sharing the producer, wait for confirmation at a time; `write` blocks
+ * beyond either. Sizes count partition key and data, as Kinesis does.
  *
- * A row the producer refuses fails this task only; the producer is discarded (and stopped once no task holds it)
- * only when it can take no records at all.
+ * A row the producer refuses fails this task only; the producer is discarded (and stopped once no task holds it) only
+ * when it can take no records at all.
  *
- * A row larger than its stream's own limit (`MaxRecordSizeInKiB`, 1 MiB unless raised) fails this task with a
- * message naming the limit and how to raise it.
+ * A row larger than its stream's own limit (`MaxRecordSizeInKiB`, 1 MiB unless raised) fails this task with a message
+ * naming the limit and how to raise it.
  *
- * @param maxRecordBytes the largest record a stream takes, partition key and data; fails if the stream cannot be
- *                       written to; called once per stream name this task meets
+ * @param maxRecordBytes
+ *   the largest record a stream takes, partition key and data; fails if the stream cannot be written to; called once
+ *   per stream name this task meets
  */
 private[sink] final class KinesisDataWriter(
     columns: SinkColumns,
     lease: ProducerPool#Lease,
     limits: WriterLimits,
     maxRecordBytes: String => Long)
-  extends DataWriter[InternalRow] {
+    extends DataWriter[InternalRow] {
 
   private val lock = new Object
   private var pendingRecords = 0 // guarded by lock
@@ -58,7 +60,7 @@ private[sink] final class KinesisDataWriter(
     lock.synchronized {
       awaitLocked(s"room for a row of this task (it has $pendingRecords rows unconfirmed)") {
         pendingRecords == 0 ||
-          (pendingRecords < limits.maxPendingRecords && pendingBytes + size <= limits.maxPendingBytes)
+        (pendingRecords < limits.maxPendingRecords && pendingBytes + size <= limits.maxPendingBytes)
       }
       pendingRecords += 1
       pendingBytes += size
@@ -73,22 +75,25 @@ private[sink] final class KinesisDataWriter(
     catch {
       case e: IllegalArgumentException =>
         giveBack(size)
-        throw new KinesisSinkException(s"The Kinesis producer refused a row for stream '${record.stream}': " +
-          s"${e.getMessage}. This task fails (other tasks and the executor's producer go on); correct or filter " +
-          "out such rows.", e)
+        throw new KinesisSinkException(
+          s"The Kinesis producer refused a row for stream '${record.stream}': " +
+            s"${e.getMessage}. This task fails (other tasks and the executor's producer go on); correct or filter " +
+            "out such rows.",
+          e)
       case NonFatal(e) =>
         giveBack(size)
         lease.discard()
         throw new IllegalStateException(
           s"The Kinesis producer refused a row for stream '${record.stream}' (${e.getClass.getSimpleName}: " +
-            s"${e.getMessage}); the task fails and Spark retries it with a new producer.", e)
+            s"${e.getMessage}); the task fails and Spark retries it with a new producer.",
+          e)
     }
   }
 
   /**
-   * Waits until Kinesis has confirmed every record of this task. It does not flush the shared producer, which
-   * sends buffered records within `kinesis.sink.recordMaxBufferedTime` anyway: a flush would also send the
-   * half-filled aggregates of the tasks still writing, and defeat aggregation.
+   * Waits until Kinesis has confirmed every record of this task. It does not flush the shared producer, which sends
+   * buffered records within `kinesis.sink.recordMaxBufferedTime` anyway: a flush would also send the half-filled
+   * aggregates of the tasks still writing, and defeat aggregation.
    */
   override def commit(): WriterCommitMessage = lock.synchronized {
     awaitLocked(s"Kinesis to confirm this task's rows ($pendingRecords still unconfirmed)")(pendingRecords == 0)
@@ -101,8 +106,8 @@ private[sink] final class KinesisDataWriter(
   override def close(): Unit = lease.release()
 
   /**
-   * Waits under `lock` until `ready` holds, then fails if a record failed; also fails if `ready` does not hold
-   * within `confirmTimeoutMs`, since every record ends by its TTL, so a longer wait means a stuck producer.
+   * Waits under `lock` until `ready` holds, then fails if a record failed; also fails if `ready` does not hold within
+   * `confirmTimeoutMs`, since every record ends by its TTL, so a longer wait means a stuck producer.
    */
   private def awaitLocked(waitingFor: => String)(ready: => Boolean): Unit = {
     val deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)
@@ -115,8 +120,8 @@ private[sink] final class KinesisDataWriter(
   }
 
   /**
-   * Takes room in the executor's limit, which other tasks' confirmations free (they notify the limit, not this
-   * task's lock): so it waits in slices and looks for a failure of this task's own records between them.
+   * Takes room in the executor's limit, which other tasks' confirmations free (they notify the limit, not this task's
+   * lock): so it waits in slices and looks for a failure of this task's own records between them.
    */
   private def takeExecutorRoom(size: Long): Unit = {
     val deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)

@@ -2,7 +2,13 @@ package io.github.sparkkinesis.sink
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{
-  BatchWrite, DataWriter, DataWriterFactory, LogicalWriteInfo, PhysicalWriteInfo, Write, WriteBuilder,
+  BatchWrite,
+  DataWriter,
+  DataWriterFactory,
+  LogicalWriteInfo,
+  PhysicalWriteInfo,
+  Write,
+  WriteBuilder,
   WriterCommitMessage
 }
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
@@ -12,12 +18,12 @@ import org.slf4j.LoggerFactory
 import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOptions}
 
 /**
- * Plans a write of `info`'s rows to Kinesis. The columns are checked here, when Spark analyses the write, and so
- * is the stream named by `kinesis.streamName`, which then takes every row. A streaming query in update mode (the
+ * Plans a write of `info`'s rows to Kinesis. The columns are checked here, when Spark analyses the write, and so is the
+ * stream named by `kinesis.streamName`, which then takes every row. A streaming query in update mode (the
  * qubole/roncemer connector's example uses it) appends each updated row, as Spark's Kafka sink does.
  */
 final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo)
-  extends WriteBuilder with SupportsStreamingUpdateAsAppend {
+    extends WriteBuilder with SupportsStreamingUpdateAsAppend {
 
   override def build(): Write = {
     val columns = SinkColumns.resolve(info.schema(), options.stream)
@@ -28,12 +34,18 @@ final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteI
 
 /** A batch or streaming write to Kinesis; every task writes its rows through its executor's shared producer. */
 private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: SinkColumns)
-  extends Write with BatchWrite with StreamingWrite {
+    extends Write with BatchWrite with StreamingWrite {
   private val log = LoggerFactory.getLogger(getClass)
 
-  private val factory = new KinesisDataWriterFactory(columns,
-    ProducerSettings(options.client, options.recordMaxBufferedTimeMs, options.maxConnections,
-      options.aggregationEnabled, options.recordTtlMs, options.maxPendingRecordsPerExecutor,
+  private val factory = new KinesisDataWriterFactory(
+    columns,
+    ProducerSettings(
+      options.client,
+      options.recordMaxBufferedTimeMs,
+      options.maxConnections,
+      options.aggregationEnabled,
+      options.recordTtlMs,
+      options.maxPendingRecordsPerExecutor,
       options.maxPendingBytesPerExecutor),
     WriterLimits(
       confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
@@ -73,19 +85,24 @@ private[sink] object KinesisWrite {
 
   /**
    * How long a task waits for its rows' confirmation with option kinesis.sink.recordTtl `recordTtlMs`: every record
-   * ends by the TTL the KPL is given (never more than [[KplProducer.MaxRecordTtlMs]], so no sum overflows); the
-   * margin covers the daemon's own bookkeeping.
+   * ends by the TTL the KPL is given (never more than [[KplProducer.MaxRecordTtlMs]], so no sum overflows); the margin
+   * covers the daemon's own bookkeeping.
    */
   def confirmTimeoutMs(recordTtlMs: Long): Long = KplProducer.recordTtlForKpl(recordTtlMs) + ConfirmMarginMs
 }
 
 /** Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer. */
 private[sink] final class KinesisDataWriterFactory(
-    columns: SinkColumns, settings: ProducerSettings, limits: WriterLimits)
-  extends DataWriterFactory with StreamingDataWriterFactory {
+    columns: SinkColumns,
+    settings: ProducerSettings,
+    limits: WriterLimits)
+    extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
-    new KinesisDataWriter(columns, SharedProducers.pool.acquire(settings), limits,
+    new KinesisDataWriter(
+      columns,
+      SharedProducers.pool.acquire(settings),
+      limits,
       maxRecordBytes = StreamCheck.shared.maxRecordBytes(settings.client, _))
 
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =

@@ -6,7 +6,10 @@ import io.github.sparkkinesis.compat.JavaCollections._
 
 import com.google.common.util.concurrent.{FutureCallback, Futures, MoreExecutors}
 import software.amazon.kinesis.producer.{
-  KinesisProducer, KinesisProducerConfiguration, UserRecordFailedException, UserRecordResult
+  KinesisProducer,
+  KinesisProducerConfiguration,
+  UserRecordFailedException,
+  UserRecordResult
 }
 
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
@@ -16,8 +19,10 @@ import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, Erro
 /**
  * The settings that make two producers interchangeable; one [[KplProducer]] per distinct value per executor.
  *
- * @param maxPendingRecords most records the executor's tasks may have handed to this producer unconfirmed
- * @param maxPendingBytes   most bytes (partition keys and data) of those records
+ * @param maxPendingRecords
+ *   most records the executor's tasks may have handed to this producer unconfirmed
+ * @param maxPendingBytes
+ *   most bytes (partition keys and data) of those records
  */
 private[sink] final case class ProducerSettings(
     client: ClientSettings,
@@ -37,18 +42,21 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Stoppa
   private val failures = new KplFailures(settings)
 
   override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = {
-    val future = kpl.addUserRecord(record.stream, record.partitionKey, record.explicitHashKey.orNull,
-      ByteBuffer.wrap(record.data))
+    val future =
+      kpl.addUserRecord(record.stream, record.partitionKey, record.explicitHashKey.orNull, ByteBuffer.wrap(record.data))
     val stream = record.stream // the callback keeps the name only, not the row's data
-    Futures.addCallback(future, new FutureCallback[UserRecordResult] {
-      override def onSuccess(result: UserRecordResult): Unit =
-        onDone(if (result.isSuccessful) SendResult.Written else SendResult.Failed(failures.describe(stream, result)))
+    Futures.addCallback(
+      future,
+      new FutureCallback[UserRecordResult] {
+        override def onSuccess(result: UserRecordResult): Unit =
+          onDone(if (result.isSuccessful) SendResult.Written else SendResult.Failed(failures.describe(stream, result)))
 
-      override def onFailure(t: Throwable): Unit = onDone(SendResult.Failed(t match {
-        case failed: UserRecordFailedException => failures.describe(stream, failed.getResult)
-        case other                             => failures.describeCrash(stream, other)
-      }))
-    }, MoreExecutors.directExecutor())
+        override def onFailure(t: Throwable): Unit = onDone(SendResult.Failed(t match {
+          case failed: UserRecordFailedException => failures.describe(stream, failed.getResult)
+          case other => failures.describeCrash(stream, other)
+        }))
+      },
+      MoreExecutors.directExecutor())
   }
 
   /** Ends the native daemon; records not yet written are dropped, so callers wait for their records first. */
@@ -56,7 +64,7 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Stoppa
     kpl.destroy()
     credentials match {
       case closeable: AutoCloseable => closeable.close()
-      case _                        =>
+      case _ =>
     }
   }
 }

@@ -1,9 +1,9 @@
 package io.github.sparkkinesis.sink
 
 /**
- * A cap on the records and bytes handed to a producer and not yet confirmed, taken by [[tryAcquire]] and given
- * back by [[release]] from any thread. A record always fits while nothing is pending, so a row larger than the
- * byte cap still goes through, alone.
+ * A cap on the records and bytes handed to a producer and not yet confirmed, taken by [[tryAcquire]] and given back by
+ * [[release]] from any thread. A record always fits while nothing is pending, so a row larger than the byte cap still
+ * goes through, alone.
  */
 private[sink] final class PendingLimit(val maxRecords: Int, val maxBytes: Long) {
   private var records = 0 // guarded by this

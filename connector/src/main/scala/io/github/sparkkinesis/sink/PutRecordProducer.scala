@@ -7,13 +7,14 @@ import scala.util.control.NonFatal
 import io.github.sparkkinesis.client.{Backoff, SinkClient, ThrottledException}
 
 /**
- * [[RecordProducer]] on PutRecord calls through the connector's own client, one record per call on `threads`
- * daemon threads: the way for records too large for the Kinesis Producer Library (see [[RoutingProducer]], which
- * also keeps their partition keys in order). Each call is answered once Kinesis has stored the record. A throttled
- * call (the client has already retried it) is tried again with back-off until `recordTtlMs` after the record was
- * handed over; any other failure, or throttling past that, fails the record.
+ * [[RecordProducer]] on PutRecord calls through the connector's own client, one record per call on `threads` daemon
+ * threads: the way for records too large for the Kinesis Producer Library (see [[RoutingProducer]], which also keeps
+ * their partition keys in order). Each call is answered once Kinesis has stored the record. A throttled call (the
+ * client has already retried it) is tried again with back-off until `recordTtlMs` after the record was handed over; any
+ * other failure, or throttling past that, fails the record.
  *
- * @param sleep waits between throttled attempts (tests pass one that returns at once)
+ * @param sleep
+ *   waits between throttled attempts (tests pass one that returns at once)
  */
 private[sink] final class PutRecordProducer(
     client: () => SinkClient,
@@ -23,13 +24,15 @@ private[sink] final class PutRecordProducer(
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep) extends StoppableProducer {
 
-  private val pool: ExecutorService = Executors.newFixedThreadPool(threads, new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val thread = new Thread(r, "spark-kinesis-put-record")
-      thread.setDaemon(true)
-      thread
-    }
-  })
+  private val pool: ExecutorService = Executors.newFixedThreadPool(
+    threads,
+    new ThreadFactory {
+      override def newThread(r: Runnable): Thread = {
+        val thread = new Thread(r, "spark-kinesis-put-record")
+        thread.setDaemon(true)
+        thread
+      }
+    })
 
   override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = {
     val deadline = clock() + recordTtlMs
@@ -54,9 +57,12 @@ private[sink] final class PutRecordProducer(
         case e: ThrottledException if clock() < deadline =>
           sleep(math.min(waits.nextDelayMs(), math.max(0L, deadline - clock())))
         case e: ThrottledException =>
-          result = Some(failed(record, attempts, s"Kinesis throttled it for longer than kinesis.sink.recordTtl " +
-            s"($recordTtlMs ms): the stream's shards take 1 MiB per second each, larger records use up their burst " +
-            s"allowance; add shards or raise kinesis.sink.recordTtl. The last error was: ${e.getMessage}"))
+          result = Some(failed(
+            record,
+            attempts,
+            s"Kinesis throttled it for longer than kinesis.sink.recordTtl " +
+              s"($recordTtlMs ms): the stream's shards take 1 MiB per second each, larger records use up their burst " +
+              s"allowance; add shards or raise kinesis.sink.recordTtl. The last error was: ${e.getMessage}"))
         case e: InterruptedException =>
           result = Some(failed(record, attempts, "the executor's producer was stopped."))
         case NonFatal(e) =>

@@ -12,17 +12,17 @@ private[sink] object SendResult {
 
 /**
  * Where the sink's tasks hand their records: in production a [[RoutingProducer]] over the Kinesis Producer Library
- * ([[KplProducer]]) and PutRecord calls ([[PutRecordProducer]]) for records too large for it; a fake in unit tests.
- * One producer is shared by every task of an executor, so it knows nothing about tasks. It sends what it buffers
- * on its own schedule (the KPL within `kinesis.sink.recordMaxBufferedTime`), so tasks never ask it to flush: a
- * flush would send other tasks' half-filled aggregates too.
+ * ([[KplProducer]]) and PutRecord calls ([[PutRecordProducer]]) for records too large for it; a fake in unit tests. One
+ * producer is shared by every task of an executor, so it knows nothing about tasks. It sends what it buffers on its own
+ * schedule (the KPL within `kinesis.sink.recordMaxBufferedTime`), so tasks never ask it to flush: a flush would send
+ * other tasks' half-filled aggregates too.
  */
 private[sink] trait RecordProducer {
 
   /**
-   * Queues `record` for writing and calls `onDone` exactly once, from another thread, when it is written or has
-   * failed for good. Throws IllegalArgumentException if it refuses this record (the producer goes on serving
-   * others), any other exception if it can take no more records at all (its process has died).
+   * Queues `record` for writing and calls `onDone` exactly once, from another thread, when it is written or has failed
+   * for good. Throws IllegalArgumentException if it refuses this record (the producer goes on serving others), any
+   * other exception if it can take no more records at all (its process has died).
    */
   def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit
 }

@@ -4,15 +4,15 @@ import scala.collection.mutable
 import scala.util.control.NonFatal
 
 /**
- * Sends records of at most `smallMaxBytes` (partition key and data) through `small`, the Kinesis Producer Library,
- * and larger ones through `large` (PutRecord calls; the KPL carries records up to 1 MiB), keeping each stream's
- * partition keys in order: a record of a key goes out only once every earlier record of that key is confirmed, if
- * either of them is large; small records follow each other without waiting, in the order the KPL keeps. Records
- * held back wait here, in order, and are already counted in their tasks' pending limits, so a commit waits for
- * them too. A record held back that a producer then refuses is reported as failed through its `onDone`.
+ * Sends records of at most `smallMaxBytes` (partition key and data) through `small`, the Kinesis Producer Library, and
+ * larger ones through `large` (PutRecord calls; the KPL carries records up to 1 MiB), keeping each stream's partition
+ * keys in order: a record of a key goes out only once every earlier record of that key is confirmed, if either of them
+ * is large; small records follow each other without waiting, in the order the KPL keeps. Records held back wait here,
+ * in order, and are already counted in their tasks' pending limits, so a commit waits for them too. A record held back
+ * that a producer then refuses is reported as failed through its `onDone`.
  */
 private[sink] final class RoutingProducer(small: StoppableProducer, large: StoppableProducer, smallMaxBytes: Long)
-  extends StoppableProducer {
+    extends StoppableProducer {
 
   /** One stream's partition key: what it has in flight (one way only) and what waits behind that. */
   private final class Lane {
@@ -55,10 +55,12 @@ private[sink] final class RoutingProducer(small: StoppableProducer, large: Stopp
     lane.inFlight += 1 // before the call: a producer may confirm at once
     lane.inFlightLarge = largeRecord
     try {
-      (if (largeRecord) large else small).send(record, result => {
-        onDone(result)
-        settled(key, lane)
-      })
+      (if (largeRecord) large else small).send(
+        record,
+        result => {
+          onDone(result)
+          settled(key, lane)
+        })
     } catch {
       case NonFatal(e) =>
         lane.inFlight -= 1
@@ -76,9 +78,11 @@ private[sink] final class RoutingProducer(small: StoppableProducer, large: Stopp
         try go(key, lane, record, onDone)
         catch {
           case NonFatal(e) =>
-            refused += ((onDone, s"Could not write a row to Kinesis stream '${record.stream}': the producer refused " +
-              s"it (${e.getClass.getSimpleName}: ${e.getMessage}). The task fails and Spark retries it; rows it " +
-              "had already written may be written twice (the sink delivers at least once)."))
+            refused += ((
+              onDone,
+              s"Could not write a row to Kinesis stream '${record.stream}': the producer refused " +
+                s"it (${e.getClass.getSimpleName}: ${e.getMessage}). The task fails and Spark retries it; rows it " +
+                "had already written may be written twice (the sink delivers at least once)."))
         }
       }
       forgetIfIdle(key, lane)
@@ -93,8 +97,8 @@ private[sink] final class RoutingProducer(small: StoppableProducer, large: Stopp
 private[sink] object RoutingProducer {
 
   /**
-   * The largest record, partition key and data, sent through the KPL: its Java side refuses more than 1 MiB of
-   * data by default (`maxUserRecordSize`), and its native process reads messages of at most 2 MiB from the JVM.
+   * The largest record, partition key and data, sent through the KPL: its Java side refuses more than 1 MiB of data by
+   * default (`maxUserRecordSize`), and its native process reads messages of at most 2 MiB from the JVM.
    */
   val KplMaxRecordBytes: Long = 1024L * 1024
 

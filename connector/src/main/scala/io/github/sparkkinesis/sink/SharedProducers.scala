@@ -15,12 +15,12 @@ private[sink] trait StoppableProducer extends RecordProducer {
 }
 
 /**
- * One producer per distinct [[ProducerSettings]], shared by every write task that holds a [[ProducerPool#Lease]]
- * on it, with the [[PendingLimit]] those tasks share (the executor's cap on unconfirmed records). A producer that
- * failed is discarded: no new task gets it, but it is destroyed only once the last task holding it lets go, so a
- * task's failure never drops the records other tasks still wait for. A producer no task has held for `idleMs` is
- * destroyed by [[destroyIdle]]. Keys are settings, never resolved credentials: rotating credentials (an assumed
- * role) keep one producer, whose provider the KPL asks again for fresh ones.
+ * One producer per distinct [[ProducerSettings]], shared by every write task that holds a [[ProducerPool#Lease]] on it,
+ * with the [[PendingLimit]] those tasks share (the executor's cap on unconfirmed records). A producer that failed is
+ * discarded: no new task gets it, but it is destroyed only once the last task holding it lets go, so a task's failure
+ * never drops the records other tasks still wait for. A producer no task has held for `idleMs` is destroyed by
+ * [[destroyIdle]]. Keys are settings, never resolved credentials: rotating credentials (an assumed role) keep one
+ * producer, whose provider the KPL asks again for fresh ones.
  */
 private[sink] final class ProducerPool(
     create: ProducerSettings => StoppableProducer,
@@ -38,7 +38,8 @@ private[sink] final class ProducerPool(
 
   /** A task's hold on the producer for `settings`, created if there is none; the task must [[Lease.release]] it. */
   def acquire(settings: ProducerSettings): Lease = synchronized {
-    val shared = current.getOrElseUpdate(settings,
+    val shared = current.getOrElseUpdate(
+      settings,
       new Shared(create(settings), new PendingLimit(settings.maxPendingRecords, settings.maxPendingBytes)))
     shared.holders += 1
     new Lease(settings, shared)
@@ -99,18 +100,24 @@ private[sink] final class ProducerPool(
 }
 
 /**
- * This JVM's pool of producers (the [[KplProducer]], and PutRecord for rows too large for it), shared by every
- * write task of the executor: the KPL's daemon, its connections and its aggregation buffers outlive single tasks.
- * The daemons end when the JVM does (a shutdown hook destroys them), after failing, or after 10 minutes without a
- * write task. Nothing is lost by not flushing at shutdown: a task commits only once all its records are confirmed,
- * so a record still buffered belongs to a task that did not commit and that Spark runs again.
+ * This JVM's pool of producers (the [[KplProducer]], and PutRecord for rows too large for it), shared by every write
+ * task of the executor: the KPL's daemon, its connections and its aggregation buffers outlive single tasks. The daemons
+ * end when the JVM does (a shutdown hook destroys them), after failing, or after 10 minutes without a write task.
+ * Nothing is lost by not flushing at shutdown: a task commits only once all its records are confirmed, so a record
+ * still buffered belongs to a task that did not commit and that Spark runs again.
  */
 private[sink] object SharedProducers {
-  val pool = new ProducerPool(settings => new RoutingProducer(new KplProducer(settings),
-    new PutRecordProducer(() => SinkClient.of(SharedClients(settings.client)), settings.recordTtlMs,
-      () => new Backoff(settings.client.retry.baseDelayMs, settings.client.retry.maxDelayMs),
-      RoutingProducer.PutRecordThreads),
-    RoutingProducer.KplMaxRecordBytes), IdleSweeper.IdleMs)
+  val pool = new ProducerPool(
+    settings =>
+      new RoutingProducer(
+        new KplProducer(settings),
+        new PutRecordProducer(
+          () => SinkClient.of(SharedClients(settings.client)),
+          settings.recordTtlMs,
+          () => new Backoff(settings.client.retry.baseDelayMs, settings.client.retry.maxDelayMs),
+          RoutingProducer.PutRecordThreads),
+        RoutingProducer.KplMaxRecordBytes),
+    IdleSweeper.IdleMs)
   IdleSweeper.start("spark-kinesis-idle-producers")(() => pool.destroyIdle())
 
   Runtime.getRuntime.addShutdownHook(new Thread("spark-kinesis-producers-shutdown") {

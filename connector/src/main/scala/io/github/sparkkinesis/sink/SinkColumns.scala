@@ -9,7 +9,10 @@ import org.apache.spark.sql.types.{BinaryType, DataType, StringType, StructType}
 
 /** One row, ready for the producer. */
 private[sink] final case class OutgoingRecord(
-    stream: String, partitionKey: String, explicitHashKey: Option[String], data: Array[Byte]) {
+    stream: String,
+    partitionKey: String,
+    explicitHashKey: Option[String],
+    data: Array[Byte]) {
 
   /** The bytes Kinesis counts against its record limit: partition key (UTF-8) and data. */
   def size: Long = partitionKey.getBytes(UTF_8).length.toLong + data.length
@@ -17,11 +20,12 @@ private[sink] final case class OutgoingRecord(
 
 /**
  * Where the sink's columns are in the rows it is given: `data` (string or binary) and `partitionKey` (string) are
- * required, `explicitHashKey` and `streamName` (strings) optional; other columns are ignored. Built on the driver
- * from the query's schema by [[SinkColumns.resolve]], so a wrong column fails before any task runs.
+ * required, `explicitHashKey` and `streamName` (strings) optional; other columns are ignored. Built on the driver from
+ * the query's schema by [[SinkColumns.resolve]], so a wrong column fails before any task runs.
  *
- * @param optionStream option `kinesis.streamName`: when set, every row goes there and the `streamName` column is
- *                     ignored (as the Kafka sink's `topic` option overrides its `topic` column)
+ * @param optionStream
+ *   option `kinesis.streamName`: when set, every row goes there and the `streamName` column is ignored (as the Kafka
+ *   sink's `topic` option overrides its `topic` column)
  */
 private[sink] final case class SinkColumns(
     data: Int,
@@ -73,6 +77,7 @@ private[sink] object SinkColumns {
   val PartitionKey = "partitionKey"
   val ExplicitHashKey = "explicitHashKey"
   val StreamName = "streamName"
+
   /** The largest record any stream takes (its own limit, `MaxRecordSizeInKiB`, may be lower: see the writer). */
   val MaxRecordBytes: Int = 10 * 1024 * 1024
   val MaxPartitionKeyChars = 256
@@ -106,7 +111,12 @@ private[sink] object SinkColumns {
       throw new IllegalArgumentException("The sink needs to know which stream to write to: set option " +
         s"kinesis.streamName, or add a string column '$StreamName' naming each row's stream.")
     }
-    SinkColumns(data, schema.fields(data).dataType == BinaryType, partitionKey,
-      find(ExplicitHashKey, Seq(StringType)), streamName, optionStream)
+    SinkColumns(
+      data,
+      schema.fields(data).dataType == BinaryType,
+      partitionKey,
+      find(ExplicitHashKey, Seq(StringType)),
+      streamName,
+      optionStream)
   }
 }

@@ -5,15 +5,20 @@ import java.util.concurrent.ConcurrentHashMap
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
-  AccessException, ClientSettings, KinesisClient, KinesisClientException, SharedClients, SinkClient
+  AccessException,
+  ClientSettings,
+  KinesisClient,
+  KinesisClientException,
+  SharedClients,
+  SinkClient
 }
 
 /**
  * Confirms that a stream exists before the sink writes to it (ListShards) and reads the largest record it takes
- * (DescribeStreamSummary's `MaxRecordSizeInKiB`; 1 MiB when the endpoint does not report it, as kinesis-mock, or
- * when the credentials may not describe the stream), once per stream and settings in this JVM every `refreshMs`,
- * so a missing stream fails in a second with a clear message instead of after `kinesis.sink.recordTtl` of retries,
- * and a stream's raised limit is seen within `refreshMs`.
+ * (DescribeStreamSummary's `MaxRecordSizeInKiB`; 1 MiB when the endpoint does not report it, as kinesis-mock, or when
+ * the credentials may not describe the stream), once per stream and settings in this JVM every `refreshMs`, so a
+ * missing stream fails in a second with a clear message instead of after `kinesis.sink.recordTtl` of retries, and a
+ * stream's raised limit is seen within `refreshMs`.
  */
 private[sink] final class StreamCheck(clientOf: ClientSettings => KinesisClient, clock: () => Long, refreshMs: Long) {
   import StreamCheck._

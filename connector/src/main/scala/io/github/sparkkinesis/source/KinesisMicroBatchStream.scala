@@ -4,7 +4,11 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{
-  MicroBatchStream, Offset, ReadLimit, ReportsSourceMetrics, SupportsTriggerAvailableNow
+  MicroBatchStream,
+  Offset,
+  ReadLimit,
+  ReportsSourceMetrics,
+  SupportsTriggerAvailableNow
 }
 import org.slf4j.LoggerFactory
 
@@ -13,22 +17,30 @@ import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndSto
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.planning.{
-  BatchEnds, FanOutConsumer, ReplayCheck, StreamChanges, StreamPlanner, TaskPlan
+  BatchEnds,
+  FanOutConsumer,
+  ReplayCheck,
+  StreamChanges,
+  StreamPlanner,
+  TaskPlan
 }
 import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSettings, TaskReaderFactory}
 
 /**
- * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended
- * (as its tasks recorded in the metadata store, one record per task: [[BatchEnds]]), follows each stream's shards
+ * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended (as
+ * its tasks recorded in the metadata store, one record per task: [[BatchEnds]]), follows each stream's shards
  * ([[StreamPlanner]]), and starts a batch only when some shard has new records; a batch reads only the shards that
  * have, several per task ([[TaskPlan]]). With Trigger.AvailableNow, the run's target is fixed when it starts and the
  * run ends once every shard has reached it.
  *
- * @param parallelism             the cluster's cores when a batch is planned (Spark's default parallelism)
- * @param metadataOnExecutorDisks whether the metadata path is on a local disk while tasks run on other machines, so
- *                                that the driver may never see what tasks record
- * @param executors               the cluster's executors as task locations: with enhanced fan-out each shard's tasks
- *                                prefer one of them, where the subscription the last task parked is waiting
+ * @param parallelism
+ *   the cluster's cores when a batch is planned (Spark's default parallelism)
+ * @param metadataOnExecutorDisks
+ *   whether the metadata path is on a local disk while tasks run on other machines, so that the driver may never see
+ *   what tasks record
+ * @param executors
+ *   the cluster's executors as task locations: with enhanced fan-out each shard's tasks prefer one of them, where the
+ *   subscription the last task parked is waiting
  */
 final class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
@@ -39,7 +51,7 @@ final class KinesisMicroBatchStream(
     clock: () => Long = () => System.currentTimeMillis(),
     metadataOnExecutorDisks: Boolean = false,
     executors: () => IndexedSeq[String] = () => IndexedSeq.empty)
-  extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
+    extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
   import KinesisMicroBatchStream.Moved
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -47,6 +59,7 @@ final class KinesisMicroBatchStream(
   private val store = ShardEndStores.open(options, checkpointLocation, hadoopConf)
   private val planners = options.streams.map(s => s -> new StreamPlanner(s, options, () => client, clock)).toMap
   private val ends = new BatchEnds(store)
+
   /**
    * Per stream, the consumer tasks read through with kinesis.consumerType=SubscribeToShard, resolved (registered if
    * need be) in the background from the query's start; a failure there fails the next planning.
@@ -58,9 +71,15 @@ final class KinesisMicroBatchStream(
         "instead, and the query registers a consumer of that name on each stream.")
     }
     options.streams.map { s =>
-      s -> new FanOutConsumer(FanOutClients.of(client), s, f,
-        new Path(checkpointLocation, s"efo-consumer-${StreamRef.nameOf(s)}"), hadoopConf, options.driverRetryTimeoutMs,
-        new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
+      s -> new FanOutConsumer(
+        FanOutClients.of(client),
+        s,
+        f,
+        new Path(checkpointLocation, s"efo-consumer-${StreamRef.nameOf(s)}"),
+        hadoopConf,
+        options.driverRetryTimeoutMs,
+        new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs),
+        clock)
     }.toMap
   }
   fanOut.values.foreach(_.resolveInBackground())
@@ -68,10 +87,13 @@ final class KinesisMicroBatchStream(
   /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per task. */
   private var basis: Option[(KinesisSourceOffset, Moved)] = None
   private var checksReported = 0L
+
   /** The batch whose offset this run last handed to Spark. */
   private var lastPlanned: Option[Long] = None
+
   /** The batch another run planned that this run last planned again, and what of it had expired. */
   private var replayExpired: Option[(Long, Map[(String, String), Expired])] = None
+
   /** Batches in a row, planned by this run, of which the driver found some recorded end missing. */
   private var batchesWithoutEnds = 0
 
@@ -110,8 +132,15 @@ final class KinesisMicroBatchStream(
       // removed is recorded at once, so its starting positions are fixed.
       lastPlanned = Some(moved.offset.batch)
       val tasks = TaskPlan.taskCount(news.size, options.shardsPerTask, parallelism())
-      moved.offset.copy(streams = states, reads = Some(TaskPlan.reads(news, ReadLimits.maxRecords(limit), tasks,
-        (s, id) => planners(s).arrivedBefore(id), homes.size, options.shardsPerTask)))
+      moved.offset.copy(
+        streams = states,
+        reads = Some(TaskPlan.reads(
+          news,
+          ReadLimits.maxRecords(limit),
+          tasks,
+          (s, id) => planners(s).arrivedBefore(id),
+          homes.size,
+          options.shardsPerTask)))
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
     } else start
@@ -121,8 +150,8 @@ final class KinesisMicroBatchStream(
     tracked.map { case (s, shards) => s -> planners(s).look(shards) }
 
   /**
-   * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at
-   * every shard short of its target, and look again while checks go unanswered (throttling, say), for at most
+   * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at every
+   * shard short of its target, and look again while checks go unanswered (throttling, say), for at most
    * `kinesis.driverRetryTimeout` without an answer. A check that walked on through empty pages was answered: while
    * walks go on, the looks follow each other at the pace of reads and the timeout counts from the last such answer,
    * however many thousand empty pages a sparse shard needs before its first record.
@@ -155,7 +184,8 @@ final class KinesisMicroBatchStream(
 
   /** The metrics of the latest batch, for its `StreamingQueryProgress` ([[SourceMetrics.ofBatch]]). */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
-    val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String] else {
+    val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String]
+    else {
       val offset = KinesisSourceOffset.of(latestConsumedOffset.get)
       val checks = planners.values.map(_.driverCalls).sum
       val sinceLastReport = checks - checksReported
@@ -172,18 +202,21 @@ final class KinesisMicroBatchStream(
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val offset = KinesisSourceOffset.of(end)
-    TaskPlan.partitions(offset, (s, shardIds) =>
-      if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
-      homes, expiredOf(offset),
+    TaskPlan.partitions(
+      offset,
+      (s, shardIds) =>
+        if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
+      homes,
+      expiredOf(offset),
       closed = s => if (fanOut.contains(s)) planners.get(s).fold(Set.empty[String])(_.closedShards) else Set.empty)
       .toArray[InputPartition]
   }
 
   /**
-   * For a batch another run planned (the query stopped or crashed before committing it), what retention trimmed
-   * since ([[ReplayCheck]]), decided once per run: records surely lost fail the query under
-   * `kinesis.failOnDataLoss=true`, with a message saying what to do; with false they are logged, and the tasks read
-   * what is left, up to the recorded ends, and go on from there. A batch this run planned is read as recorded.
+   * For a batch another run planned (the query stopped or crashed before committing it), what retention trimmed since
+   * ([[ReplayCheck]]), decided once per run: records surely lost fail the query under `kinesis.failOnDataLoss=true`,
+   * with a message saying what to do; with false they are logged, and the tasks read what is left, up to the recorded
+   * ends, and go on from there. A batch this run planned is read as recorded.
    */
   private def expiredOf(offset: KinesisSourceOffset): Map[(String, String), Expired] = replayExpired match {
     case Some((batch, expired)) if batch == offset.batch => expired
@@ -205,7 +238,7 @@ final class KinesisMicroBatchStream(
       }
       val gone = lost.map(l => (l.stream, l.shardId)).toSet
       val expired: Map[(String, String), Expired] = if (options.failOnDataLoss) Map.empty
-        else records.keys.map(k => k -> (if (gone(k)) Expired.Whole else Expired.Start)).toMap
+      else records.keys.map(k => k -> (if (gone(k)) Expired.Whole else Expired.Start)).toMap
       replayExpired = Some(offset.batch -> expired)
       expired
   }
@@ -213,17 +246,25 @@ final class KinesisMicroBatchStream(
   /**
    * Where tasks should run: with enhanced fan-out, each shard on one executor batch after batch, so the next task takes
    * over the subscription the last one parked there instead of subscribing anew (which AWS refuses for 5 s while
-   * another executor's subscription to the shard is open). Asked when a batch is planned and again when its tasks
-   * are: if the executors changed in between (or a replay follows a restart), a task of shards that no longer share a
-   * home prefers none, which costs a subscribe, never a record.
+   * another executor's subscription to the shard is open). Asked when a batch is planned and again when its tasks are:
+   * if the executors changed in between (or a replay follows a restart), a task of shards that no longer share a home
+   * prefers none, which costs a subscribe, never a record.
    */
   private def homes: IndexedSeq[String] = if (fanOut.isEmpty) IndexedSeq.empty else executors()
 
   override def createReaderFactory(): PartitionReaderFactory = new TaskReaderFactory(
-    ReaderSettings(options.client, options.recordsPerFetch, options.fetchIntervalMs, options.maxFetchRecordsPerShard,
-      options.maxFetchTimePerShardMs, options.client.retry.baseDelayMs, options.client.retry.maxDelayMs,
-      options.dropMisroutedRecords, fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings }),
-    store, clients)
+    ReaderSettings(
+      options.client,
+      options.recordsPerFetch,
+      options.fetchIntervalMs,
+      options.maxFetchRecordsPerShard,
+      options.maxFetchTimePerShardMs,
+      options.client.retry.baseDelayMs,
+      options.client.retry.maxDelayMs,
+      options.dropMisroutedRecords,
+      fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings }),
+    store,
+    clients)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 
@@ -241,16 +282,18 @@ final class KinesisMicroBatchStream(
   override def toString: String = s"KinesisMicroBatchStream[${options.streams.mkString(",")}]"
 
   /**
-   * The offset of the batch after `start`'s: each shard that batch read moves to the end its tasks recorded.
-   * A shard without a recorded end (its batch was never read to the end, say by a `limit` in
-   * `foreachBatch`) is read again from the same place, so nothing is skipped.
+   * The offset of the batch after `start`'s: each shard that batch read moves to the end its tasks recorded. A shard
+   * without a recorded end (its batch was never read to the end, say by a `limit` in `foreachBatch`) is read again from
+   * the same place, so nothing is skipped.
    */
   private def positionsAfter(start: KinesisSourceOffset): Moved = basis match {
     case Some((cachedStart, moved)) if cachedStart == start => moved
     case _ =>
       val records = ends.of(start)
       val moved = start.streams.map { case (s, shards) =>
-        s -> (shards ++ records.collect { case ((`s`, id), record) => id -> movedTo(start.batch, s, id, shards(id), record) })
+        s -> (shards ++ records.collect { case ((`s`, id), record) =>
+          id -> movedTo(start.batch, s, id, shards(id), record)
+        })
       }
       val found = records.collect { case ((s, id), Some(r)) => (s, id, r) }
       val lastRead = found.groupBy(_._1).map { case (s, rs) => s -> rs.map(r => r._2 -> r._3).toMap }
@@ -270,10 +313,10 @@ final class KinesisMicroBatchStream(
 
   /**
    * A batch is read again when its ends were not recorded (its tasks never finished, say because of a `limit`), but
-   * when the metadata path is a local disk of a cluster, the tasks record on their own machines' disks, and the
-   * driver sees only the ends written on its own machine, if any: the query would read the same records forever.
-   * There, a few batches in a row with any end missing fail the query; on a shared file system a missing end is a
-   * task cut short, and the batch is read again.
+   * when the metadata path is a local disk of a cluster, the tasks record on their own machines' disks, and the driver
+   * sees only the ends written on its own machine, if any: the query would read the same records forever. There, a few
+   * batches in a row with any end missing fail the query; on a shared file system a missing end is a task cut short,
+   * and the batch is read again.
    */
   private def checkEndsVisible(batch: Long, found: Seq[Option[ShardEndRecord]]): Unit = {
     val missing = found.count(_.isEmpty)
@@ -288,13 +331,17 @@ final class KinesisMicroBatchStream(
     }
   }
 
-  private def movedTo(batch: Long, stream: String, id: String, state: ShardState,
+  private def movedTo(
+      batch: Long,
+      stream: String,
+      id: String,
+      state: ShardState,
       record: Option[ShardEndRecord]): ShardState = record match {
     case Some(r) if r.start == state.position => state.copy(position = r.end)
     case Some(r) => throw new IllegalStateException(
-      s"The shard end recorded for batch $batch of shard $id (stream $stream) starts at ${r.start}, but the " +
-        s"checkpoint says ${state.position}: ${store.describe} holds another query's records. " +
-        store.foreignRecordsAdvice)
+        s"The shard end recorded for batch $batch of shard $id (stream $stream) starts at ${r.start}, but the " +
+          s"checkpoint says ${state.position}: ${store.describe} holds another query's records. " +
+          store.foreignRecordsAdvice)
     case None =>
       log.warn(s"No end was recorded for batch $batch of shard $id (stream $stream); the next batch reads it " +
         s"again from ${state.position}.")
@@ -303,6 +350,7 @@ final class KinesisMicroBatchStream(
 }
 
 object KinesisMicroBatchStream {
+
   /** The offset after `start`'s batch, and the shard-end records of the shards that batch read, per stream. */
   private final case class Moved(offset: KinesisSourceOffset, lastRead: Map[String, Map[String, ShardEndRecord]])
 

@@ -19,34 +19,44 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.client.SharedClients
 import io.github.sparkkinesis.metadata.ShardEndStores
-import io.github.sparkkinesis.options.{AliasResolution, KinesisOptionsRegistry, KinesisSinkOptions, KinesisSourceOptions}
+import io.github.sparkkinesis.options.{
+  AliasResolution,
+  KinesisOptionsRegistry,
+  KinesisSinkOptions,
+  KinesisSourceOptions
+}
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
 
 /**
- * A Kinesis stream as a Spark table: micro-batch and bounded batch reads, and batch or streaming appends of any schema (the sink
- * checks its columns itself). The options are parsed for the side that is used, when it is used.
+ * A Kinesis stream as a Spark table: micro-batch and bounded batch reads, and batch or streaming appends of any schema
+ * (the sink checks its columns itself). The options are parsed for the side that is used, when it is used.
  *
  * Batch writes are offered only to the provider's own append (see [[KinesisTable.BatchWriteMarker]]): Spark refuses
  * `df.write.save()` in its default mode (error if exists) for any table that offers them, so user writes reach the
  * provider's V1 entry point first, which checks the mode and then appends through this table.
  *
- * @param requestedSchema the schema Spark handed the provider: a reader's `.schema(...)` or a writer's input
+ * @param requestedSchema
+ *   the schema Spark handed the provider: a reader's `.schema(...)` or a writer's input
  */
 final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
-  extends Table with SupportsRead with SupportsWrite {
+    extends Table with SupportsRead with SupportsWrite {
 
   /** Names the streams however the options spell them; bad options fail elsewhere, with their own message. */
   override def name(): String = {
     val given = Try(AliasResolution.resolve(properties).options).getOrElse(Map.empty[String, String])
-    val streams = Seq(KinesisOptionsRegistry.StreamName, KinesisOptionsRegistry.StreamARN).flatMap(o => given.get(o.key))
+    val streams =
+      Seq(KinesisOptionsRegistry.StreamName, KinesisOptionsRegistry.StreamARN).flatMap(o => given.get(o.key))
     s"kinesis:${if (streams.isEmpty) "<per row>" else streams.mkString(",")}"
   }
 
   override def schema(): StructType = KinesisSchema.schema
 
   override def capabilities(): util.Set[TableCapability] = {
-    val capabilities = util.EnumSet.of(TableCapability.MICRO_BATCH_READ, TableCapability.BATCH_READ,
-      TableCapability.STREAMING_WRITE, TableCapability.ACCEPT_ANY_SCHEMA)
+    val capabilities = util.EnumSet.of(
+      TableCapability.MICRO_BATCH_READ,
+      TableCapability.BATCH_READ,
+      TableCapability.STREAMING_WRITE,
+      TableCapability.ACCEPT_ANY_SCHEMA)
     if (properties.get(KinesisTable.BatchWriteMarker).contains("true")) capabilities.add(TableCapability.BATCH_WRITE)
     capabilities
   }
@@ -94,10 +104,14 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
     }
     val spark = SparkSession.active
     val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
-    new KinesisMicroBatchStream(options, checkpointLocation, hadoopConf, SharedClients,
+    new KinesisMicroBatchStream(
+      options,
+      checkpointLocation,
+      hadoopConf,
+      SharedClients,
       () => spark.sparkContext.defaultParallelism,
-      metadataOnExecutorDisks = ShardEndStores.onExecutorDisks(options, checkpointLocation, hadoopConf,
-        localMode = spark.sparkContext.isLocal),
+      metadataOnExecutorDisks =
+        ShardEndStores.onExecutorDisks(options, checkpointLocation, hadoopConf, localMode = spark.sparkContext.isLocal),
       executors = () => ExecutorLocations.sorted())
   }
 }

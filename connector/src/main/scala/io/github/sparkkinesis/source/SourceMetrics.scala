@@ -8,8 +8,8 @@ import io.github.sparkkinesis.source.reading.TaskMetrics
 
 /**
  * The source's metrics: per task in the Spark UI (records, bytes, GetRecords calls, throttled calls, summed over a
- * batch's tasks), and per micro-batch in every `StreamingQueryProgress` (its `sources[].metrics`), from the
- * shard-end records the batch's tasks wrote and the shards the query tracks.
+ * batch's tasks), and per micro-batch in every `StreamingQueryProgress` (its `sources[].metrics`), from the shard-end
+ * records the batch's tasks wrote and the shards the query tracks.
  */
 object SourceMetrics {
   import TaskMetrics._
@@ -22,11 +22,11 @@ object SourceMetrics {
     Array(new RecordsReadMetric, new BytesReadMetric, new GetRecordsCallsMetric, new ThrottledCallsMetric)
 
   /**
-   * The metrics of the batch whose shard-end records are `ends` (per stream), given each stream's listed shards
-   * (open, closed): lag of the shards it read (avg, max, min MillisBehindLatest when their tasks stopped), shards
-   * open and closed, shards read, and the records, bytes, calls and throttled calls of its tasks; over all streams
-   * under the plain names, and per stream under `stream.<stream name>.` names. Records written by 0.1.0 count
-   * towards shards and records.
+   * The metrics of the batch whose shard-end records are `ends` (per stream), given each stream's listed shards (open,
+   * closed): lag of the shards it read (avg, max, min MillisBehindLatest when their tasks stopped), shards open and
+   * closed, shards read, and the records, bytes, calls and throttled calls of its tasks; over all streams under the
+   * plain names, and per stream under `stream.<stream name>.` names. Records written by 0.1.0 count towards shards and
+   * records.
    */
   def ofBatch(ends: Map[String, Seq[ShardEndRecord]], shards: Map[String, (Int, Int)]): Map[String, String] = {
     val perStream = shards.keys.toSeq.flatMap { s =>
@@ -42,8 +42,11 @@ object SourceMetrics {
   private def of(ends: Seq[ShardEndRecord], shards: (Int, Int)): Seq[(String, Long)] = {
     val stats = ends.flatMap(_.stats)
     val lags = stats.map(_.millisBehindLatest)
-    val lag = if (lags.isEmpty) Nil else Seq(
-      "avgMsBehindLatest" -> lags.sum / lags.size, "maxMsBehindLatest" -> lags.max, "minMsBehindLatest" -> lags.min)
+    val lag = if (lags.isEmpty) Nil
+    else Seq(
+      "avgMsBehindLatest" -> lags.sum / lags.size,
+      "maxMsBehindLatest" -> lags.max,
+      "minMsBehindLatest" -> lags.min)
     lag ++ Seq(
       "shardsOpen" -> shards._1.toLong,
       "shardsClosed" -> shards._2.toLong,

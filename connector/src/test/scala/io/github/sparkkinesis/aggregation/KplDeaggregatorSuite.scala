@@ -124,7 +124,7 @@ class KplDeaggregatorSuite extends AnyFunSuite with Matchers {
 
   test("Given a record missing its required data field, when deaggregated, then it passes through") {
     // AggregatedRecord { partition_key_table: "k", records: Record { partition_key_index: 0 } }
-    assertPassthrough(frame(Array[Byte](0x0A, 0x01, 'k'.toByte, 0x1A, 0x02, 0x08, 0x00)))
+    assertPassthrough(frame(Array[Byte](0x0a, 0x01, 'k'.toByte, 0x1a, 0x02, 0x08, 0x00)))
   }
 
   test("Given a record with an explicit hash key, when hashed, then the explicit hash key is the hash key") {

@@ -12,7 +12,7 @@ import com.google.protobuf.CodedOutputStream
 object KplTestAggregates {
 
   /** The 4 bytes every KPL aggregate starts with. */
-  val Magic: Array[Byte] = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  val Magic: Array[Byte] = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
 
   /** One `Record` of the protobuf message, pointing into the key tables by index. */
   final case class Entry(
@@ -22,8 +22,8 @@ object KplTestAggregates {
       tags: Seq[(String, Option[String])] = Nil)
 
   /**
-   * A valid aggregate of `records`, each (partition key, explicit hash key, data), with repeated keys stored
-   * once in the tables as the KPL does.
+   * A valid aggregate of `records`, each (partition key, explicit hash key, data), with repeated keys stored once in
+   * the tables as the KPL does.
    */
   def aggregate(records: Seq[(String, Option[String], Array[Byte])]): Array[Byte] = {
     val partitionKeys = records.map(_._1).distinct

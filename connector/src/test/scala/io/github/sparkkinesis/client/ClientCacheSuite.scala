@@ -13,9 +13,16 @@ import org.scalatest.matchers.should.Matchers
 
 class ClientCacheSuite extends AnyFunSuite with Matchers {
 
-  private val roleSettings = ClientSettings(Some("us-east-1"), Some(URI.create("http://127.0.0.1:1")), None,
-    RetrySettings(0, 1, 1), assumeRole = Some(AssumeRoleSettings(
-      "arn:aws:iam::123456789012:role/reader", "spark-kinesis", None, None)))
+  private val roleSettings = ClientSettings(
+    Some("us-east-1"),
+    Some(URI.create("http://127.0.0.1:1")),
+    None,
+    RetrySettings(0, 1, 1),
+    assumeRole = Some(AssumeRoleSettings(
+      "arn:aws:iam::123456789012:role/reader",
+      "spark-kinesis",
+      None,
+      None)))
 
   /** Clients that count how often they are opened and closed; `gate` holds listShards until it opens. */
   private final class Counting {
@@ -97,7 +104,8 @@ class ClientCacheSuite extends AnyFunSuite with Matchers {
     var now = 0L
     val counting = new Counting
     val cache = new ClientCache(counting.open, idleMs = 1000L, clock = () => now)
-    def keys(n: Int) = roleSettings.copy(assumeRole = None, credentials = Some(AwsCredentials(s"AKID$n", "secret", None)))
+    def keys(n: Int) =
+      roleSettings.copy(assumeRole = None, credentials = Some(AwsCredentials(s"AKID$n", "secret", None)))
     val old = cache(keys(1))
     old.listShards("s")
     now = 600L

@@ -11,7 +11,10 @@ class ClientSettingsSuite extends AnyFunSuite with Matchers {
 
   test("toString of credentials and of settings holding them shows no part of them") {
     // Given settings with static credentials and a session token
-    val settings = ClientSettings(Some("eu-west-1"), Some(URI.create("http://127.0.0.1:4568")), Some(credentials),
+    val settings = ClientSettings(
+      Some("eu-west-1"),
+      Some(URI.create("http://127.0.0.1:4568")),
+      Some(credentials),
       RetrySettings(3, 100, 2000))
 
     // When they are printed

@@ -15,21 +15,28 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
   private val base = AwsCredentials("AKIDBASE", "base-secret-key", None)
 
   private def settings(sts: StsStub, externalId: Option[String]) =
-    ClientSettings(Some("us-east-1"), Some(sts.endpoint), Some(base), RetrySettings(0, 1, 1),
+    ClientSettings(
+      Some("us-east-1"),
+      Some(sts.endpoint),
+      Some(base),
+      RetrySettings(0, 1, 1),
       assumeRole = Some(AssumeRoleSettings(RoleArn, "query-7", externalId, Some(sts.endpoint))))
 
   private def withStub[T](externalId: Option[String], validFor: Duration = Duration.ofHours(1))(f: StsStub => T): T = {
     val sts = new StsStub(externalId, validFor)
-    try f(sts) finally sts.close()
+    try f(sts)
+    finally sts.close()
   }
 
   private def resolve(provider: software.amazon.awssdk.auth.credentials.AwsCredentialsProvider): SdkCredentials =
-    try provider.resolveCredentials() finally provider match {
-      case c: AutoCloseable => c.close()
-      case _                =>
-    }
+    try provider.resolveCredentials()
+    finally provider match {
+        case c: AutoCloseable => c.close()
+        case _ =>
+      }
 
-  test("Given a role demanding an external id, when it is assumed with that id, then its session credentials come back") {
+  test(
+    "Given a role demanding an external id, when it is assumed with that id, then its session credentials come back") {
     withStub(Some("ext-42")) { sts =>
       // When
       val credentials = resolve(CredentialsProviders.of(settings(sts, Some("ext-42"))))
@@ -38,7 +45,10 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
       credentials shouldBe a[AwsSessionCredentials]
       credentials.accessKeyId shouldBe "ASIASTUB1"
       val (form, authorization) = sts.requests.loneElement
-      form should contain allOf ("Action" -> "AssumeRole", "RoleArn" -> RoleArn, "RoleSessionName" -> "query-7",
+      form should contain allOf (
+        "Action" -> "AssumeRole",
+        "RoleArn" -> RoleArn,
+        "RoleSessionName" -> "query-7",
         "ExternalId" -> "ext-42")
       authorization.get should include("Credential=AKIDBASE/")
     }
@@ -60,7 +70,13 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
         val e = the[AccessException] thrownBy client.listShards("orders")
 
         // Then
-        Seq(RoleArn, "kinesis.stsRoleArn", "AccessDenied", "HTTP 403", "kinesis.stsExternalId", "stream 'orders'",
+        Seq(
+          RoleArn,
+          "kinesis.stsRoleArn",
+          "AccessDenied",
+          "HTTP 403",
+          "kinesis.stsExternalId",
+          "stream 'orders'",
           "not authorized to perform: sts:AssumeRole").foreach(e.getMessage should include(_))
         e.getMessage should not include "base-secret-key"
         e.getCause shouldBe null
@@ -71,8 +87,11 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
   test("Given credentials inside the stale window of their expiry, when they are asked for again, then the role is assumed again") {
     withStub(None, validFor = Duration.ofSeconds(30)) { sts =>
       // Given sessions that expire within the one-minute stale window, as a long query's session eventually does
-      val provider = new AssumedRoleProvider(settings(sts, None).assumeRole.get, CredentialsProviders.of(
-        settings(sts, None).copy(assumeRole = None)), software.amazon.awssdk.regions.Region.US_EAST_1,
+      val provider = new AssumedRoleProvider(
+        settings(sts, None).assumeRole.get,
+        CredentialsProviders.of(
+          settings(sts, None).copy(assumeRole = None)),
+        software.amazon.awssdk.regions.Region.US_EAST_1,
         AssumedRoleProvider.Refresh.Default.copy(inBackground = false))
       try {
         // When credentials are asked for twice
@@ -97,7 +116,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
 
   private val noRole = ClientSettings(Some("us-east-1"), None, None, RetrySettings(0, 1, 1))
 
-  test("Given a provider class of the connector's SDK with a parameter, when loaded, then it is built with the parameter") {
+  test(
+    "Given a provider class of the connector's SDK with a parameter, when loaded, then it is built with the parameter") {
     val provider = CredentialsProviders.of(noRole.copy(providerClass =
       Some(ProviderClassSettings(classOf[ParamCredentialsProvider].getName, Some("from-param")))))
     resolve(provider).accessKeyId shouldBe "AKID-from-param"
@@ -114,7 +134,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
     (credentials.accessKeyId, credentials.secretAccessKey) shouldBe (("AKIDLOOKALIKE", "lookalike-secret"))
   }
 
-  test("Given a missing class, one of the wrong type or without the constructor, when checked, then the option is named") {
+  test(
+    "Given a missing class, one of the wrong type or without the constructor, when checked, then the option is named") {
     def problem(name: String, param: Option[String] = None) =
       (the[IllegalArgumentException] thrownBy UserCredentialsProvider.check(ProviderClassSettings(name, param))).getMessage
 
@@ -127,7 +148,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
   }
 
   test("Given settings naming a role and a provider class, when printed, then the parameter stays hidden") {
-    val s = noRole.copy(providerClass = Some(ProviderClassSettings("com.example.P", Some("vault-token-123"))),
+    val s = noRole.copy(
+      providerClass = Some(ProviderClassSettings("com.example.P", Some("vault-token-123"))),
       assumeRole = Some(AssumeRoleSettings(RoleArn, "s", Some("ext"), Some(URI.create("http://127.0.0.1:1")))))
     s.toString should (include("com.example.P") and include(RoleArn) and not include "vault-token-123")
     CredentialsProviders.origin(s) should (include(RoleArn) and include("kinesis.credentialProviderClass"))
@@ -137,7 +159,7 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
 
 /** A provider of the connector's (here: the test's) SDK, built with a parameter. */
 final class ParamCredentialsProvider(param: String)
-  extends software.amazon.awssdk.auth.credentials.AwsCredentialsProvider {
+    extends software.amazon.awssdk.auth.credentials.AwsCredentialsProvider {
   override def resolveCredentials(): SdkCredentials =
     software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(s"AKID-$param", "param-secret")
 }

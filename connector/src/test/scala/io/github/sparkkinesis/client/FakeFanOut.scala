@@ -3,15 +3,16 @@ package io.github.sparkkinesis.client
 import scala.collection.mutable
 
 /**
- * The enhanced fan-out side of [[FakeKinesisClient]], called under its lock: consumers (CREATING for
- * `activationMillis` after registration, at most 20 per stream) and subscriptions as AWS serves them.
+ * The enhanced fan-out side of [[FakeKinesisClient]], called under its lock: consumers (CREATING for `activationMillis`
+ * after registration, at most 20 per stream) and subscriptions as AWS serves them.
  *
- * A subscription sends up to `recordsPerEvent` records per event; an empty event with MillisBehindLatest 0 once it
- * is caught up, then nothing (a reader waiting for more gets None, and a [[ManualClock]] moves on by the wait);
- * it completes `lifetimeMillis` (5 minutes) after it opened, or after `eventsPerSubscription` events. A new subscribe
- * for the same consumer and shard while one opened less than 5 s ago is still open is refused with
- * [[SubscriptionBusyException]]; a later one ends the open one. At a closed shard's end the last event names the child shards, unless `sendChildShards` is false
- * (kinesis-mock never does: then a caught-up subscription to a closed shard just sends nothing more).
+ * A subscription sends up to `recordsPerEvent` records per event; an empty event with MillisBehindLatest 0 once it is
+ * caught up, then nothing (a reader waiting for more gets None, and a [[ManualClock]] moves on by the wait); it
+ * completes `lifetimeMillis` (5 minutes) after it opened, or after `eventsPerSubscription` events. A new subscribe for
+ * the same consumer and shard while one opened less than 5 s ago is still open is refused with
+ * [[SubscriptionBusyException]]; a later one ends the open one. At a closed shard's end the last event names the child
+ * shards, unless `sendChildShards` is false (kinesis-mock never does: then a caught-up subscription to a closed shard
+ * just sends nothing more).
  */
 final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   import FakeFanOut._
@@ -32,23 +33,27 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
 
   /** Every open subscription fails at its next read, as after a connection reset. */
   def resetConnections(): Unit = owner.synchronized {
-    open.values.foreach(_.pending = Some(SubscriptionSignal.Failed(new KinesisClientException("Connection reset (injected)"))))
+    open.values.foreach(_.pending =
+      Some(SubscriptionSignal.Failed(new KinesisClientException("Connection reset (injected)"))))
   }
 
   def consumerNames: Seq[String] = owner.synchronized(consumers.values.map(_.name).toVector)
 
-  private[client] def describe(p: FakeConsumer => Boolean): Option[ConsumerDescription] = consumers.values.find(p).map(describe)
+  private[client] def describe(p: FakeConsumer => Boolean): Option[ConsumerDescription] =
+    consumers.values.find(p).map(describe)
 
   private[client] def register(streamArn: String, name: String): ConsumerDescription = {
     if (consumers.values.exists(c => c.streamArn == streamArn && c.name == name)) {
-      throw new KinesisClientException(s"RegisterStreamConsumer: consumer $name exists already (ResourceInUseException)")
+      throw new KinesisClientException(
+        s"RegisterStreamConsumer: consumer $name exists already (ResourceInUseException)")
     }
     if (consumers.values.count(_.streamArn == streamArn) >= 20) {
       throw new KinesisClientException(s"RegisterStreamConsumer: stream $streamArn has 20 consumers (LimitExceeded)")
     }
     created += 1
     val createdAt = clock() + created // distinct creation times, hence distinct ARNs, for re-registered names
-    val consumer = FakeConsumer(name, streamArn, s"$streamArn/consumer/$name:$createdAt", createdAt, clock() + activationMillis)
+    val consumer =
+      FakeConsumer(name, streamArn, s"$streamArn/consumer/$name:$createdAt", createdAt, clock() + activationMillis)
     consumers(consumer.arn) = consumer
     describe(consumer).copy(status = "CREATING")
   }
@@ -59,20 +64,23 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   private[client] def deregister(arn: String): Unit = {
     consumers.remove(arn).getOrElse(throw new ResourceMissingException(s"DeregisterStreamConsumer: no consumer $arn"))
     open.keys.filter(_._1 == arn).toList.foreach { key =>
-      open.remove(key).foreach(_.pending = Some(SubscriptionSignal.Failed(new ResourceMissingException(s"consumer $arn is gone"))))
+      open.remove(key).foreach(_.pending =
+        Some(SubscriptionSignal.Failed(new ResourceMissingException(s"consumer $arn is gone"))))
     }
   }
 
   private[client] def activeConsumer(arn: String): FakeConsumer = {
     val consumer = consumers.getOrElse(arn, throw new ResourceMissingException(s"SubscribeToShard: no consumer $arn"))
-    if (!describe(consumer).isActive) throw new SubscriptionBusyException(s"SubscribeToShard: consumer $arn is not ACTIVE")
+    if (!describe(consumer).isActive)
+      throw new SubscriptionBusyException(s"SubscribeToShard: consumer $arn is not ACTIVE")
     consumer
   }
 
   private[client] def open(consumer: FakeConsumer, shardId: String, position: Int): ShardSubscription = {
     val key = consumer.arn -> shardId
     if (open.contains(key) && opened.get(key).exists(clock() - _ < 5000L)) {
-      throw new SubscriptionBusyException(s"SubscribeToShard: shard $shardId was subscribed less than 5 s ago (ResourceInUse)")
+      throw new SubscriptionBusyException(
+        s"SubscribeToShard: shard $shardId was subscribed less than 5 s ago (ResourceInUse)")
     }
     open.remove(key).foreach(_.pending = Some(SubscriptionSignal.Failed(new SubscriptionBusyException("replaced"))))
     opened(key) = clock()
@@ -81,7 +89,11 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     subscription
   }
 
-  private final class FakeSubscription(key: (String, String), stream: String, shardId: String, var position: Int,
+  private final class FakeSubscription(
+      key: (String, String),
+      stream: String,
+      shardId: String,
+      var position: Int,
       openedAt: Long) extends ShardSubscription {
     var pending: Option[SubscriptionSignal] = None
     private var events = 0
@@ -91,7 +103,8 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     override def next(timeoutMs: Long): Option[SubscriptionSignal] = owner.synchronized {
       pending.map { p => pending = None; done = true; p }.orElse {
         if (done) None
-        else if (clock() - openedAt >= lifetimeMillis || events >= eventsPerSubscription) finish(SubscriptionSignal.Completed)
+        else if (clock() - openedAt >= lifetimeMillis || events >= eventsPerSubscription)
+          finish(SubscriptionSignal.Completed)
         else {
           val shard = owner.shardFor(stream, shardId)
           val from = math.max(position, shard.trimmed)
@@ -109,7 +122,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
           } else {
             clock match {
               case manual: ManualClock => manual.advance(timeoutMs)
-              case _                   =>
+              case _ =>
             }
             None
           }
@@ -131,12 +144,18 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
 }
 
 object FakeFanOut {
+
   /** The account of the fake's caller; streams of other accounts are reachable only by ARN. */
   val Account = "123456789012"
 
-  def streamArn(stream: String, account: String = Account): String = s"arn:aws:kinesis:us-east-1:$account:stream/$stream"
+  def streamArn(stream: String, account: String = Account): String =
+    s"arn:aws:kinesis:us-east-1:$account:stream/$stream"
 
-  private[client] final case class FakeConsumer(name: String, streamArn: String, arn: String, createdAt: Long,
+  private[client] final case class FakeConsumer(
+      name: String,
+      streamArn: String,
+      arn: String,
+      createdAt: Long,
       activeAt: Long) {
     def stream: String = streamArn.split("/")(1)
   }

@@ -6,29 +6,29 @@ import java.security.MessageDigest
 import scala.collection.mutable
 
 /**
- * An in-memory [[KinesisClient]] that answers as Kinesis (AWS and kinesis-mock) does, with admin calls to shape
- * streams and knobs to inject failures; every method is synchronized.
+ * An in-memory [[KinesisClient]] that answers as Kinesis (AWS and kinesis-mock) does, with admin calls to shape streams
+ * and knobs to inject failures; every method is synchronized.
  *
- * Semantics worth knowing: sequence numbers are 56-digit AWS-like strings, increasing across the whole fake
- * (compare them as BigInt); a shard's starting sequence number is below and its ending one above all its records.
- * Iterators encode (stream, shard, position, issue time) and expire `iteratorTtlMillis` after issue. GetRecords on
- * a closed shard returns no next iterator in the batch that reaches its end, together with the child shard ids.
- * `millisBehindLatest` is 0 exactly at the tip, else the age of the last record returned (at least 1).
- * AT_TIMESTAMP in the future is rejected with [[TimestampInFutureException]], as kinesis-mock does. Two things AWS does
- * that kinesis-mock never shows are modelled: empty pages with MillisBehindLatest above 0 before records
- * ([[emptyPagesAhead]]), and positions behind the trim horizon, from which Kinesis silently resumes at the horizon
- * ([[trimShard]]). Records count partition key and data against the stream's limit, 1 MiB unless raised by
- * [[updateMaxRecordSize]] (up to 10 MiB, as AWS allows since 2025; only then does DescribeStreamSummary report it,
- * as kinesis-mock never does), and GetRecords returns at most 10 MiB, but always at least one record.
+ * Semantics worth knowing: sequence numbers are 56-digit AWS-like strings, increasing across the whole fake (compare
+ * them as BigInt); a shard's starting sequence number is below and its ending one above all its records. Iterators
+ * encode (stream, shard, position, issue time) and expire `iteratorTtlMillis` after issue. GetRecords on a closed shard
+ * returns no next iterator in the batch that reaches its end, together with the child shard ids. `millisBehindLatest`
+ * is 0 exactly at the tip, else the age of the last record returned (at least 1). AT_TIMESTAMP in the future is
+ * rejected with [[TimestampInFutureException]], as kinesis-mock does. Two things AWS does that kinesis-mock never shows
+ * are modelled: empty pages with MillisBehindLatest above 0 before records ([[emptyPagesAhead]]), and positions behind
+ * the trim horizon, from which Kinesis silently resumes at the horizon ([[trimShard]]). Records count partition key and
+ * data against the stream's limit, 1 MiB unless raised by [[updateMaxRecordSize]] (up to 10 MiB, as AWS allows since
+ * 2025; only then does DescribeStreamSummary report it, as kinesis-mock never does), and GetRecords returns at most 10
+ * MiB, but always at least one record.
  *
  * Streams are addressed as the SDK client would address them: each call is checked against the request
  * [[SdkKinesisClient]] would send for it (an ARN in StreamARN, a name in StreamName), and refused as AWS refuses it
- * (InvalidArgumentException for an ARN given as StreamName). A stream created with another `account` (the
- * cross-account case, shared by a resource-based policy) is found only by its ARN: its name resolves in the caller's
- * account, where no such stream exists.
+ * (InvalidArgumentException for an ARN given as StreamName). A stream created with another `account` (the cross-account
+ * case, shared by a resource-based policy) is found only by its ARN: its name resolves in the caller's account, where
+ * no such stream exists.
  */
 final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtlMillis: Long = 5 * 60 * 1000L)
-  extends KinesisClient with FanOutClient with SinkClient {
+    extends KinesisClient with FanOutClient with SinkClient {
   import FakeKinesisClient._
 
   private val streams = mutable.Map.empty[String, mutable.LinkedHashMap[String, FakeShard]]
@@ -41,9 +41,17 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private var throttledGetRecords = 0
   private var expireNext = false
   private var getRecordsTakesMs = 0L
-  private var calls = Map("ListShards" -> 0, "GetShardIterator" -> 0, "GetRecords" -> 0, "SubscribeToShard" -> 0,
-    "RegisterStreamConsumer" -> 0, "DescribeStreamConsumer" -> 0, "DeregisterStreamConsumer" -> 0,
-    "DescribeStreamSummary" -> 0, "PutRecord" -> 0)
+  private var calls = Map(
+    "ListShards" -> 0,
+    "GetShardIterator" -> 0,
+    "GetRecords" -> 0,
+    "SubscribeToShard" -> 0,
+    "RegisterStreamConsumer" -> 0,
+    "DescribeStreamConsumer" -> 0,
+    "DeregisterStreamConsumer" -> 0,
+    "DescribeStreamSummary" -> 0,
+    "PutRecord" -> 0)
+
   /** Enhanced fan-out knobs and failure injection. */
   val fanOut = new FakeFanOut(this, clock)
   private var closed = false
@@ -66,7 +74,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     // AT_SEQUENCE_NUMBER of a retained record lands on it: only a position between records meets empty pages.
     val onRecord = start.isInstanceOf[IteratorStart.AtSequenceNumber] && position >= shard.trimmed &&
       position < shard.end && shard.slice(position, position + 1).head.sequenceNumber ==
-        start.asInstanceOf[IteratorStart.AtSequenceNumber].sequenceNumber
+      start.asInstanceOf[IteratorStart.AtSequenceNumber].sequenceNumber
     FakeIterator(streamName, shardId, position, clock(), if (onRecord) 0 else shard.emptyPagesPerIterator).encode
   }
 
@@ -89,7 +97,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     if (limit < 1 || limit > 10000) throw new KinesisClientException(s"GetRecords: limit $limit is not in 1..10000")
     val request = SdkKinesisClient.getRecordsRequest(streamName, iterator, limit)
     val name = StreamRef.nameOf(streamName)
-    if (accounts(name) != FakeFanOut.Account && Option(request.streamARN).forall(arn => resolve(None, Some(arn)) != name)) {
+    if (accounts(name) != FakeFanOut.Account && Option(request.streamARN).forall(arn =>
+        resolve(None, Some(arn)) != name)) {
       // The iterator alone names a stream of the caller's account (kinesis-mock); access by another account's
       // resource-based policy is checked against the StreamARN.
       throw new ResourceMissingException(s"Stream arn ${FakeFanOut.streamArn(name)} not found.")
@@ -98,8 +107,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     val from = math.max(it.position, shard.trimmed)
     if (it.emptyPagesLeft > 0 && from < shard.end) {
       val ahead = shard.slice(from, from + 1).head
-      return RecordBatch(Nil, Some(it.copy(position = from, issuedAtMillis = clock(), emptyPagesLeft = it.emptyPagesLeft - 1).encode),
-        millisBehindLatest = shard.emptyPageLag.getOrElse(math.max(1L, clock() - ahead.approximateArrivalTimestampMillis)))
+      return RecordBatch(
+        Nil,
+        Some(it.copy(position = from, issuedAtMillis = clock(), emptyPagesLeft = it.emptyPagesLeft - 1).encode),
+        millisBehindLatest =
+          shard.emptyPageLag.getOrElse(math.max(1L, clock() - ahead.approximateArrivalTimestampMillis)))
     }
     val until = from + pageSize(shard.slice(from, math.min(shard.end, from + limit)))
     val records = shard.slice(from, until)
@@ -122,7 +134,10 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     maxRecordSizes.get(streamName)
   }
 
-  override def writeRecord(streamName: String, partitionKey: String, explicitHashKey: Option[String],
+  override def writeRecord(
+      streamName: String,
+      partitionKey: String,
+      explicitHashKey: Option[String],
       data: Array[Byte]): String = synchronized {
     begin("PutRecord")
     putRecord(streamName, partitionKey, data, explicitHashKey.map(BigInt(_)))._2
@@ -221,10 +236,14 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
 
   /** PutRecord: the record goes to the open shard owning MD5(partitionKey) or `explicitHashKey`; (shard, sequence). */
-  def putRecord(stream: String, partitionKey: String, data: Array[Byte],
+  def putRecord(
+      stream: String,
+      partitionKey: String,
+      data: Array[Byte],
       explicitHashKey: Option[BigInt] = None): (String, String) = synchronized {
     checkSize(stream, partitionKey, data)
-    val hashKey = explicitHashKey.getOrElse(BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(UTF_8))))
+    val hashKey =
+      explicitHashKey.getOrElse(BigInt(1, MessageDigest.getInstance("MD5").digest(partitionKey.getBytes(UTF_8))))
     val shard = shardsOf(stream).values.find(s => !s.isClosed && s.range.contains(hashKey)).getOrElse(
       throw new IllegalStateException(s"no open shard of stream '$stream' owns hash key $hashKey"))
     (shard.id, append(shard, partitionKey, data))
@@ -243,7 +262,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   def splitShard(stream: String, shardId: String, newStartingHashKey: BigInt): (String, String) = synchronized {
     val parent = openShard(stream, shardId)
     val r = parent.range
-    require(newStartingHashKey > r.startingHashKey && newStartingHashKey <= r.endingHashKey,
+    require(
+      newStartingHashKey > r.startingHashKey && newStartingHashKey <= r.endingHashKey,
       s"new starting hash key $newStartingHashKey must lie inside (${r.startingHashKey}, ${r.endingHashKey}]")
     parent.endingSequenceNumber = Some(nextSequenceNumber())
     val left = addShard(stream, Some(shardId), None, HashKeyRange(r.startingHashKey, newStartingHashKey - 1))
@@ -255,10 +275,15 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   def mergeShards(stream: String, shardId: String, adjacentShardId: String): String = synchronized {
     val (a, b) = (openShard(stream, shardId), openShard(stream, adjacentShardId))
     val (low, high) = if (a.range.startingHashKey < b.range.startingHashKey) (a, b) else (b, a)
-    require(low.range.endingHashKey + 1 == high.range.startingHashKey, s"shards '$shardId' and '$adjacentShardId' are not adjacent")
+    require(
+      low.range.endingHashKey + 1 == high.range.startingHashKey,
+      s"shards '$shardId' and '$adjacentShardId' are not adjacent")
     a.endingSequenceNumber = Some(nextSequenceNumber())
     b.endingSequenceNumber = Some(nextSequenceNumber())
-    addShard(stream, Some(shardId), Some(adjacentShardId),
+    addShard(
+      stream,
+      Some(shardId),
+      Some(adjacentShardId),
       HashKeyRange(low.range.startingHashKey, high.range.endingHashKey)).id
   }
 
@@ -287,7 +312,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
 
   /** Retention expiry of the `count` oldest records of a shard: TRIM_HORIZON and old iterators move past them. */
-  def trimShard(stream: String, shardId: String, count: Int): Unit = synchronized { shardOf(stream, shardId).trim(count) }
+  def trimShard(stream: String, shardId: String, count: Int): Unit =
+    synchronized { shardOf(stream, shardId).trim(count) }
 
   /** Retention expiry of a whole shard: it leaves ListShards, and calls naming it get [[ResourceMissingException]]. */
   def deleteShard(stream: String, shardId: String): Unit = synchronized {
@@ -300,7 +326,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   /** Where `start` lies in `shard`, as GetShardIterator and SubscribeToShard both resolve it. */
   private def positionOf(streamName: String, shard: FakeShard, start: IteratorStart): Int = start match {
     case IteratorStart.TrimHorizon => shard.trimmed
-    case IteratorStart.Latest      => shard.end
+    case IteratorStart.Latest => shard.end
     case IteratorStart.AtTimestamp(millis) =>
       if (millis > clock()) throw new TimestampInFutureException(s"timestamp $millis is in the future")
       shard.firstPosition(_.approximateArrivalTimestampMillis >= millis)
@@ -363,7 +389,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   }
 
   private def shardOf(stream: String, shardId: String): FakeShard =
-    shardsOf(stream).getOrElse(shardId,
+    shardsOf(stream).getOrElse(
+      shardId,
       throw new ResourceMissingException(s"shard '$shardId' of stream '$stream' not found"))
 
   private def openShard(stream: String, shardId: String): FakeShard = {
@@ -378,9 +405,12 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 
   /** A sequence number that `shard` could have issued, as Kinesis validates AT/AFTER_SEQUENCE_NUMBER. */
   private def sequenceIn(shard: FakeShard, stream: String, text: String): BigInt = {
-    val n = try BigInt(text) catch {
-      case _: NumberFormatException => throw new KinesisClientException(s"GetShardIterator: '$text' is not a sequence number")
-    }
+    val n =
+      try BigInt(text)
+      catch {
+        case _: NumberFormatException =>
+          throw new KinesisClientException(s"GetShardIterator: '$text' is not a sequence number")
+      }
     if (n < shard.startingSequenceNumber || n > shard.endingSequenceNumber.getOrElse(lastSequenceNumber)) {
       throw new KinesisClientException(
         s"GetShardIterator: sequence number $text did not come from shard '${shard.id}' of stream '$stream'")
@@ -388,7 +418,11 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     n
   }
 
-  private def addShard(stream: String, parent: Option[String], adjacent: Option[String], range: HashKeyRange): FakeShard = {
+  private def addShard(
+      stream: String,
+      parent: Option[String],
+      adjacent: Option[String],
+      range: HashKeyRange): FakeShard = {
     val name = StreamRef.nameOf(stream)
     val index = shardCounters(name)
     shardCounters(name) = index + 1
@@ -427,6 +461,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 }
 
 object FakeKinesisClient {
+
   /** 49 followed by 54 digits: every sequence number the fake issues has 56 digits, as on AWS. */
   private val SequenceBase = BigInt("49" + "0" * 54)
   private val StreamNamePattern = "[a-zA-Z0-9_.-]{1,128}".r

@@ -29,7 +29,9 @@ class FakeKinesisClientSuite extends AnyFunSuite with Matchers {
       shards.map(_.shardId) shouldBe Seq("shardId-000000000000", "shardId-000000000001", "shardId-000000000002")
       shards.head.hashKeyRange.startingHashKey shouldBe 0
       shards.last.hashKeyRange.endingHashKey shouldBe MaxHashKey
-      shards.sliding(2).foreach { case Seq(a, b) => b.hashKeyRange.startingHashKey shouldBe a.hashKeyRange.endingHashKey + 1 }
+      shards.sliding(2).foreach { case Seq(a, b) =>
+        b.hashKeyRange.startingHashKey shouldBe a.hashKeyRange.endingHashKey + 1
+      }
       shards.foreach { s => s.parents shouldBe empty; s.isClosed shouldBe false }
     }
   }
@@ -37,7 +39,9 @@ class FakeKinesisClientSuite extends AnyFunSuite with Matchers {
   test("records read back in order with 56-digit increasing sequence numbers, clock arrival times and lag") {
     withStream(1) { (fake, clock) =>
       // Given three records put one second apart
-      val seqs = Seq("a", "b", "c").map { v => clock.advance(1000); fake.putRecordToShard("s", "shardId-000000000000", bytes(v)) }
+      val seqs = Seq("a", "b", "c").map { v =>
+        clock.advance(1000); fake.putRecordToShard("s", "shardId-000000000000", bytes(v))
+      }
 
       // When they are read two at a time from TRIM_HORIZON
       val first = fake.getRecords("s", fake.shardIterator("s", "shardId-000000000000", IteratorStart.TrimHorizon), 2)
@@ -70,9 +74,15 @@ class FakeKinesisClientSuite extends AnyFunSuite with Matchers {
       read(IteratorStart.AtSequenceNumber(seqs(1))) shouldBe Seq("b", "c")
       read(IteratorStart.AfterSequenceNumber(seqs(1))) shouldBe Seq("c")
       read(IteratorStart.AtTimestamp(clock() - 5)) shouldBe Seq("c") // between "b" and "c": the next later record
-      a[KinesisClientException] should be thrownBy fake.shardIterator("s", shard, IteratorStart.AtTimestamp(clock() + 1))
+      a[KinesisClientException] should be thrownBy fake.shardIterator(
+        "s",
+        shard,
+        IteratorStart.AtTimestamp(clock() + 1))
       a[KinesisClientException] should be thrownBy fake.shardIterator("s", shard, IteratorStart.AtSequenceNumber("12"))
-      a[KinesisClientException] should be thrownBy fake.shardIterator("s", shard, IteratorStart.AfterSequenceNumber("x"))
+      a[KinesisClientException] should be thrownBy fake.shardIterator(
+        "s",
+        shard,
+        IteratorStart.AfterSequenceNumber("x"))
     }
   }
 
@@ -114,7 +124,9 @@ class FakeKinesisClientSuite extends AnyFunSuite with Matchers {
       c.parentShardId shouldBe Some("shardId-000000000001")
       c.adjacentParentShardId shouldBe Some("shardId-000000000000")
       c.hashKeyRange shouldBe HashKeyRange(0, MaxHashKey)
-      fake.listShards("s").filter(_.isClosed).map(_.shardId) shouldBe Seq("shardId-000000000000", "shardId-000000000001")
+      fake.listShards("s").filter(_.isClosed).map(_.shardId) shouldBe Seq(
+        "shardId-000000000000",
+        "shardId-000000000001")
     }
   }
 
@@ -178,7 +190,10 @@ class FakeKinesisClientSuite extends AnyFunSuite with Matchers {
 
       // When / Then
       a[ResourceMissingException] should be thrownBy fake.listShards("nope")
-      a[ResourceMissingException] should be thrownBy fake.shardIterator("s", "shardId-000000000009", IteratorStart.Latest)
+      a[ResourceMissingException] should be thrownBy fake.shardIterator(
+        "s",
+        "shardId-000000000009",
+        IteratorStart.Latest)
       a[KinesisClientException] should be thrownBy fake.getRecords("s", "garbage", 10)
       a[KinesisClientException] should be thrownBy fake.getRecords("other", it, 10)
       a[KinesisClientException] should be thrownBy fake.getRecords("s", it, 0)

@@ -6,8 +6,8 @@ import java.util.Base64
 import scala.collection.mutable.ArrayBuffer
 
 /**
- * One shard of a [[FakeKinesisClient]] stream. Positions are absolute: record `p` stays at `p` when older records
- * are trimmed, so iterators issued before a trim stay meaningful.
+ * One shard of a [[FakeKinesisClient]] stream. Positions are absolute: record `p` stays at `p` when older records are
+ * trimmed, so iterators issued before a trim stay meaningful.
  */
 private[client] final class FakeShard(
     val id: String,
@@ -17,11 +17,14 @@ private[client] final class FakeShard(
     val startingSequenceNumber: BigInt) {
 
   private val kept = ArrayBuffer.empty[KinesisRecord]
+
   /** How many of the oldest records retention has removed; the first readable position. */
   var trimmed: Int = 0
   var endingSequenceNumber: Option[BigInt] = None
+
   /** Empty pages every fresh iterator meets before records, as AWS serves them over sparse or old stretches. */
   var emptyPagesPerIterator: Int = 0
+
   /** The MillisBehindLatest of those empty pages; None: the next record's age. */
   var emptyPageLag: Option[Long] = None
 
@@ -48,16 +51,25 @@ private[client] final class FakeShard(
   }
 
   def describe: ShardDescription =
-    ShardDescription(id, parent, adjacentParent, range, startingSequenceNumber.toString,
+    ShardDescription(
+      id,
+      parent,
+      adjacentParent,
+      range,
+      startingSequenceNumber.toString,
       endingSequenceNumber.map(_.toString))
 }
 
 /**
- * Where an iterator of the fake points, and when it was issued; it travels as an opaque string. The fields are
- * joined with '/', which stream names and shard ids cannot contain.
+ * Where an iterator of the fake points, and when it was issued; it travels as an opaque string. The fields are joined
+ * with '/', which stream names and shard ids cannot contain.
  */
 private[client] final case class FakeIterator(
-    stream: String, shardId: String, position: Int, issuedAtMillis: Long, emptyPagesLeft: Int = 0) {
+    stream: String,
+    shardId: String,
+    position: Int,
+    issuedAtMillis: Long,
+    emptyPagesLeft: Int = 0) {
   def encode: String = "fake-iterator-" + Base64.getUrlEncoder.encodeToString(
     s"$stream/$shardId/$position/$issuedAtMillis/$emptyPagesLeft".getBytes(UTF_8))
 }

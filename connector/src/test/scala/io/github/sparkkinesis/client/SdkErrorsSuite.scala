@@ -11,7 +11,8 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
   private val secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRET"
   private val token = "FwoGZXIvYXdzEXAMPLESESSIONTOKEN"
   private val chainSettings = ClientSettings(Some("us-east-1"), None, None, RetrySettings(0, 1, 1))
-  private val fromOptions = SdkErrors.of(chainSettings.copy(credentials = Some(AwsCredentials("AKID", secret, Some(token)))))
+  private val fromOptions =
+    SdkErrors.of(chainSettings.copy(credentials = Some(AwsCredentials("AKID", secret, Some(token)))))
   private val fromChain = SdkErrors.of(chainSettings)
 
   private def serviceError(builder: AwsServiceException.Builder, status: Int, code: String, message: String) =
@@ -25,7 +26,10 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
   test("throttling, limits and coded server failures become ThrottledException") {
     // Given the ways Kinesis says "not now"
     val failures = Seq(
-      serviceError(ProvisionedThroughputExceededException.builder(), 400, "ProvisionedThroughputExceededException",
+      serviceError(
+        ProvisionedThroughputExceededException.builder(),
+        400,
+        "ProvisionedThroughputExceededException",
         "Rate exceeded for shard shardId-000000000001"),
       serviceError(LimitExceededException.builder(), 400, "LimitExceededException", "Rate exceeded"),
       serviceError(KmsThrottlingException.builder(), 400, "KMSThrottlingException", "KMS rate exceeded"),
@@ -58,23 +62,35 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
 
   test("an AT_TIMESTAMP iterator refused as ahead of the service's clock becomes TimestampInFutureException") {
     // Given the refusal as AWS words it, and as kinesis-mock does
-    val aws = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException",
+    val aws = serviceError(
+      InvalidArgumentException.builder(),
+      400,
+      "InvalidArgumentException",
       "The timestampInMillis parameter cannot be greater than the currentTimestampInMillis. timestampInMillis: " +
         "1714564860000, currentTimestampInMillis: 1714564800000")
-    val mock = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException",
+    val mock = serviceError(
+      InvalidArgumentException.builder(),
+      400,
+      "InvalidArgumentException",
       "Timestamp 1714564860000 is in the future")
     // When GetShardIterator's failures are translated, then both say "not yet"; another InvalidArgument does not
     Seq(aws, mock).foreach { e =>
       fromOptions.translate(e, "GetShardIterator", "orders", Some("shardId-0")) shouldBe a[TimestampInFutureException]
     }
     val other = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException", "Bad shard id")
-    fromOptions.translate(other, "GetShardIterator", "orders", Some("shardId-0")) should not be a[TimestampInFutureException]
+    fromOptions.translate(other, "GetShardIterator", "orders", Some("shardId-0")) should not be a[
+      TimestampInFutureException]
   }
 
   test("an expired iterator becomes ExpiredIteratorException saying what to do") {
     // Given / When
-    val t = translate(serviceError(SdkExpiredIteratorException.builder(), 400, "ExpiredIteratorException",
-      "Iterator expired. The iterator was created at time ..."), Some("shardId-000000000003"))
+    val t = translate(
+      serviceError(
+        SdkExpiredIteratorException.builder(),
+        400,
+        "ExpiredIteratorException",
+        "Iterator expired. The iterator was created at time ..."),
+      Some("shardId-000000000003"))
 
     // Then
     t shouldBe an[ExpiredIteratorException]
@@ -84,19 +100,31 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
 
   test("a missing stream or shard becomes ResourceMissingException pointing at the options to check") {
     // Given / When
-    val t = translate(serviceError(ResourceNotFoundException.builder(), 400, "ResourceNotFoundException",
-      "Shard shardId-000000000007 in stream orders under account 123456789012 does not exist"),
+    val t = translate(
+      serviceError(
+        ResourceNotFoundException.builder(),
+        400,
+        "ResourceNotFoundException",
+        "Shard shardId-000000000007 in stream orders under account 123456789012 does not exist"),
       Some("shardId-000000000007"))
 
     // Then
     t shouldBe a[ResourceMissingException]
-    Seq("shard 'shardId-000000000007' of stream 'orders'", "kinesis.streamName", "kinesis.region",
-      "kinesis.endpointUrl", "retention", "req-42").foreach(t.getMessage should include(_))
+    Seq(
+      "shard 'shardId-000000000007' of stream 'orders'",
+      "kinesis.streamName",
+      "kinesis.region",
+      "kinesis.endpointUrl",
+      "retention",
+      "req-42").foreach(t.getMessage should include(_))
   }
 
   test("a refused permission becomes AccessException naming the permission and where credentials came from") {
     // Given an AccessDenied for credentials taken from the default chain
-    val denied = serviceError(AccessDeniedException.builder(), 400, "AccessDeniedException",
+    val denied = serviceError(
+      AccessDeniedException.builder(),
+      400,
+      "AccessDeniedException",
       "User: arn:aws:iam::123456789012:user/reader is not authorized to perform: kinesis:GetRecords")
 
     // When it is translated
@@ -104,8 +132,13 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
 
     // Then the message names the permission, the stream, and how to supply other credentials
     t shouldBe an[AccessException]
-    Seq("kinesis:GetRecords", "stream 'orders'", "default credentials chain", "kinesis.awsAccessKeyId",
-      "kinesis.awsSecretKey", "req-42").foreach(t.getMessage should include(_))
+    Seq(
+      "kinesis:GetRecords",
+      "stream 'orders'",
+      "default credentials chain",
+      "kinesis.awsAccessKeyId",
+      "kinesis.awsSecretKey",
+      "req-42").foreach(t.getMessage should include(_))
   }
 
   test("rejected credentials become AccessException without echoing secrets or keeping the raw cause") {
@@ -147,13 +180,20 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
     // When / Then
     val t = translate(none, errors = fromChain)
     t shouldBe an[AccessException]
-    Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "default credentials chain", "stream 'orders'",
+    Seq(
+      "kinesis.awsAccessKeyId",
+      "kinesis.awsSecretKey",
+      "default credentials chain",
+      "stream 'orders'",
       "Unable to load credentials").foreach(t.getMessage should include(_))
   }
 
   test("anything else becomes a plain KinesisClientException with the SDK message, secrets scrubbed") {
     // Given an argument error and a connection failure, one of them quoting the secret key
-    val invalid = serviceError(InvalidArgumentException.builder(), 400, "InvalidArgumentException",
+    val invalid = serviceError(
+      InvalidArgumentException.builder(),
+      400,
+      "InvalidArgumentException",
       s"Limit must be between 1 and 10000 ($secret)")
     val refused = SdkClientException.create("Unable to execute HTTP request: Connect to 127.0.0.1:1 failed")
 

@@ -8,9 +8,15 @@ import software.amazon.awssdk.awscore.exception.AwsErrorDetails
 import software.amazon.awssdk.core.exception.SdkClientException
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.retries.api.{
-  AcquireInitialTokenRequest, RefreshRetryTokenRequest, RetryToken, TokenAcquisitionFailedException
+  AcquireInitialTokenRequest,
+  RefreshRetryTokenRequest,
+  RetryToken,
+  TokenAcquisitionFailedException
 }
-import software.amazon.awssdk.services.kinesis.model.{ExpiredIteratorException => SdkExpired, ProvisionedThroughputExceededException}
+import software.amazon.awssdk.services.kinesis.model.{
+  ExpiredIteratorException => SdkExpired,
+  ProvisionedThroughputExceededException
+}
 
 /** The parts of [[SdkKinesisClient]] that need no Kinesis; calls against an emulator are integration tests. */
 class SdkKinesisClientSuite extends AnyFunSuite with Matchers {
@@ -28,7 +34,10 @@ class SdkKinesisClientSuite extends AnyFunSuite with Matchers {
   test("a region option that is no region name is refused, naming the option") {
     // Given / When
     val e = the[KinesisClientException] thrownBy
-      SdkKinesisClient.resolveRegion(Some("https://kinesis.us-east-1.amazonaws.com"), hasEndpoint = false, noChainRegion)
+      SdkKinesisClient.resolveRegion(
+        Some("https://kinesis.us-east-1.amazonaws.com"),
+        hasEndpoint = false,
+        noChainRegion)
 
     // Then
     e.getMessage should include("kinesis.region")
@@ -38,7 +47,8 @@ class SdkKinesisClientSuite extends AnyFunSuite with Matchers {
   test("without a region option the default chain decides; if it has none, the error says to set kinesis.region") {
     // Given / When
     val fromChain = SdkKinesisClient.resolveRegion(None, hasEndpoint = true, () => Region.AP_SOUTHEAST_2)
-    val withEndpoint = the[KinesisClientException] thrownBy SdkKinesisClient.resolveRegion(None, hasEndpoint = true, noChainRegion)
+    val withEndpoint =
+      the[KinesisClientException] thrownBy SdkKinesisClient.resolveRegion(None, hasEndpoint = true, noChainRegion)
     val withoutEndpoint = the[KinesisClientException] thrownBy
       SdkKinesisClient.resolveRegion(None, hasEndpoint = false, noChainRegion)
 
@@ -68,8 +78,10 @@ class SdkKinesisClientSuite extends AnyFunSuite with Matchers {
     a[TokenAcquisitionFailedException] should be thrownBy refresh(second.token, throttled)
     // And an expired iterator is never retried by the SDK: the reader must get a new iterator
     a[TokenAcquisitionFailedException] should be thrownBy
-      refresh(firstToken(), SdkExpired.builder().statusCode(400)
-        .awsErrorDetails(AwsErrorDetails.builder().errorCode("ExpiredIteratorException").build()).build())
+      refresh(
+        firstToken(),
+        SdkExpired.builder().statusCode(400)
+          .awsErrorDetails(AwsErrorDetails.builder().errorCode("ExpiredIteratorException").build()).build())
   }
 
   test("millisBehindLatest: the reported value, else 0 for an empty batch, else the age of the last record") {
@@ -86,7 +98,10 @@ class SdkKinesisClientSuite extends AnyFunSuite with Matchers {
   test("a client builds and closes without any network call, with or without static credentials") {
     // Given settings for a local endpoint (nothing listens there; nothing is sent)
     val endpoint = Some(URI.create("http://127.0.0.1:1"))
-    val static = ClientSettings(Some("us-east-1"), endpoint, Some(AwsCredentials("AKID", "SECRET", Some("TOKEN"))),
+    val static = ClientSettings(
+      Some("us-east-1"),
+      endpoint,
+      Some(AwsCredentials("AKID", "SECRET", Some("TOKEN"))),
       RetrySettings(0, 10, 10))
     val chain = static.copy(credentials = None)
 

@@ -10,8 +10,11 @@ class SharedClientsSuite extends AnyFunSuite with Matchers {
 
   test("SharedClients travels to executors without the clients it holds, and resolves to the JVM's own") {
     // Given a JVM that already holds a client, as the driver does once it has probed a stream
-    val settings = ClientSettings(Some("us-east-1"), Some(URI.create("http://127.0.0.1:1")),
-      Some(AwsCredentials("AKIDEXAMPLE", "secret", None)), RetrySettings(0, 100, 100))
+    val settings = ClientSettings(
+      Some("us-east-1"),
+      Some(URI.create("http://127.0.0.1:1")),
+      Some(AwsCredentials("AKIDEXAMPLE", "secret", None)),
+      RetrySettings(0, 100, 100))
     val client = SharedClients(settings)
 
     // When it is serialized with a task (Java serialization, as Spark's closure serializer does) and read back

@@ -4,9 +4,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * How the SDK client names a stream in its requests, and the fake's model of what AWS does with them: a stream given
- * by ARN (another account's, shared by a resource-based policy) goes in StreamARN; an ARN given as StreamName is
- * refused (InvalidArgumentException), and a name resolves in the caller's account only.
+ * How the SDK client names a stream in its requests, and the fake's model of what AWS does with them: a stream given by
+ * ARN (another account's, shared by a resource-based policy) goes in StreamARN; an ARN given as StreamName is refused
+ * (InvalidArgumentException), and a name resolves in the caller's account only.
  */
 class StreamAddressingSuite extends AnyFunSuite with Matchers {
 
@@ -54,7 +54,9 @@ class StreamAddressingSuite extends AnyFunSuite with Matchers {
     byName.getMessage should include("orders")
     fake.listShards(arn).map(_.shardId) shouldBe Seq("shardId-000000000000", "shardId-000000000001")
     fake.streamArn(arn) shouldBe arn
-    (requests(arn) - "GetRecords").values.foreach { case (name, byArn) => fake.addressed(name, byArn) shouldBe "orders" }
+    (requests(arn) - "GetRecords").values.foreach { case (name, byArn) =>
+      fake.addressed(name, byArn) shouldBe "orders"
+    }
     val iterator = fake.shardIterator(arn, "shardId-000000000000", IteratorStart.TrimHorizon)
     fake.getRecords(arn, iterator, 10).records shouldBe empty // the request carries the ARN: found
   }

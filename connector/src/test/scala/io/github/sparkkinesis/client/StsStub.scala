@@ -13,30 +13,32 @@ import com.sun.net.httpserver.{HttpExchange, HttpServer}
 /**
  * A local STS endpoint for one role whose trust policy demands `requiredExternalId` (None: demands none), speaking
  * STS's query protocol as the SDK does: AssumeRole answers fresh credentials (ASIASTUB1, ASIASTUB2, ...) expiring
- * `validFor` after the call, or 403 AccessDenied as AWS words it. No emulator here checks trust policies, so this
- * stub is how AccessDenied and external-id enforcement are tested. Every request's form fields are kept.
+ * `validFor` after the call, or 403 AccessDenied as AWS words it. No emulator here checks trust policies, so this stub
+ * is how AccessDenied and external-id enforcement are tested. Every request's form fields are kept.
  */
 final class StsStub(requiredExternalId: Option[String], validFor: java.time.Duration) extends AutoCloseable {
   private val server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0)
   private val issued = new AtomicInteger()
   private val seen = mutable.Buffer.empty[(Map[String, String], Option[String])] // guarded by itself
 
-  server.createContext("/", (exchange: HttpExchange) => {
-    val body = Source.fromInputStream(exchange.getRequestBody, UTF_8.name()).mkString
-    val form = body.split('&').filter(_.contains('=')).map { kv =>
-      val Array(k, v) = kv.split("=", 2)
-      URLDecoder.decode(k, UTF_8.name()) -> URLDecoder.decode(v, UTF_8.name())
-    }.toMap
-    seen.synchronized(seen += (form -> Option(exchange.getRequestHeaders.getFirst("Authorization"))))
-    val (status, xml) =
-      if (form.get("ExternalId") == requiredExternalId) 200 -> granted(form)
-      else 403 -> denied(form.getOrElse("RoleArn", "?"))
-    val bytes = xml.getBytes(UTF_8)
-    exchange.getResponseHeaders.add("Content-Type", "text/xml")
-    exchange.sendResponseHeaders(status, bytes.length.toLong)
-    exchange.getResponseBody.write(bytes)
-    exchange.close()
-  })
+  server.createContext(
+    "/",
+    (exchange: HttpExchange) => {
+      val body = Source.fromInputStream(exchange.getRequestBody, UTF_8.name()).mkString
+      val form = body.split('&').filter(_.contains('=')).map { kv =>
+        val Array(k, v) = kv.split("=", 2)
+        URLDecoder.decode(k, UTF_8.name()) -> URLDecoder.decode(v, UTF_8.name())
+      }.toMap
+      seen.synchronized(seen += (form -> Option(exchange.getRequestHeaders.getFirst("Authorization"))))
+      val (status, xml) =
+        if (form.get("ExternalId") == requiredExternalId) 200 -> granted(form)
+        else 403 -> denied(form.getOrElse("RoleArn", "?"))
+      val bytes = xml.getBytes(UTF_8)
+      exchange.getResponseHeaders.add("Content-Type", "text/xml")
+      exchange.sendResponseHeaders(status, bytes.length.toLong)
+      exchange.getResponseBody.write(bytes)
+      exchange.close()
+    })
   server.start()
 
   def endpoint: URI = URI.create(s"http://127.0.0.1:${server.getAddress.getPort}")

@@ -14,13 +14,17 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 class UnreachableEndpointSuite extends AnyFunSuite with Matchers {
 
   private def clientAt(endpoint: String): SdkKinesisClient = new SdkKinesisClient(KinesisSourceOptions.parse(Map(
-    "kinesis.streamName" -> "orders", "kinesis.endpointUrl" -> endpoint, "kinesis.region" -> "us-east-1",
-    "kinesis.awsAccessKeyId" -> "AKID", "kinesis.awsSecretKey" -> "secret")).client)
+    "kinesis.streamName" -> "orders",
+    "kinesis.endpointUrl" -> endpoint,
+    "kinesis.region" -> "us-east-1",
+    "kinesis.awsAccessKeyId" -> "AKID",
+    "kinesis.awsSecretKey" -> "secret")).client)
 
   /** A port on the loopback interface that nothing listens on (it was just free). */
   private def closedPort(): Int = {
     val socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress)
-    try socket.getLocalPort finally socket.close()
+    try socket.getLocalPort
+    finally socket.close()
   }
 
   private def timed[T](body: => T): (T, Long) = {

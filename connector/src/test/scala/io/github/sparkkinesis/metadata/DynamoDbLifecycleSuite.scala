@@ -15,12 +15,17 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 /** The DynamoDB store's items live as long as their checkpoint: keyed by its life, purged with it, expiring. */
 class DynamoDbLifecycleSuite extends AnyFunSuite with Matchers {
 
-  private val options = KinesisSourceOptions.parse(Map("kinesis.streamName" -> "orders",
-    "kinesis.region" -> "us-east-1", "kinesis.metadataCommitterType" -> "DYNAMODB",
+  private val options = KinesisSourceOptions.parse(Map(
+    "kinesis.streamName" -> "orders",
+    "kinesis.region" -> "us-east-1",
+    "kinesis.metadataCommitterType" -> "DYNAMODB",
     "kinesis.dynamodb.tableName" -> "ends"))
 
-  private def record(batch: Long, task: Int, seq: String) = TaskEndRecord(batch, task, Seq(
-    ShardEndRecord("orders", "shardId-000000000000", batch, TrimHorizon, AfterSequenceNumber(seq), 1L)))
+  private def record(batch: Long, task: Int, seq: String) = TaskEndRecord(
+    batch,
+    task,
+    Seq(
+      ShardEndRecord("orders", "shardId-000000000000", batch, TrimHorizon, AfterSequenceNumber(seq), 1L)))
 
   private def open(fake: FakeDynamoDb, checkpoint: File): ShardEndStore =
     ShardEndStores.open(options, checkpoint.toString, new Configuration(), new FakeDynamoDbAccess(fake))
@@ -57,7 +62,11 @@ class DynamoDbLifecycleSuite extends AnyFunSuite with Matchers {
     fake.tableExists = true
     val checkpoint = Files.createTempDirectory("checkpoint").toFile
     Files.write(new File(checkpoint, "initial-offset.json").toPath, "{}".getBytes(UTF_8))
-    val old = new DynamoDbShardEndStore(options.client, DynamoDbTable("ends", None), queryKey(checkpoint), None,
+    val old = new DynamoDbShardEndStore(
+      options.client,
+      DynamoDbTable("ends", None),
+      queryKey(checkpoint),
+      None,
       new FakeDynamoDbAccess(fake))
     Seq(3L, 4L).foreach(b => old.recordIfAbsent(record(b, 0, s"$b")))
     fake.sortKeys(queryKey(checkpoint)) shouldBe Seq("0000000000000000003/0000000000", "0000000000000000004/0000000000")
@@ -89,8 +98,13 @@ class DynamoDbLifecycleSuite extends AnyFunSuite with Matchers {
     val fake = new FakeDynamoDb()
     DynamoDbTable("ends", None).ensure(options.client, new FakeDynamoDbAccess(fake))
     fake.ttlAttribute shouldBe Some("expiresAt")
-    val store = new DynamoDbShardEndStore(options.client, DynamoDbTable("ends", None), "q", Some("r1"),
-      new FakeDynamoDbAccess(fake), clock = () => 1700000000000L)
+    val store = new DynamoDbShardEndStore(
+      options.client,
+      DynamoDbTable("ends", None),
+      "q",
+      Some("r1"),
+      new FakeDynamoDbAccess(fake),
+      clock = () => 1700000000000L)
     store.recordIfAbsent(record(0L, 0, "1"))
 
     // Then

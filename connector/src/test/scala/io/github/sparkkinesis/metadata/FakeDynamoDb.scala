@@ -15,8 +15,8 @@ import io.github.sparkkinesis.client.ClientSettings
 /**
  * One in-memory DynamoDB table with the metadata store's key schema, answering the calls the store makes as DynamoDB
  * does: conditional puts, consistent reads, key-condition queries in pages of `pageSize` (sort keys in order), batch
- * writes, TTL settings. DynamoDB Local runs the same store in the integration tests; this one lets unit tests
- * look at every item and call.
+ * writes, TTL settings. DynamoDB Local runs the same store in the integration tests; this one lets unit tests look at
+ * every item and call.
  */
 final class FakeDynamoDb(pageSize: Int = 3) extends DynamoDbClient {
   import DynamoDbShardEndStore.{PartitionKey, SortKey}
@@ -50,7 +50,8 @@ final class FakeDynamoDb(pageSize: Int = 3) extends DynamoDbClient {
     if (!tableExists) throw ResourceNotFoundException.builder().message(s"Table ${request.tableName} not found").build()
     DescribeTableResponse.builder().table(TableDescription.builder().tableName(request.tableName)
       .tableStatus(TableStatus.ACTIVE)
-      .keySchema(KeySchemaElement.builder().attributeName(PartitionKey).keyType(KeyType.HASH).build(),
+      .keySchema(
+        KeySchemaElement.builder().attributeName(PartitionKey).keyType(KeyType.HASH).build(),
         KeySchemaElement.builder().attributeName(SortKey).keyType(KeyType.RANGE).build()).build()).build()
   }
 
@@ -62,7 +63,8 @@ final class FakeDynamoDb(pageSize: Int = 3) extends DynamoDbClient {
 
   override def updateTimeToLive(request: UpdateTimeToLiveRequest): UpdateTimeToLiveResponse = {
     call("UpdateTimeToLive")
-    ttlAttribute = Some(request.timeToLiveSpecification.attributeName).filter(_ => request.timeToLiveSpecification.enabled)
+    ttlAttribute =
+      Some(request.timeToLiveSpecification.attributeName).filter(_ => request.timeToLiveSpecification.enabled)
     UpdateTimeToLiveResponse.builder().build()
   }
 
@@ -115,14 +117,16 @@ final class FakeDynamoDb(pageSize: Int = 3) extends DynamoDbClient {
       else _ => true
     val pk = values(":pk")
     val after = Option(request.exclusiveStartKey).filterNot(_.isEmpty).map(keyOf(_)._2)
-    val keys = after.fold(partition(pk).keySet.asScala.toVector)(sk => partition(pk).tailMap(sk, false).keySet.asScala
-      .toVector).filter(selected)
+    val keys = after.fold(partition(pk).keySet.asScala.toVector)(sk =>
+      partition(pk).tailMap(sk, false).keySet.asScala
+        .toVector).filter(selected)
     val page = keys.take(pageSize)
     val builder = QueryResponse.builder().items(page.map(sk =>
       Map(PartitionKey -> AttributeValue.builder().s(pk).build(), SortKey -> AttributeValue.builder().s(sk).build())
         .asJava).asJava)
     if (keys.size > pageSize) {
-      builder.lastEvaluatedKey(Map(PartitionKey -> AttributeValue.builder().s(pk).build(),
+      builder.lastEvaluatedKey(Map(
+        PartitionKey -> AttributeValue.builder().s(pk).build(),
         SortKey -> AttributeValue.builder().s(page.last).build()).asJava)
     }
     builder.build()

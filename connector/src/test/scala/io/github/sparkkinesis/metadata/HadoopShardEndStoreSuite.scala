@@ -15,7 +15,8 @@ class HadoopShardEndStoreSuite extends AnyFunSuite with Matchers {
 
   private def newRoot(): String = Files.createTempDirectory("shard-ends").toString
 
-  private def newStore(root: String = newRoot()): HadoopShardEndStore = new HadoopShardEndStore(root, new Configuration())
+  private def newStore(root: String = newRoot()): HadoopShardEndStore =
+    new HadoopShardEndStore(root, new Configuration())
 
   private def end(shard: Int, seq: String, batch: Long = 3L) =
     ShardEndRecord("orders", f"shardId-$shard%012d", batch, TrimHorizon, AfterSequenceNumber(seq), 10L)

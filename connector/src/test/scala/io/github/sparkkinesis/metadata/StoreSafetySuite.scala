@@ -21,20 +21,26 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
     c
   }
 
-  private def options(extra: (String, String)*) = KinesisSourceOptions.parse(Map("kinesis.streamName" -> "orders") ++ extra)
+  private def options(extra: (String, String)*) =
+    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "orders") ++ extra)
 
   test("Given a checkpoint on an object store without atomic rename, when the Hadoop store opens, then it refuses naming DYNAMODB") {
     // When
     val e = the[IllegalArgumentException] thrownBy ShardEndStores.open(options(), "s3a://bucket/checkpoints/q1", conf())
 
     // Then
-    Seq("s3a://bucket/checkpoints/q1/shard-ends", "atomic no-overwrite rename", "kinesis.metadataCommitterType",
-      "DYNAMODB", "kinesis.dynamodb.tableName").foreach(e.getMessage should include(_))
+    Seq(
+      "s3a://bucket/checkpoints/q1/shard-ends",
+      "atomic no-overwrite rename",
+      "kinesis.metadataCommitterType",
+      "DYNAMODB",
+      "kinesis.dynamodb.tableName").foreach(e.getMessage should include(_))
   }
 
   test("Given kinesis.metadataPath on such a store, when the DataFrame is created, then load() refuses it") {
     val e = the[IllegalArgumentException] thrownBy ShardEndStores.checkAtLoad(
-      options("kinesis.metadataPath" -> "s3a://bucket/metadata"), conf())
+      options("kinesis.metadataPath" -> "s3a://bucket/metadata"),
+      conf())
     e.getMessage should include("DYNAMODB")
   }
 
@@ -90,12 +96,17 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
   test("given a local checkpoint on a cluster, then the Hadoop store's records are on executors' disks, and " +
     "DynamoDB's or local mode's are not") {
     val local = Files.createTempDirectory("checkpoint").toString
-    val dynamo = options("kinesis.metadataCommitterType" -> "DYNAMODB", "kinesis.dynamodb.tableName" -> "ends",
+    val dynamo = options(
+      "kinesis.metadataCommitterType" -> "DYNAMODB",
+      "kinesis.dynamodb.tableName" -> "ends",
       "kinesis.region" -> "us-east-1")
     ShardEndStores.onExecutorDisks(options(), local, conf(), localMode = false) shouldBe true
     ShardEndStores.onExecutorDisks(options(), local, conf(), localMode = true) shouldBe false
     ShardEndStores.onExecutorDisks(dynamo, local, conf(), localMode = false) shouldBe false
-    ShardEndStores.onExecutorDisks(options("kinesis.metadataPath" -> "s3a://bucket/m"), local, conf(),
+    ShardEndStores.onExecutorDisks(
+      options("kinesis.metadataPath" -> "s3a://bucket/m"),
+      local,
+      conf(),
       localMode = false) shouldBe false
   }
 }
@@ -106,7 +117,9 @@ final class CopyingRenameFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create("s3a://bucket")
 }
 
-/** A local file system whose rename follows Hadoop's contract (no replacing an existing file), for a scheme of its own. */
+/**
+ * A local file system whose rename follows Hadoop's contract (no replacing an existing file), for a scheme of its own.
+ */
 final class ContractRenameFileSystem extends RawLocalFileSystem {
   override def getScheme: String = "fakefs"
   override def getUri: URI = URI.create("fakefs:///")

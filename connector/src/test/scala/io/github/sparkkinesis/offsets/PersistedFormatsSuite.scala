@@ -13,18 +13,21 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
 
   private def sample(name: String): String = {
     val source = Source.fromInputStream(getClass.getResourceAsStream(s"/formats/$name"), "UTF-8")
-    try source.mkString.trim finally source.close()
+    try source.mkString.trim
+    finally source.close()
   }
 
   private val seq = "49590338271490256608559692538361571095921575989136588818"
 
-  private val offset = KinesisSourceOffset(7L, Map("orders" -> Map(
-    "shardId-000000000000" -> ShardState(ShardEnd, Nil),
-    "shardId-000000000001" -> ShardState(AfterSequenceNumber(seq), Seq("shardId-000000000000")),
-    "shardId-000000000002" -> ShardState(AtTimestamp(1714564800000L), Nil),
-    "shardId-000000000003" -> ShardState(TrimHorizon, Nil),
-    "shardId-000000000004" ->
-      ShardState(AtSequenceNumber("49590338271490256608559692538361571095921575989136588819"), Nil))))
+  private val offset = KinesisSourceOffset(
+    7L,
+    Map("orders" -> Map(
+      "shardId-000000000000" -> ShardState(ShardEnd, Nil),
+      "shardId-000000000001" -> ShardState(AfterSequenceNumber(seq), Seq("shardId-000000000000")),
+      "shardId-000000000002" -> ShardState(AtTimestamp(1714564800000L), Nil),
+      "shardId-000000000003" -> ShardState(TrimHorizon, Nil),
+      "shardId-000000000004" ->
+        ShardState(AtSequenceNumber("49590338271490256608559692538361571095921575989136588819"), Nil))))
 
   test("given a stored version-1 offset, when read, then every shard state comes back") {
     KinesisSourceOffset.fromJson(sample("offset-v1.json")) shouldBe offset
@@ -59,17 +62,31 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given a stored version-2 shard end record, when read, then what its reader saw comes back") {
-    val record = ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), AfterSequenceNumber(seq),
-      0L, Some(ReadStats(1500L, moreAvailable = true, boundReached = false, Some(1714564800000L), bytes = 0L,
-        getRecordsCalls = 3L, throttledCalls = 1L)))
+    val record = ShardEndRecord(
+      "orders",
+      "shardId-000000000001",
+      7L,
+      AfterSequenceNumber(seq),
+      AfterSequenceNumber(seq),
+      0L,
+      Some(ReadStats(
+        1500L,
+        moreAvailable = true,
+        boundReached = false,
+        Some(1714564800000L),
+        bytes = 0L,
+        getRecordsCalls = 3L,
+        throttledCalls = 1L)))
     ShardEndRecord.fromJson(sample("shard-end-v2.json"), "sample") shouldBe record
     record.toJson shouldBe sample("shard-end-v2.json")
   }
 
-  private val offsetV3 = KinesisSourceOffset(7L, Map(
-    "orders" -> offset.streams("orders"),
-    "arn:aws:kinesis:us-east-1:123456789012:stream/clicks" -> Map(
-      "shardId-000000000000" -> ShardState(AfterSequenceNumber(seq), Nil))),
+  private val offsetV3 = KinesisSourceOffset(
+    7L,
+    Map(
+      "orders" -> offset.streams("orders"),
+      "arn:aws:kinesis:us-east-1:123456789012:stream/clicks" -> Map(
+        "shardId-000000000000" -> ShardState(AfterSequenceNumber(seq), Nil))),
     Some(Map(
       "orders" -> Map(
         "shardId-000000000001" -> ShardRead(Some(500L), Some(1714564800000L), Some(0)),
@@ -82,7 +99,9 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
     offsetV3.json() shouldBe sample("offset-v3.json")
     offsetV3.isLegacy shouldBe false
     offsetV3.plannedReads.map(r => (r.stream.takeRight(6), r.shardId.takeRight(1), r.task)) shouldBe Seq(
-      ("clicks", "0", 0), ("orders", "1", 0), ("orders", "3", 1))
+      ("clicks", "0", 0),
+      ("orders", "1", 0),
+      ("orders", "3", 1))
   }
 
   test("given a version-2 offset, when its reads are planned, then each shard has a task of its own") {
@@ -91,25 +110,55 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given a stored version-1 task end record, when read, then the ends of its shards come back") {
-    val record = TaskEndRecord(7L, 3, Seq(
-      ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSequenceNumber(seq), ShardEnd, 42L, Some(ReadStats(
-        0L, moreAvailable = false, boundReached = false, Some(1714564800000L), bytes = 420L, getRecordsCalls = 2L,
-        throttledCalls = 0L))),
-      ShardEndRecord("orders", "shardId-000000000003", 7L, TrimHorizon, TrimHorizon, 0L, Some(ReadStats(
-        0L, moreAvailable = false, boundReached = false, None, bytes = 0L, getRecordsCalls = 1L, throttledCalls = 0L)))))
+    val record = TaskEndRecord(
+      7L,
+      3,
+      Seq(
+        ShardEndRecord(
+          "orders",
+          "shardId-000000000001",
+          7L,
+          AfterSequenceNumber(seq),
+          ShardEnd,
+          42L,
+          Some(ReadStats(
+            0L,
+            moreAvailable = false,
+            boundReached = false,
+            Some(1714564800000L),
+            bytes = 420L,
+            getRecordsCalls = 2L,
+            throttledCalls = 0L))),
+        ShardEndRecord(
+          "orders",
+          "shardId-000000000003",
+          7L,
+          TrimHorizon,
+          TrimHorizon,
+          0L,
+          Some(ReadStats(
+            0L,
+            moreAvailable = false,
+            boundReached = false,
+            None,
+            bytes = 0L,
+            getRecordsCalls = 1L,
+            throttledCalls = 0L)))))
     TaskEndRecord.fromJson(sample("task-end-v1.json"), "sample") shouldBe record
     record.toJson shouldBe sample("task-end-v1.json")
   }
 
   test("given an offset from a newer connector, when read, then the message says to use a newer version") {
     val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":4")
-    intercept[IllegalStateException](KinesisSourceOffset.fromJson(newer)).getMessage should include("newer spark-kinesis")
+    intercept[IllegalStateException](KinesisSourceOffset.fromJson(newer)).getMessage should include(
+      "newer spark-kinesis")
   }
 
   test("given a damaged offset, when read, then the message says what is wrong") {
     intercept[IllegalArgumentException](KinesisSourceOffset.fromJson("{\"version\":1}")).getMessage should
       include("field 'streams' is missing")
-    intercept[IllegalArgumentException](KinesisSourceOffset.fromJson("{oops")).getMessage should include("not valid JSON")
+    intercept[IllegalArgumentException](KinesisSourceOffset.fromJson("{oops")).getMessage should include(
+      "not valid JSON")
   }
 
   test("given readable shards, then a child waits until every tracked parent is finished") {

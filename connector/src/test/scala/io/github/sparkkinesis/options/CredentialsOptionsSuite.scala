@@ -18,7 +18,9 @@ class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
 
   test("given a role with external id and STS endpoint, when parsed, then source and sink get the same role settings") {
     // Given
-    val options = Map("kinesis.stsRoleArn" -> RoleArn, "kinesis.stsExternalId" -> "ext-42",
+    val options = Map(
+      "kinesis.stsRoleArn" -> RoleArn,
+      "kinesis.stsExternalId" -> "ext-42",
       "kinesis.stsEndpointUrl" -> "https://sts.eu-west-1.amazonaws.com")
 
     // When
@@ -26,7 +28,10 @@ class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
     val write = KinesisSinkOptions.parse(options).client
 
     // Then
-    val expected = Some(AssumeRoleSettings(RoleArn, "spark-kinesis", Some("ext-42"),
+    val expected = Some(AssumeRoleSettings(
+      RoleArn,
+      "spark-kinesis",
+      Some("ext-42"),
       Some(URI.create("https://sts.eu-west-1.amazonaws.com"))))
     read.assumeRole shouldBe expected
     write.assumeRole shouldBe expected
@@ -36,7 +41,10 @@ class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
 
   test("given a malformed role ARN, when parsed, then load() fails naming the option and echoing the value") {
     val message = failure(Map("kinesis.stsRoleArn" -> "arn:aws:iam::12345:user/reader"))
-    Seq("kinesis.stsRoleArn", "arn:aws:iam::12345:user/reader", "it is not an IAM role ARN",
+    Seq(
+      "kinesis.stsRoleArn",
+      "arn:aws:iam::12345:user/reader",
+      "it is not an IAM role ARN",
       "arn:aws:iam::123456789012:role/").foreach(message should include(_))
   }
 
@@ -50,7 +58,9 @@ class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
     val client = KinesisSourceOptions.parse(source ++ Map(
       "kinesis.credentialProviderClass" -> classOf[ParamCredentialsProvider].getName,
       "kinesis.credentialProviderParam" -> "vault-token")).client
-    client.providerClass shouldBe Some(ProviderClassSettings(classOf[ParamCredentialsProvider].getName, Some("vault-token")))
+    client.providerClass shouldBe Some(ProviderClassSettings(
+      classOf[ParamCredentialsProvider].getName,
+      Some("vault-token")))
     client.toString should not include "vault-token"
   }
 
@@ -60,7 +70,9 @@ class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given keys and a provider class together, or a parameter alone, when parsed, then the conflict is named") {
-    failure(Map("kinesis.awsAccessKeyId" -> "AKID", "kinesis.awsSecretKey" -> "s",
+    failure(Map(
+      "kinesis.awsAccessKeyId" -> "AKID",
+      "kinesis.awsSecretKey" -> "s",
       "kinesis.credentialProviderClass" -> classOf[ParamCredentialsProvider].getName)) should (
       include("kinesis.awsAccessKeyId") and include("kinesis.credentialProviderClass") and include("keep one"))
     val message = failure(Map("kinesis.credentialProviderParam" -> "secret-param-value"))

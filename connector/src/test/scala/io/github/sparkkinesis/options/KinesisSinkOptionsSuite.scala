@@ -22,11 +22,16 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
 
   test("sink options in any key case, shared options as for the source") {
     val parsed = KinesisSinkOptions.parse(Map(
-      "KINESIS.STREAMNAME" -> "out", "kinesis.endpointUrl" -> "https://127.0.0.1:4567",
-      "kinesis.verifycertificate" -> "false", "kinesis.sink.maxConnections" -> "4",
-      "kinesis.sink.aggregationEnabled" -> "FALSE", "kinesis.sink.recordTtl" -> "5000",
-      "kinesis.awsAccessKeyId" -> "id", "kinesis.awsSecretKey" -> "secret",
-      "kinesis.sink.maxPendingRecordsPerExecutor" -> "5000", "kinesis.sink.maxPendingBytesPerExecutor" -> "2097152"))
+      "KINESIS.STREAMNAME" -> "out",
+      "kinesis.endpointUrl" -> "https://127.0.0.1:4567",
+      "kinesis.verifycertificate" -> "false",
+      "kinesis.sink.maxConnections" -> "4",
+      "kinesis.sink.aggregationEnabled" -> "FALSE",
+      "kinesis.sink.recordTtl" -> "5000",
+      "kinesis.awsAccessKeyId" -> "id",
+      "kinesis.awsSecretKey" -> "secret",
+      "kinesis.sink.maxPendingRecordsPerExecutor" -> "5000",
+      "kinesis.sink.maxPendingBytesPerExecutor" -> "2097152"))
     parsed.stream shouldBe Some("out")
     (parsed.maxPendingRecordsPerExecutor, parsed.maxPendingBytesPerExecutor) shouldBe ((5000, 2097152L))
     parsed.client.endpointUrl shouldBe Some(URI.create("https://127.0.0.1:4567"))

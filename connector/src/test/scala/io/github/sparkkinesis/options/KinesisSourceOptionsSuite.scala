@@ -32,8 +32,10 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given the polling and limit options, when parsed, then durations and caps come through") {
-    val parsed = KinesisSourceOptions.parse(minimal ++ Map("kinesis.idleShardCheckInterval" -> "250ms",
-      "kinesis.maxRecordsPerTrigger" -> "5000", "kinesis.driverRetryTimeout" -> "30s"))
+    val parsed = KinesisSourceOptions.parse(minimal ++ Map(
+      "kinesis.idleShardCheckInterval" -> "250ms",
+      "kinesis.maxRecordsPerTrigger" -> "5000",
+      "kinesis.driverRetryTimeout" -> "30s"))
     (parsed.idleShardCheckIntervalMs, parsed.maxRecordsPerTrigger, parsed.driverRetryTimeoutMs) shouldBe
       ((250L, Some(5000L), 30000L))
     failure(minimal + ("kinesis.maxRecordsPerTrigger" -> "0")) should include("kinesis.maxRecordsPerTrigger")
@@ -41,7 +43,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given option names in any case, when parsed, then they are recognised") {
-    val parsed = KinesisSourceOptions.parse(Map("KINESIS.STREAMNAME" -> "s", "kinesis.startingposition" -> "trim_horizon"))
+    val parsed =
+      KinesisSourceOptions.parse(Map("KINESIS.STREAMNAME" -> "s", "kinesis.startingposition" -> "trim_horizon"))
     parsed.streams shouldBe Seq("s")
     parsed.startingPosition shouldBe StartingPosition.TrimHorizon
   }
@@ -64,7 +67,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   test("given a retry maximum below the base interval, when parsed, then the message names both options") {
     failure(minimal + ("kinesis.clientMaxRetryIntervalMs" -> "100")) shouldBe
       "Option kinesis.clientMaxRetryInterval (100ms) is smaller than kinesis.clientRetryInterval (500ms): make " +
-        "the maximum at least the base interval."
+      "the maximum at least the base interval."
   }
 
   test("given a duration with more digits than a long holds, when parsed, then it is longer than the maximum") {
@@ -97,7 +100,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
 
   test("given an explicit region, when parsed, then it wins over the endpoint's") {
     KinesisSourceOptions.parse(minimal ++ Map(
-      "kinesis.endpointUrl" -> "https://kinesis.eu-west-3.amazonaws.com", "kinesis.region" -> "us-east-1"))
+      "kinesis.endpointUrl" -> "https://kinesis.eu-west-3.amazonaws.com",
+      "kinesis.region" -> "us-east-1"))
       .client.region shouldBe Some("us-east-1")
   }
 
@@ -136,7 +140,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   test("given a bad starting position, when parsed, then the message explains the accepted forms") {
     failure(minimal + ("kinesis.startingPosition" -> "yesterday")) should include("AT_TIMESTAMP <ISO-8601 instant>")
     failure(minimal + ("kinesis.startingPosition" -> "AT_TIMESTAMP noon")) should include("not an ISO-8601 instant")
-    failure(minimal + ("kinesis.startingPosition" -> """{"s":{"iteratorType":"AT_SEQUENCE_NUMBER","iteratorPosition":"x"}}""")) should
+    failure(
+      minimal + ("kinesis.startingPosition" -> """{"s":{"iteratorType":"AT_SEQUENCE_NUMBER","iteratorPosition":"x"}}""")) should
       include("not a sequence number")
   }
 
@@ -151,7 +156,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given one stream by name and by ARN, when parsed, then the message names both spellings") {
-    val failure = intercept[IllegalArgumentException](KinesisSourceOptions.parse(Map("kinesis.streamName" -> "orders",
+    val failure = intercept[IllegalArgumentException](KinesisSourceOptions.parse(Map(
+      "kinesis.streamName" -> "orders",
       "kinesis.streamARN" -> "arn:aws:kinesis:us-east-1:123456789012:stream/orders")))
     failure.getMessage should (include("stream name orders is given 2 times") and
       include("arn:aws:kinesis:us-east-1:123456789012:stream/orders"))

@@ -64,12 +64,15 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
     parse("kinesis.getRecords.fetchIntervalMs" -> "250").fetchIntervalMs shouldBe 250L
     val retry = parse("kinesis.clientRetryInterval" -> "1s", "kinesis.clientMaxRetryIntervalMs" -> "30000").client.retry
     (retry.baseDelayMs, retry.maxDelayMs) shouldBe ((1000L, 30000L))
-    val efo = parse("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
+    val efo = parse(
+      "kinesis.consumerType" -> "EFO",
+      "kinesis.consumerName" -> "q",
       "kinesis.subscribeToShard.timeoutSec" -> "30").fanOut.get
     efo.subscribeTimeoutMs shouldBe 30000L
-    parse("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
-      "kinesis.subscribeToShard.timeout" -> "2m").fanOut.get.subscribeTimeoutMs shouldBe 120000L
-    val sink = KinesisSinkOptions.parse(Map("kinesis.sink.recordMaxBufferedTime" -> "1s", "kinesis.sink.recordTtl" -> "1m"))
+    parse("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q", "kinesis.subscribeToShard.timeout" -> "2m")
+      .fanOut.get.subscribeTimeoutMs shouldBe 120000L
+    val sink =
+      KinesisSinkOptions.parse(Map("kinesis.sink.recordMaxBufferedTime" -> "1s", "kinesis.sink.recordTtl" -> "1m"))
     (sink.recordMaxBufferedTimeMs, sink.recordTtlMs) shouldBe ((1000L, 60000L))
     KinesisSinkOptions.parse(Map("kinesis.sink.recordMaxBufferedTimeMs" -> "250")).recordMaxBufferedTimeMs shouldBe 250L
   }
@@ -105,7 +108,9 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
       Seq("GetRecords", "SubscribeToShard", "EFO")
     Seq(StreamName, EndpointUrl, StartingPositionOption, DescribeShardInterval).foreach(data(_).size shouldBe 0)
     val aliases = json.get("aliases")
-    (0 until aliases.size).map(aliases.get(_).asText) should contain allOf ("kinesis.kinesisRegion", "streamName",
+    (0 until aliases.size).map(aliases.get(_).asText) should contain allOf (
+      "kinesis.kinesisRegion",
+      "streamName",
       "kinesis.getRecords.fetchIntervalMs")
   }
 
@@ -134,26 +139,47 @@ class OptionChecksSuite extends AnyFunSuite with Matchers {
   }
 
   test("given exactly one consumer with enhanced fan-out, or polling with any, when parsed, then they are accepted") {
-    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.consumerType" -> "EFO",
+    KinesisSourceOptions.parse(Map(
+      "kinesis.streamName" -> "s",
+      "kinesis.consumerType" -> "EFO",
       "kinesis.consumerName" -> "q")).fanOut.flatMap(_.consumerName) shouldBe Some("q")
-    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.consumerType" -> "efo",
+    KinesisSourceOptions.parse(Map(
+      "kinesis.streamName" -> "s",
+      "kinesis.consumerType" -> "efo",
       "kinesis.consumerArn" -> arn)).fanOut.flatMap(_.consumerArn) shouldBe Some(arn)
     // Polling reads through no consumer: options kept for a later run on enhanced fan-out are no concern of it.
-    KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s", "kinesis.consumerName" -> "q",
+    KinesisSourceOptions.parse(Map(
+      "kinesis.streamName" -> "s",
+      "kinesis.consumerName" -> "q",
       "kinesis.consumerArn" -> arn)).fanOut shouldBe None
     KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s")).fanOut shouldBe None
   }
 
   test("given a oneWhen rule, when broken, then its options' text is echoed literally, other braces stay, and " +
     "it never names a secret") {
-    val rule = OptionRule.OneWhen(ConsumerType, Seq("EFO"), Seq(ConsumerName), OptionUsage.Source,
-      "{kinesis.consumerType} {kinesis.region} {}", "several")
+    val rule = OptionRule.OneWhen(
+      ConsumerType,
+      Seq("EFO"),
+      Seq(ConsumerName),
+      OptionUsage.Source,
+      "{kinesis.consumerType} {kinesis.region} {}",
+      "several")
     rule.violation(_ => false, _ => 0L, _ => Some("GetRecords")) shouldBe None
-    OptionRule.OneWhen(ConsumerType, Seq("x$1\\"), Seq(ConsumerName), OptionUsage.Source, "<{kinesis.consumerType}>",
+    OptionRule.OneWhen(
+      ConsumerType,
+      Seq("x$1\\"),
+      Seq(ConsumerName),
+      OptionUsage.Source,
+      "<{kinesis.consumerType}>",
       "several").violation(_ => false, _ => 0L, _ => Some("X$1\\")) shouldBe Some("<X$1\\>") // echoed literally
     rule.violation(_ => false, _ => 0L, _ => Some("efo")) shouldBe Some("efo {kinesis.region} {}")
     rule.violation(_ => true, _ => 0L, _ => Some("efo")) shouldBe None
-    intercept[IllegalArgumentException](OptionRule.OneWhen(ConsumerType, Seq("EFO"), Seq(AwsSecretKey),
-      OptionUsage.Source, "m", "s")).getMessage should include("secret")
+    intercept[IllegalArgumentException](OptionRule.OneWhen(
+      ConsumerType,
+      Seq("EFO"),
+      Seq(AwsSecretKey),
+      OptionUsage.Source,
+      "m",
+      "s")).getMessage should include("secret")
   }
 }

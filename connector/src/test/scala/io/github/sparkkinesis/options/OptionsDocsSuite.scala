@@ -25,10 +25,15 @@ class OptionsDocsSuite extends AnyFunSuite with Matchers {
     options.size shouldBe KinesisOptionsRegistry.all.size
     val versionFile = new String(Files.readAllBytes(Paths.get("..", "VERSION")), UTF_8).trim
     json.get("connectorVersion").asText shouldBe versionFile
-    val startingPosition = (0 until options.size).map(i => options.get(i)).find(_.get("name").asText == "kinesis.startingPosition").get
+    val startingPosition =
+      (0 until options.size).map(i => options.get(i)).find(_.get("name").asText == "kinesis.startingPosition").get
     startingPosition.get("default").asText shouldBe "LATEST"
     (0 until options.size).map(i => options.get(i)).filter(_.get("secret").asBoolean).map(_.get("name").asText) shouldBe
-      Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey", "kinesis.sessionToken", "kinesis.stsExternalId",
+      Seq(
+        "kinesis.awsAccessKeyId",
+        "kinesis.awsSecretKey",
+        "kinesis.sessionToken",
+        "kinesis.stsExternalId",
         "kinesis.credentialProviderParam")
   }
 

@@ -12,21 +12,31 @@ class PlanRedactionSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
   private lazy val base = SparkSession.builder().master("local[1]").appName("plan-redaction")
     .config("spark.ui.enabled", "false").getOrCreate()
 
-  override protected def afterAll(): Unit = try base.stop() finally super.afterAll()
+  override protected def afterAll(): Unit =
+    try base.stop()
+    finally super.afterAll()
 
   /** Runs `body` with a new session (its own SQL conf) active. */
   private def inSession[T](body: SparkSession => T): T = {
     val session = base.newSession()
     SparkSession.setActiveSession(session)
-    try body(session) finally SparkSession.clearActiveSession()
+    try body(session)
+    finally SparkSession.clearActiveSession()
   }
 
   private def hides(key: String): Boolean = !SQLConf.get.redactOptions(Map(key -> "v")).get(key).contains("v")
 
   test("the secret options are the registry's, with every alias spelling of them") {
-    PlanRedaction.secretKeys should contain allOf ("kinesis.awsaccesskeyid", "kinesis.awssecretkey",
-      "kinesis.sessiontoken", "kinesis.credentialproviderparam", "kinesis.stsexternalid", "roleexternalid",
-      "awssecretkey", "awsaccesskey", "awsaccesskeyid")
+    PlanRedaction.secretKeys should contain allOf (
+      "kinesis.awsaccesskeyid",
+      "kinesis.awssecretkey",
+      "kinesis.sessiontoken",
+      "kinesis.credentialproviderparam",
+      "kinesis.stsexternalid",
+      "roleexternalid",
+      "awssecretkey",
+      "awsaccesskey",
+      "awsaccesskeyid")
     PlanRedaction.secretKeys should not contain "kinesis.streamname"
     val pattern = PlanRedaction.secretKeysPattern.r
     pattern.findFirstIn("kinesis.CredentialProviderParam") shouldBe defined

@@ -4,8 +4,8 @@ import scala.collection.mutable
 
 /**
  * A [[RecordProducer]] that holds every record until the test settles it (`settleNext`, `confirmAll`). It can also
- * refuse records, as the KPL does a record its own checks reject (IllegalArgumentException) or every record once
- * its daemon died (any other exception), and it counts how often it was destroyed.
+ * refuse records, as the KPL does a record its own checks reject (IllegalArgumentException) or every record once its
+ * daemon died (any other exception), and it counts how often it was destroyed.
  */
 final class FakeRecordProducer extends StoppableProducer {
   private val pending = mutable.Queue.empty[(OutgoingRecord, SendResult => Unit)]

@@ -15,18 +15,33 @@ import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
 class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
 
   /** Columns: data (string), partitionKey, streamName; no kinesis.streamName, so each row names its stream. */
-  private val columns = SinkColumns(data = 0, dataIsBinary = false, partitionKey = 1, explicitHashKey = None,
-    streamName = Some(2), optionStream = None)
+  private val columns = SinkColumns(
+    data = 0,
+    dataIsBinary = false,
+    partitionKey = 1,
+    explicitHashKey = None,
+    streamName = Some(2),
+    optionStream = None)
 
   private def row(data: String, key: String, stream: String = "s1"): InternalRow =
-    new GenericInternalRow(Array[Any](UTF8String.fromString(data), UTF8String.fromString(key),
+    new GenericInternalRow(Array[Any](
+      UTF8String.fromString(data),
+      UTF8String.fromString(key),
       UTF8String.fromString(stream)))
 
   private def settings(executorRecords: Int) = ProducerSettings(
-    ClientSettings(Some("eu-west-1"), Some(URI.create("https://127.0.0.1:1")), None, RetrySettings(3, 500, 10000),
+    ClientSettings(
+      Some("eu-west-1"),
+      Some(URI.create("https://127.0.0.1:1")),
+      None,
+      RetrySettings(3, 500, 10000),
       verifyCertificate = false),
-    recordMaxBufferedTimeMs = 100, maxConnections = 1, aggregationEnabled = true, recordTtlMs = 1000,
-    maxPendingRecords = executorRecords, maxPendingBytes = 1L << 20)
+    recordMaxBufferedTimeMs = 100,
+    maxConnections = 1,
+    aggregationEnabled = true,
+    recordTtlMs = 1000,
+    maxPendingRecords = executorRecords,
+    maxPendingBytes = 1L << 20)
 
   /** An executor: a pool whose producers are fakes, and the tasks' writers around it. */
   private final class Executor(executorRecords: Int = 1000) {
@@ -35,7 +50,9 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
     val checkedStreams: mutable.Buffer[String] = mutable.Buffer.empty
 
     def writer(taskRecords: Int = 1000, confirmTimeoutMs: Long = 10000L): KinesisDataWriter =
-      new KinesisDataWriter(columns, pool.acquire(settings(executorRecords)),
+      new KinesisDataWriter(
+        columns,
+        pool.acquire(settings(executorRecords)),
         WriterLimits(confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = taskRecords, maxPendingBytes = 1L << 20),
         maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 })
 
@@ -70,7 +87,10 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
     joined(committing)
     // Then the commit reports them (partition keys and data count, as Kinesis counts them), each in its stream
     message shouldBe Some(KinesisWriterCommitMessage(records = 3, bytes = 12))
-    executor.producer.sent.map(r => (r.stream, r.partitionKey)) shouldBe Seq(("s1", "k1"), ("s1", "k2"), ("other", "k3"))
+    executor.producer.sent.map(r => (r.stream, r.partitionKey)) shouldBe Seq(
+      ("s1", "k1"),
+      ("s1", "k2"),
+      ("other", "k3"))
   }
 
   test("Given a record that fails for good, when the task commits, then it fails with the producer's explanation") {
@@ -162,7 +182,8 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
     val executor = new Executor
     val (bad, good) = (executor.writer(), executor.writer())
     good.write(row("before", "k"))
-    executor.producer.refuse = r => if (r.partitionKey == "bad") Some(new IllegalArgumentException("Invalid key")) else None
+    executor.producer.refuse =
+      r => if (r.partitionKey == "bad") Some(new IllegalArgumentException("Invalid key")) else None
     // When one task writes the refused row
     val e = the[KinesisSinkException] thrownBy bad.write(row("x", "bad"))
     bad.close()

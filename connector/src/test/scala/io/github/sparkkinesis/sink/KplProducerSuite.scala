@@ -14,10 +14,18 @@ import io.github.sparkkinesis.compat.JavaCollections._
 class KplProducerSuite extends AnyFunSuite with Matchers {
 
   private def settings(endpoint: Option[String], credentials: Option[AwsCredentials] = None) = ProducerSettings(
-    ClientSettings(Some("eu-west-1"), endpoint.map(URI.create), credentials, RetrySettings(3, 500, 10000),
+    ClientSettings(
+      Some("eu-west-1"),
+      endpoint.map(URI.create),
+      credentials,
+      RetrySettings(3, 500, 10000),
       verifyCertificate = false),
-    recordMaxBufferedTimeMs = 250, maxConnections = 7, aggregationEnabled = false, recordTtlMs = 4000,
-    maxPendingRecords = 1000, maxPendingBytes = 1L << 20)
+    recordMaxBufferedTimeMs = 250,
+    maxConnections = 7,
+    aggregationEnabled = false,
+    recordTtlMs = 4000,
+    maxPendingRecords = 1000,
+    maxPendingBytes = 1L << 20)
 
   private def configuration(s: ProducerSettings) =
     KplProducer.configuration(s, AnonymousCredentialsProvider.create())
@@ -25,7 +33,11 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
   test("the endpoint's host and port, the region and the sink options reach the KPL configuration") {
     val config = configuration(settings(Some("https://127.0.0.1:4567")))
     (config.getKinesisEndpoint, config.getKinesisPort, config.getRegion) shouldBe (("127.0.0.1", 4567L, "eu-west-1"))
-    (config.getRecordMaxBufferedTime, config.getMaxConnections, config.isAggregationEnabled, config.getRecordTtl) shouldBe
+    (
+      config.getRecordMaxBufferedTime,
+      config.getMaxConnections,
+      config.isAggregationEnabled,
+      config.getRecordTtl) shouldBe
       ((250L, 7L, false, 4000L))
     config.isVerifyCertificate shouldBe false
     config.getMetricsLevel shouldBe "none"
@@ -48,24 +60,31 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
   }
 
   private def failed(attempts: (String, String)*) = new UserRecordResult(
-    attempts.map { case (code, message) => new Attempt(0, 10, message, code, false) }.toList.asJava, null, null, false)
+    attempts.map { case (code, message) => new Attempt(0, 10, message, code, false) }.toList.asJava,
+    null,
+    null,
+    false)
 
   test("a missing stream is named, with the options to check") {
-    val message = new KplFailures(settings(None)).describe("orders",
+    val message = new KplFailures(settings(None)).describe(
+      "orders",
       failed("ResourceNotFoundException" -> "Stream orders not found", "Expired" -> "Record has reached expiration"))
     message should (include("stream 'orders'") and include("does not exist") and include("kinesis.streamName") and
       include("after 2 attempt(s)") and include("Stream orders not found"))
   }
 
   test("an expired record names the TTL option and the last real error") {
-    val message = new KplFailures(settings(None)).describe("orders",
+    val message = new KplFailures(settings(None)).describe(
+      "orders",
       failed("Exception" -> "curlCode: 7, Could not connect", "Expired" -> "Record has reached expiration"))
-    message should (include("kinesis.sink.recordTtl (4000 ms)") and include("The last error was Exception: curlCode: 7"))
+    message should (include("kinesis.sink.recordTtl (4000 ms)") and include(
+      "The last error was Exception: curlCode: 7"))
   }
 
   test("rejected credentials say so, and secrets never appear") {
     val secret = AwsCredentials("AKID", "very-secret-key", Some("session-token-xyz"))
-    val message = new KplFailures(settings(None, Some(secret))).describe("orders",
+    val message = new KplFailures(settings(None, Some(secret))).describe(
+      "orders",
       failed("UnrecognizedClientException" -> "bad token session-token-xyz for very-secret-key"))
     message should (include("refused the credentials") and not include "very-secret-key" and
       not include "session-token-xyz")
@@ -74,7 +93,8 @@ class KplProducerSuite extends AnyFunSuite with Matchers {
   test("a signature error quoting the signed request names the credentials and shows no token or signature") {
     import io.github.sparkkinesis.client.SignedRequestErrors._
     val failures = new KplFailures(settings(None))
-    val message = failures.describe("orders",
+    val message = failures.describe(
+      "orders",
       failed("IncompleteSignatureException" -> Mismatch, "InvalidSignatureException" -> Headers))
     withClue(message)(clean(message) shouldBe true)
     message should include("refused the credentials")

@@ -10,12 +10,21 @@ import io.github.sparkkinesis.client.{AssumeRoleSettings, ClientSettings, RetryS
 class ProducerPoolSuite extends AnyFunSuite with Matchers {
 
   private val settings = ProducerSettings(
-    ClientSettings(Some("us-east-1"), Some(URI.create("https://127.0.0.1:1")), None, RetrySettings(0, 1, 1),
+    ClientSettings(
+      Some("us-east-1"),
+      Some(URI.create("https://127.0.0.1:1")),
+      None,
+      RetrySettings(0, 1, 1),
       assumeRole = Some(AssumeRoleSettings("arn:aws:iam::123456789012:role/writer", "spark-kinesis", None, None))),
-    recordMaxBufferedTimeMs = 100, maxConnections = 1, aggregationEnabled = true, recordTtlMs = 1000,
-    maxPendingRecords = 10, maxPendingBytes = 1000)
+    recordMaxBufferedTimeMs = 100,
+    maxConnections = 1,
+    aggregationEnabled = true,
+    recordTtlMs = 1000,
+    maxPendingRecords = 10,
+    maxPendingBytes = 1000)
 
-  test("given a producer no task holds, when idle for the idle time, then it is destroyed and the next task gets a new one") {
+  test(
+    "given a producer no task holds, when idle for the idle time, then it is destroyed and the next task gets a new one") {
     // Given one producer per settings (a role's rotating credentials live in its provider, not in the key)
     var now = 0L
     val made = scala.collection.mutable.Buffer.empty[FakeRecordProducer]

@@ -15,7 +15,12 @@ class PutRecordProducerSuite extends AnyFunSuite with Matchers {
     val fake = new FakeKinesisClient(clock)
     fake.createStream("big", 2)
     val sleeps = new java.util.concurrent.atomic.AtomicLong
-    val producer = new PutRecordProducer(() => fake, recordTtlMs, () => new Backoff(100, 1000), threads = 2, clock,
+    val producer = new PutRecordProducer(
+      () => fake,
+      recordTtlMs,
+      () => new Backoff(100, 1000),
+      threads = 2,
+      clock,
       sleep = ms => { sleeps.addAndGet(ms); clock.advance(ms) })
 
     def put(record: OutgoingRecord): SendResult = {
@@ -51,7 +56,7 @@ class PutRecordProducerSuite extends AnyFunSuite with Matchers {
     setup.fake.failNextCalls("PutRecord", 1000000)(new ThrottledException("Rate exceeded for shard (injected)"))
     setup.put(record(2 * MiB - 1)) match {
       case SendResult.Failed(reason) => reason should (include("stream 'big'") and include("kinesis.sink.recordTtl " +
-        "(5000 ms)") and include("PutRecord") and include("at least once"))
+          "(5000 ms)") and include("PutRecord") and include("at least once"))
       case other => fail(s"expected a failure, got $other")
     }
     setup.sleeps.get should (be >= 5000L and be <= 6000L)
@@ -62,7 +67,7 @@ class PutRecordProducerSuite extends AnyFunSuite with Matchers {
     val setup = new Setup
     setup.put(record(2 * MiB)) match {
       case SendResult.Failed(reason) => reason should (include("stream 'big'") and include("ValidationException") and
-        include("1 attempt(s)"))
+          include("1 attempt(s)"))
       case other => fail(s"expected a failure, got $other")
     }
     setup.fake.callsOf("PutRecord") shouldBe 1

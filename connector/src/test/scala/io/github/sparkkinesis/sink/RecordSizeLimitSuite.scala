@@ -11,8 +11,12 @@ import io.github.sparkkinesis.client.{AccessException, ClientSettings, FakeKines
 
 class RecordSizeLimitSuite extends AnyFunSuite with Matchers {
   private val MiB = 1024 * 1024
-  private val client = ClientSettings(Some("eu-west-1"), Some(URI.create("https://127.0.0.1:1")), None,
-    RetrySettings(3, 500, 10000), verifyCertificate = false)
+  private val client = ClientSettings(
+    Some("eu-west-1"),
+    Some(URI.create("https://127.0.0.1:1")),
+    None,
+    RetrySettings(3, 500, 10000),
+    verifyCertificate = false)
 
   private final class Setup {
     val clock = new ManualClock()
@@ -55,12 +59,26 @@ class RecordSizeLimitSuite extends AnyFunSuite with Matchers {
   }
 
   private def writer(limit: Long, producer: FakeRecordProducer): KinesisDataWriter = {
-    val columns = SinkColumns(data = 0, dataIsBinary = true, partitionKey = 1, explicitHashKey = None,
-      streamName = None, optionStream = Some("orders"))
-    val settings = ProducerSettings(client, recordMaxBufferedTimeMs = 100, maxConnections = 1,
-      aggregationEnabled = true, recordTtlMs = 1000, maxPendingRecords = 1000, maxPendingBytes = MiB)
-    new KinesisDataWriter(columns, new ProducerPool(_ => producer).acquire(settings),
-      WriterLimits(confirmTimeoutMs = 10000L, maxPendingRecords = 1000, maxPendingBytes = MiB), _ => limit)
+    val columns = SinkColumns(
+      data = 0,
+      dataIsBinary = true,
+      partitionKey = 1,
+      explicitHashKey = None,
+      streamName = None,
+      optionStream = Some("orders"))
+    val settings = ProducerSettings(
+      client,
+      recordMaxBufferedTimeMs = 100,
+      maxConnections = 1,
+      aggregationEnabled = true,
+      recordTtlMs = 1000,
+      maxPendingRecords = 1000,
+      maxPendingBytes = MiB)
+    new KinesisDataWriter(
+      columns,
+      new ProducerPool(_ => producer).acquire(settings),
+      WriterLimits(confirmTimeoutMs = 10000L, maxPendingRecords = 1000, maxPendingBytes = MiB),
+      _ => limit)
   }
 
   private def row(bytes: Int, key: String) =

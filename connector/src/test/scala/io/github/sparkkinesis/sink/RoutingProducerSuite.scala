@@ -21,7 +21,8 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     val results: mutable.Buffer[(String, SendResult)] = mutable.Buffer.empty
 
     def send(key: String, data: String): Unit =
-      producer.send(OutgoingRecord("s", key, None, data.getBytes("UTF-8")),
+      producer.send(
+        OutgoingRecord("s", key, None, data.getBytes("UTF-8")),
         result => results.synchronized(results += ((data, result))))
   }
 
@@ -85,8 +86,9 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     // Then the refused one is reported failed, naming the stream, and the next goes to the KPL
     routes.results.map(_._1) shouldBe Seq("large-record-0", "bad")
     routes.results(1)._2 match {
-      case SendResult.Failed(reason) => reason should (include("stream 's'") and include("IllegalArgumentException: no"))
-      case other                     => fail(s"expected a failure, got $other")
+      case SendResult.Failed(reason) =>
+        reason should (include("stream 's'") and include("IllegalArgumentException: no"))
+      case other => fail(s"expected a failure, got $other")
     }
     payloads(routes.small) shouldBe Seq("ok")
   }
@@ -109,14 +111,28 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     val small = new FakeRecordProducer
     val large = new PutRecordProducer(() => fake, 30000L, () => new Backoff(1, 2), threads = 2)
     val pool = new ProducerPool(_ => new RoutingProducer(small, large, RoutingProducer.KplMaxRecordBytes))
-    val client = ClientSettings(Some("eu-west-1"), Some(URI.create("https://127.0.0.1:1")), None,
-      RetrySettings(3, 500, 10000), verifyCertificate = false)
-    val settings = ProducerSettings(client, 100, 1, aggregationEnabled = true, recordTtlMs = 30000,
-      maxPendingRecords = 1000, maxPendingBytes = 64L << 20)
-    val writer = new KinesisDataWriter(SinkColumns(0, dataIsBinary = true, 1, None, None, Some("s")),
-      pool.acquire(settings), WriterLimits(10000L, 1000, 64L << 20), _ => 10L << 20)
+    val client = ClientSettings(
+      Some("eu-west-1"),
+      Some(URI.create("https://127.0.0.1:1")),
+      None,
+      RetrySettings(3, 500, 10000),
+      verifyCertificate = false)
+    val settings = ProducerSettings(
+      client,
+      100,
+      1,
+      aggregationEnabled = true,
+      recordTtlMs = 30000,
+      maxPendingRecords = 1000,
+      maxPendingBytes = 64L << 20)
+    val writer = new KinesisDataWriter(
+      SinkColumns(0, dataIsBinary = true, 1, None, None, Some("s")),
+      pool.acquire(settings),
+      WriterLimits(10000L, 1000, 64L << 20),
+      _ => 10L << 20)
     def row(label: String, n: Int) = new GenericInternalRow(Array[Any](
-      label.getBytes("UTF-8") ++ Array.fill(n)(0.toByte), UTF8String.fromString("k")))
+      label.getBytes("UTF-8") ++ Array.fill(n)(0.toByte),
+      UTF8String.fromString("k")))
     // When it writes them and commits
     Seq(row("s1", 0), row("L2", 2 << 20), row("s3", 0)).foreach(writer.write)
     @volatile var committed: Option[KinesisWriterCommitMessage] = None

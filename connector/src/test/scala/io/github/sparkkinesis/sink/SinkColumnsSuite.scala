@@ -13,8 +13,14 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
     intercept[IllegalArgumentException](SinkColumns.resolve(s, default)).getMessage
 
   test("columns are found by name in any case; other columns are ignored") {
-    val c = SinkColumns.resolve(schema("extra" -> IntegerType, "DATA" -> BinaryType, "partitionkey" -> StringType,
-      "ExplicitHashKey" -> StringType, "streamname" -> StringType), None)
+    val c = SinkColumns.resolve(
+      schema(
+        "extra" -> IntegerType,
+        "DATA" -> BinaryType,
+        "partitionkey" -> StringType,
+        "ExplicitHashKey" -> StringType,
+        "streamname" -> StringType),
+      None)
     c shouldBe SinkColumns(1, dataIsBinary = true, 2, Some(3), Some(4), None)
   }
 
@@ -36,11 +42,15 @@ class SinkColumnsSuite extends AnyFunSuite with Matchers {
   }
 
   test("Given option kinesis.streamName, when the schema is resolved, then the streamName column is not looked at") {
-    SinkColumns.resolve(schema("data" -> StringType, "partitionKey" -> StringType, "streamName" -> IntegerType),
+    SinkColumns.resolve(
+      schema("data" -> StringType, "partitionKey" -> StringType, "streamName" -> IntegerType),
       Some("out")).streamName shouldBe None
   }
 
-  private val sinkSchema = schema("data" -> StringType, "partitionKey" -> StringType, "explicitHashKey" -> StringType,
+  private val sinkSchema = schema(
+    "data" -> StringType,
+    "partitionKey" -> StringType,
+    "explicitHashKey" -> StringType,
     "streamName" -> StringType)
   private val routed = SinkColumns.resolve(sinkSchema, None)
   private val columns = SinkColumns.resolve(sinkSchema, Some("option"))

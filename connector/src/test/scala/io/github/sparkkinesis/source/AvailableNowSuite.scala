@@ -43,8 +43,10 @@ class AvailableNowSuite extends AnyFunSuite with Matchers {
 
   test("given records that arrive during an AvailableNow run, then they belong to the next run") {
     val (fake, clock) = fixture()
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.maxRecordsPerTrigger" -> "10"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.maxRecordsPerTrigger" -> "10"),
+      clock = clock)
     val before = put(fake, clock, "before", 40)
     driver.restart()
     driver.stream.prepareForTriggerAvailableNow()
@@ -61,8 +63,10 @@ class AvailableNowSuite extends AnyFunSuite with Matchers {
     val parent = put(fake, clock, "parent", 12)
     val (left, right) = fake.splitShard("s", "shardId-000000000000", BigInt(2).pow(127))
     val children = put(fake, clock, "child", 12)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.maxRecordsPerTrigger" -> "5"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.maxRecordsPerTrigger" -> "5"),
+      clock = clock)
     val run = driver.availableNow()
     run.size should be > 3
     run.foreach(batch => batch.size should be <= 5)
@@ -104,8 +108,10 @@ class AvailableNowSuite extends AnyFunSuite with Matchers {
   test("given a read limit, then a default-trigger batch stays under it and replays are exact") {
     val (fake, clock) = fixture(shards = 4)
     val all = put(fake, clock, "r", 100)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.maxRecordsPerTrigger" -> "20"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.maxRecordsPerTrigger" -> "20"),
+      clock = clock)
     val end = driver.plan().get
     val first = driver.read(end)
     first.size should be <= 20
@@ -119,8 +125,10 @@ class AvailableNowSuite extends AnyFunSuite with Matchers {
   test("given a read limit, when Spark asks with Trigger.Once's limit (all available), then one batch reads it all") {
     val (fake, clock) = fixture()
     val all = put(fake, clock, "r", 50)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.maxRecordsPerTrigger" -> "5"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.maxRecordsPerTrigger" -> "5"),
+      clock = clock)
     driver.stream.getDefaultReadLimit shouldBe ReadLimit.maxRows(5)
     driver.runBatch(ReadLimit.allAvailable()).get.map(_.data) should contain theSameElementsAs all
   }

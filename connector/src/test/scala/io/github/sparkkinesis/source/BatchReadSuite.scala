@@ -33,7 +33,8 @@ class BatchReadSuite extends AnyFunSuite with Matchers {
       val runs = (1 to attempts).map { _ =>
         val reader = factory.createReader(partition)
         val rows = mutable.Buffer.empty[String]
-        try while (reader.next()) rows += new String(reader.get().getBinary(0), UTF_8) finally reader.close()
+        try while (reader.next()) rows += new String(reader.get().getBinary(0), UTF_8)
+        finally reader.close()
         rows.sorted.toVector
       }
       runs.distinct should have size 1
@@ -106,7 +107,8 @@ class BatchReadSuite extends AnyFunSuite with Matchers {
     def attempt(): Seq[String] = {
       val reader = factory.createReader(partition)
       try Iterator.continually(reader.next()).takeWhile(identity).map(_ => new String(reader.get().getBinary(0), UTF_8))
-        .toVector finally reader.close()
+          .toVector
+      finally reader.close()
     }
     val first = attempt()
     clock.advance(5)

@@ -23,14 +23,19 @@ class CheckpointCompatibilitySuite extends AnyFunSuite with Matchers {
     val read1 = fake.putRecordToShard("s", s1, "read-1".getBytes(UTF_8))
     // Given: what 0.1.0 left after batch 0 read one record of each shard
     val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
-    val batch0 = KinesisSourceOffset(0L, Map("s" -> Map(
-      s0 -> ShardState(ShardPosition.TrimHorizon, Nil), s1 -> ShardState(ShardPosition.TrimHorizon, Nil))))
+    val batch0 = KinesisSourceOffset(
+      0L,
+      Map("s" -> Map(
+        s0 -> ShardState(ShardPosition.TrimHorizon, Nil),
+        s1 -> ShardState(ShardPosition.TrimHorizon, Nil))))
     batch0.json() should include("\"version\":1")
     Seq(s0 -> read0, s1 -> read1).foreach { case (shard, last) =>
       val v1 = ShardEndRecord("s", shard, 0L, ShardPosition.TrimHorizon, ShardPosition.AfterSequenceNumber(last), 1L)
       v1.toJson should include("\"version\":1")
       // 0.1.0's layout: one file per stream, batch and shard
-      AtomicFiles.publishIfAbsent(new Path(driver.checkpoint, s"shard-ends/s/0/$shard.json"), v1.toJson,
+      AtomicFiles.publishIfAbsent(
+        new Path(driver.checkpoint, s"shard-ends/s/0/$shard.json"),
+        v1.toJson,
         new Configuration())
     }
     driver.committed = KinesisSourceOffset.fromJson(batch0.json())

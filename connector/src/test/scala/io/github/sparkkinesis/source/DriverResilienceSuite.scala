@@ -6,7 +6,12 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{
-  AccessException, FakeKinesisClient, KinesisClientException, ManualClock, ResourceMissingException, ThrottledException
+  AccessException,
+  FakeKinesisClient,
+  KinesisClientException,
+  ManualClock,
+  ResourceMissingException,
+  ThrottledException
 }
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.source.reading.TaskPartition
@@ -95,8 +100,14 @@ class DriverResilienceSuite extends AnyFunSuite with Matchers {
     intercept[IllegalStateException](driver.plan()).getMessage should
       (include("trim horizon") and include(s0) and include("kinesis.failOnDataLoss=false"))
 
-    val lenient = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.maxFetchRecordsPerShard" -> "2",
-      "kinesis.failOnDataLoss" -> "false"), checkpoint = driver.checkpoint, clock = clock)
+    val lenient = new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.startingPosition" -> "TRIM_HORIZON",
+        "kinesis.maxFetchRecordsPerShard" -> "2",
+        "kinesis.failOnDataLoss" -> "false"),
+      checkpoint = driver.checkpoint,
+      clock = clock)
     lenient.committed = driver.committed
     lenient.restart()
     lenient.drain().map(_.data) shouldBe Seq("kept-1")
@@ -162,7 +173,10 @@ class DriverResilienceSuite extends AnyFunSuite with Matchers {
       driver.stream.commit(end)
       driver.committed = end
     }
-    val cluster = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock,
+    val cluster = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock,
       metadataOnExecutorDisks = true)
     (1 to 3).foreach(_ => planWithoutEnds(cluster))
     intercept[IllegalStateException](cluster.plan()).getMessage should
@@ -187,12 +201,16 @@ class DriverResilienceSuite extends AnyFunSuite with Matchers {
       val factory = driver.stream.createReaderFactory()
       partitions.filter(_.shards.exists(_.shardId == s0)).foreach { partition =>
         val reader = factory.createReader(partition)
-        try while (reader.next()) () finally reader.close()
+        try while (reader.next()) ()
+        finally reader.close()
       }
       driver.stream.commit(end)
       driver.committed = end
     }
-    val cluster = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock,
+    val cluster = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock,
       metadataOnExecutorDisks = true)
     (1 to 3).foreach(_ => planSeeingOnlyS0(cluster))
     intercept[IllegalStateException](cluster.plan()).getMessage should

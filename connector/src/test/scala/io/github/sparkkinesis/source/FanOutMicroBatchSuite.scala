@@ -14,8 +14,8 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
 
   override def afterEach(): Unit = SubscriptionCache.shared.evict(0L)
 
-  private val efo = Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q",
-    "kinesis.startingPosition" -> "TRIM_HORIZON")
+  private val efo =
+    Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q", "kinesis.startingPosition" -> "TRIM_HORIZON")
 
   private def put(fake: FakeKinesisClient, n: Int, prefix: String): Seq[String] =
     (1 to n).map { i => fake.putRecord("s", s"k${i % 7}", s"$prefix$i".getBytes(UTF_8)); s"$prefix$i" }
@@ -24,7 +24,8 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     splitAndMerge(childShardsInEvents = true)
   }
 
-  test("given a split and a merge and no child shards in events (the emulator), when drained, then each record comes once") {
+  test(
+    "given a split and a merge and no child shards in events (the emulator), when drained, then each record comes once") {
     splitAndMerge(childShardsInEvents = false)
   }
 
@@ -60,7 +61,9 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     val byArn = Map("kinesis.streamARN" -> arn, "kinesis.startingPosition" -> "TRIM_HORIZON")
 
     // When
-    val fanOut = new MicroBatchDriver(fake, byArn ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"),
+    val fanOut = new MicroBatchDriver(
+      fake,
+      byArn ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"),
       clock = clock)
     val pushed = fanOut.drain()
     fanOut.stream.stop()

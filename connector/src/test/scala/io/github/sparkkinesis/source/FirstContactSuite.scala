@@ -65,8 +65,14 @@ class FirstContactSuite extends AnyFunSuite with Matchers {
 
   test("Given a batch read, when the endpoint cannot be reached at its listing, then it fails at once") {
     val (fake, clock) = fixture()
-    val batch = new KinesisBatch(KinesisSourceOptions.parse(Map("kinesis.streamName" -> "s",
-      "kinesis.clientRetryIntervalsMs" -> "1", "kinesis.clientMaxRetryIntervalMs" -> "2")), _ => fake, () => 2, clock)
+    val batch = new KinesisBatch(
+      KinesisSourceOptions.parse(Map(
+        "kinesis.streamName" -> "s",
+        "kinesis.clientRetryIntervalsMs" -> "1",
+        "kinesis.clientMaxRetryIntervalMs" -> "2")),
+      _ => fake,
+      () => 2,
+      clock)
     fake.failNextCalls("ListShards", 3)(unknownHost)
     intercept[UnreachableException](batch.planInputPartitions()).getMessage should include("does not resolve")
     fake.listShardsCalls shouldBe 1

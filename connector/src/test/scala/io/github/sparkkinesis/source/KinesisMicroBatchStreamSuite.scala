@@ -118,8 +118,12 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
   test("given a split while running, then parent records all come in batches before any child record") {
     val fake = newFake(1)
     val before = put(fake, keys, "before")
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.maxFetchRecordsPerShard" -> "7", "kinesis.getRecords.numberOfRecordsPerFetch" -> "7"))
+    val driver = new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.startingPosition" -> "TRIM_HORIZON",
+        "kinesis.maxFetchRecordsPerShard" -> "7",
+        "kinesis.getRecords.numberOfRecordsPerFetch" -> "7"))
     driver.runBatch().get should have size 7
     val (left, right) = fake.splitShard("s", "shardId-000000000000", BigInt(2).pow(127))
     val after = put(fake, keys, "after")
@@ -148,8 +152,9 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
   test("given an unread shard that expired, then the query fails naming it, or goes on with failOnDataLoss=false") {
     def scenario(failOnDataLoss: Boolean): MicroBatchDriver = {
       val fake = newFake(2)
-      val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-        "kinesis.failOnDataLoss" -> failOnDataLoss.toString))
+      val driver = new MicroBatchDriver(
+        fake,
+        Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.failOnDataLoss" -> failOnDataLoss.toString))
       put(fake, keys)
       fake.splitShard("s", "shardId-000000000000", BigInt(2).pow(126))
       fake.deleteShard("s", "shardId-000000000000")
@@ -169,8 +174,12 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
   test("given a record limit per shard, then a backlog is read over several batches, each record once") {
     val fake = newFake(1)
     val all = put(fake, keys)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.maxFetchRecordsPerShard" -> "10", "kinesis.getRecords.numberOfRecordsPerFetch" -> "4"))
+    val driver = new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.startingPosition" -> "TRIM_HORIZON",
+        "kinesis.maxFetchRecordsPerShard" -> "10",
+        "kinesis.getRecords.numberOfRecordsPerFetch" -> "4"))
     driver.drain().map(_.data) shouldBe all
     driver.batches.size should be >= 4
   }
@@ -179,7 +188,8 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
     val fake = newFake(1)
     put(fake, keys.take(3))
     val shared = java.nio.file.Files.createTempDirectory("shared-metadata").toString
-    val one = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.metadataPath" -> shared))
+    val one =
+      new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.metadataPath" -> shared))
     one.runBatch()
     val two = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "LATEST", "kinesis.metadataPath" -> shared))
     put(fake, keys.take(3), "x")

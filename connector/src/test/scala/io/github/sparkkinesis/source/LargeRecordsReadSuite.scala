@@ -29,8 +29,8 @@ class LargeRecordsReadSuite extends AnyFunSuite with Matchers with BeforeAndAfte
   private def summary(data: String): (String, Int) = (data.takeWhile(_ != '.'), data.length)
 
   /**
-   * Three shards, each with a 10 MiB record (partition key included) between small ones, and on the first shard a
-   * KPL aggregate holding a 9 MiB user record and a small one; what a reader must return, per shard in order.
+   * Three shards, each with a 10 MiB record (partition key included) between small ones, and on the first shard a KPL
+   * aggregate holding a 9 MiB user record and a small one; what a reader must return, per shard in order.
    */
   private def bigStream(fake: FakeKinesisClient): Map[String, Seq[(String, Int)]] = {
     val shards = fake.createStream("s", 3)
@@ -53,8 +53,11 @@ class LargeRecordsReadSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     val fake = new FakeKinesisClient(clock)
     val expected = bigStream(fake)
     // one task reads the three shards at once, through ParallelRows
-    val driver = new MicroBatchDriver(fake, options ++ Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.shardsPerTask" -> "3"), clock = clock, parallelism = 1)
+    val driver = new MicroBatchDriver(
+      fake,
+      options ++ Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.shardsPerTask" -> "3"),
+      clock = clock,
+      parallelism = 1)
     val rows = driver.drain()
     rows.groupBy(_.shardId).map { case (shard, out) => shard -> out.map(o => summary(o.data)) } shouldBe expected
     driver.stream.stop()
@@ -84,7 +87,10 @@ class LargeRecordsReadSuite extends AnyFunSuite with Matchers with BeforeAndAfte
   private final class Reader(rows: Int, bytes: Int, label: String) extends PartitionReader[InternalRow] {
     private val data = payload(label, bytes) // one array for every row: the test holds 10 MiB, not hundreds
     @volatile var handedOut = 0
-    override def next(): Boolean = { if (handedOut < rows) { handedOut += 1; true } else false }
+    override def next(): Boolean = {
+      if (handedOut < rows) { handedOut += 1; true }
+      else false
+    }
     override def get(): InternalRow = new GenericInternalRow(Array[Any](data, handedOut))
     override def close(): Unit = ()
   }

@@ -13,14 +13,18 @@ import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
 /** One row as tests compare them. */
-final case class Out(shardId: String, partitionKey: String, data: String, sequenceNumber: String, subSequence: Long,
+final case class Out(
+    shardId: String,
+    partitionKey: String,
+    data: String,
+    sequenceNumber: String,
+    subSequence: Long,
     stream: String = "s")
 
 /**
  * Drives a [[KinesisMicroBatchStream]] over a [[FakeKinesisClient]] the way Spark's micro-batch engine does:
- * latestOffset from the last committed offset, plan, read every partition to its end, commit. A "restart" is
- * a fresh stream object over the same checkpoint directory, resuming from the offset JSON Spark would have
- * logged.
+ * latestOffset from the last committed offset, plan, read every partition to its end, commit. A "restart" is a fresh
+ * stream object over the same checkpoint directory, resuming from the offset JSON Spark would have logged.
  */
 final class MicroBatchDriver(
     val fake: FakeKinesisClient,
@@ -46,12 +50,19 @@ final class MicroBatchDriver(
   var committed: KinesisSourceOffset = stream.initialOffset().asInstanceOf[KinesisSourceOffset]
   val batches: mutable.Buffer[Seq[Out]] = mutable.Buffer.empty
 
-  private def newStream() = new KinesisMicroBatchStream(parsed, checkpoint, new Configuration(), _ => fake,
-    () => parallelism, clock, metadataOnExecutorDisks, () => executors)
+  private def newStream() = new KinesisMicroBatchStream(
+    parsed,
+    checkpoint,
+    new Configuration(),
+    _ => fake,
+    () => parallelism,
+    clock,
+    metadataOnExecutorDisks,
+    () => executors)
 
   /**
-   * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks
-   * with the source's default read limit; Trigger.Once asks with `ReadLimit.allAvailable()`.
+   * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks with
+   * the source's default read limit; Trigger.Once asks with `ReadLimit.allAvailable()`.
    */
   def plan(limit: ReadLimit = stream.getDefaultReadLimit): Option[KinesisSourceOffset] = {
     val end = stream.latestOffset(committed, limit).asInstanceOf[KinesisSourceOffset]
@@ -67,8 +78,13 @@ final class MicroBatchDriver(
       try {
         while (reader.next()) {
           val r = reader.get()
-          rows += Out(r.getUTF8String(5).toString, r.getUTF8String(2).toString, new String(r.getBinary(0), UTF_8),
-            r.getUTF8String(3).toString, r.getLong(6), r.getUTF8String(1).toString)
+          rows += Out(
+            r.getUTF8String(5).toString,
+            r.getUTF8String(2).toString,
+            new String(r.getBinary(0), UTF_8),
+            r.getUTF8String(3).toString,
+            r.getLong(6),
+            r.getUTF8String(1).toString)
         }
       } finally reader.close()
       rows
@@ -94,7 +110,7 @@ final class MicroBatchDriver(
       require(n <= maxBatches, s"the source still had new data after $maxBatches batches")
       runBatch() match {
         case Some(rows) => out ++= rows
-        case None       => more = false
+        case None => more = false
       }
     }
     out.toVector

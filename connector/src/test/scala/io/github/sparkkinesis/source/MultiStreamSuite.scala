@@ -36,8 +36,13 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
     "name, and each stream has its own metrics") {
     val (fake, clock) = fixture()
     val expected = put(fake, "orders", 30, "o") ++ put(fake, "payments", 20, "p") ++ put(fake, clicksArn, 5, "c")
-    val driver = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders, payments",
-      "kinesis.streamARN" -> clicksArn, "kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.streamName" -> "orders, payments",
+        "kinesis.streamARN" -> clicksArn,
+        "kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock)
     val end = driver.plan().get
     val rows = driver.read(end)
     rows.map(r => r.stream -> r.data) should contain theSameElementsAs expected
@@ -57,8 +62,10 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
     "children's after their parent's") {
     val (fake, clock) = fixture()
     val before = put(fake, "orders", 10, "o") ++ put(fake, "payments", 10, "p")
-    val driver = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders,payments",
-      "kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.streamName" -> "orders,payments", "kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock)
     driver.drain().map(r => r.stream -> r.data) should contain theSameElementsAs before
     val (left, right) = fake.splitShard("payments", "shardId-000000000000", BigInt(2).pow(126))
     val after = put(fake, "orders", 10, "o2") ++ put(fake, "payments", 40, "p2")
@@ -71,11 +78,16 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
     val (fake, clock) = fixture()
     val first = put(fake, "orders", 10, "o")
     val backlog = put(fake, "payments", 7, "p")
-    val driver = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders",
-      "kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.streamName" -> "orders", "kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock)
     driver.drain().map(r => r.stream -> r.data) should contain theSameElementsAs first
-    val restarted = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders,payments",
-      "kinesis.startingPosition" -> "TRIM_HORIZON"), driver.checkpoint, clock)
+    val restarted = new MicroBatchDriver(
+      fake,
+      Map("kinesis.streamName" -> "orders,payments", "kinesis.startingPosition" -> "TRIM_HORIZON"),
+      driver.checkpoint,
+      clock)
     restarted.committed = driver.committed
     val later = put(fake, "orders", 3, "o2")
     restarted.drain().map(r => r.stream -> r.data) should contain theSameElementsAs (backlog ++ later)
@@ -100,16 +112,21 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
   test("given a query restarted without one of its streams, then it refuses to start unless " +
     "kinesis.allowStreamRemoval is true, and then forgets that stream") {
     val (fake, clock) = fixture()
-    val driver = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders,payments",
-      "kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.streamName" -> "orders,payments", "kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock)
     put(fake, "orders", 2, "o") ++ put(fake, "payments", 2, "p")
     driver.drain() should have size 4
     val refused = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders"), driver.checkpoint, clock)
     refused.committed = driver.committed
     intercept[IllegalStateException](refused.plan()).getMessage should
       (include("payments") and include("kinesis.allowStreamRemoval=true"))
-    val allowed = new MicroBatchDriver(fake, Map("kinesis.streamName" -> "orders", "kinesis.allowStreamRemoval" -> "true"),
-      driver.checkpoint, clock)
+    val allowed = new MicroBatchDriver(
+      fake,
+      Map("kinesis.streamName" -> "orders", "kinesis.allowStreamRemoval" -> "true"),
+      driver.checkpoint,
+      clock)
     allowed.committed = driver.committed
     val more = put(fake, "orders", 3, "o2")
     put(fake, "payments", 3, "p2")
@@ -120,9 +137,12 @@ class MultiStreamSuite extends AnyFunSuite with Matchers {
   test("given enhanced fan-out through one consumer ARN, when the query reads two streams, then it refuses to start, " +
     "naming kinesis.consumerName as the way") {
     val (fake, clock) = fixture()
-    val failure = intercept[IllegalArgumentException](new MicroBatchDriver(fake, Map(
-      "kinesis.streamName" -> "orders,payments", "kinesis.consumerType" -> "SubscribeToShard",
-      "kinesis.consumerArn" -> "arn:aws:kinesis:us-east-1:123456789012:stream/orders/consumer/q:1700000000"),
+    val failure = intercept[IllegalArgumentException](new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.streamName" -> "orders,payments",
+        "kinesis.consumerType" -> "SubscribeToShard",
+        "kinesis.consumerArn" -> "arn:aws:kinesis:us-east-1:123456789012:stream/orders/consumer/q:1700000000"),
       clock = clock))
     failure.getMessage should (include("reads 2 streams") and include("set kinesis.consumerName instead"))
   }

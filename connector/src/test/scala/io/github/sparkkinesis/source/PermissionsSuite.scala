@@ -65,8 +65,12 @@ class PermissionsSuite extends AnyFunSuite with Matchers {
     val called = operationsOf(Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"))
 
     // Then
-    called should contain allOf ("DescribeStreamSummary", "RegisterStreamConsumer", "DescribeStreamConsumer",
-      "SubscribeToShard", "DeregisterStreamConsumer")
+    called should contain allOf (
+      "DescribeStreamSummary",
+      "RegisterStreamConsumer",
+      "DescribeStreamConsumer",
+      "SubscribeToShard",
+      "DeregisterStreamConsumer")
     policyActions("Enhanced fan-out (") should contain allElementsOf called
   }
 }

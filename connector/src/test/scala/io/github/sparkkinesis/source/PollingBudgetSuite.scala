@@ -10,9 +10,9 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
 
 /**
- * The GetRecords calls a query spends per shard with default options, counted on the fake client while simulated
- * time passes (Spark asks for the latest offset every 10 ms when nothing is new). Every default stays well inside
- * Kinesis' 5 calls per second per shard, which all consumers of the stream share.
+ * The GetRecords calls a query spends per shard with default options, counted on the fake client while simulated time
+ * passes (Spark asks for the latest offset every 10 ms when nothing is new). Every default stays well inside Kinesis' 5
+ * calls per second per shard, which all consumers of the stream share.
  */
 class PollingBudgetSuite extends AnyFunSuite with Matchers {
 
@@ -67,7 +67,8 @@ class PollingBudgetSuite extends AnyFunSuite with Matchers {
       clock.advance(TickMs)
     }
     val perShardPerSecond = (fake.getRecordsCalls - before).toDouble / 2 / Seconds
-    info(f"busy: $perShardPerSecond%.2f GetRecords calls per second per shard; steady max lag ${lagsMs.max} ms simulated")
+    info(
+      f"busy: $perShardPerSecond%.2f GetRecords calls per second per shard; steady max lag ${lagsMs.max} ms simulated")
     perShardPerSecond should be <= 2.05
     driver.batches.flatten.map(_.data).distinct.size shouldBe driver.batches.flatten.size
     driver.batches.flatten.size should be >= n - 2 * 60 // all but the last ticks' records have been read

@@ -10,8 +10,8 @@ import io.github.sparkkinesis.offsets.ShardPosition.AtSequenceNumber
 import io.github.sparkkinesis.source.reading.ShardReader
 
 /**
- * Restarts after the retention period and positions near the trim horizon, where AWS answers with empty pages for
- * many minutes: modelled in the fake client, driven as Spark drives the source.
+ * Restarts after the retention period and positions near the trim horizon, where AWS answers with empty pages for many
+ * minutes: modelled in the fake client, driven as Spark drives the source.
  */
 class RetentionSuite extends AnyFunSuite with Matchers {
 
@@ -65,8 +65,11 @@ class RetentionSuite extends AnyFunSuite with Matchers {
     first.restart()
     intercept[IllegalStateException](first.read(end))
 
-    val recovered = new MicroBatchDriver(fake, fromHorizon ++ Map("kinesis.failOnDataLoss" -> "false"),
-      checkpoint = first.checkpoint, clock = clock)
+    val recovered = new MicroBatchDriver(
+      fake,
+      fromHorizon ++ Map("kinesis.failOnDataLoss" -> "false"),
+      checkpoint = first.checkpoint,
+      clock = clock)
     recovered.read(end) shouldBe empty
     recovered.read(end) shouldBe empty // any later attempt reads the same (nothing)
     recovered.stream.commit(end)
@@ -87,8 +90,11 @@ class RetentionSuite extends AnyFunSuite with Matchers {
     intercept[IllegalStateException](driver.read(end)).getMessage should (include("2 of the 5 records") and
       include("kinesis.failOnDataLoss=false"))
 
-    val recovered = new MicroBatchDriver(fake, fromHorizon ++ Map("kinesis.failOnDataLoss" -> "false"),
-      checkpoint = driver.checkpoint, clock = clock)
+    val recovered = new MicroBatchDriver(
+      fake,
+      fromHorizon ++ Map("kinesis.failOnDataLoss" -> "false"),
+      checkpoint = driver.checkpoint,
+      clock = clock)
     recovered.read(end).map(_.data) shouldBe Seq("old-3", "old-4", "old-5")
   }
 

@@ -7,19 +7,25 @@ import scala.collection.JavaConverters._
 import scala.concurrent.duration._
 
 /**
- * Puts records into a stream from a background thread while a test does something else (resharding, restarting,
- * killing a query): `chunkSize` records per PutRecords call, one call every `every`, payloads "<prefix>-<n>"
- * over `keys` partition keys, until [[stop]].
+ * Puts records into a stream from a background thread while a test does something else (resharding, restarting, killing
+ * a query): `chunkSize` records per PutRecords call, one call every `every`, payloads "<prefix>-<n>" over `keys`
+ * partition keys, until [[stop]].
  */
-final class BackgroundProducer(stream: String, prefix: String, keys: Int, chunkSize: Int = 20,
+final class BackgroundProducer(
+    stream: String,
+    prefix: String,
+    keys: Int,
+    chunkSize: Int = 20,
     every: FiniteDuration = 100.millis) {
 
   private val puts = new ConcurrentLinkedQueue[Put]()
   private val stopping = new AtomicBoolean(false)
   private val failure = new AtomicReference[Throwable]()
-  private val thread = new Thread(new Runnable {
-    override def run(): Unit = produce()
-  }, s"producer-$stream")
+  private val thread = new Thread(
+    new Runnable {
+      override def run(): Unit = produce()
+    },
+    s"producer-$stream")
   thread.setDaemon(true)
   thread.start()
   BackgroundProducer.live.add(this)
@@ -31,7 +37,8 @@ final class BackgroundProducer(stream: String, prefix: String, keys: Int, chunkS
   def stop(): Seq[Put] = {
     close()
     thread.join(TestStreams.OperationTimeout.toMillis)
-    if (thread.isAlive) throw new AssertionError(s"producer for $stream did not stop within ${TestStreams.OperationTimeout}")
+    if (thread.isAlive)
+      throw new AssertionError(s"producer for $stream did not stop within ${TestStreams.OperationTimeout}")
     Option(failure.get).foreach(e => throw new AssertionError(s"producing into $stream failed: $e", e))
     produced
   }

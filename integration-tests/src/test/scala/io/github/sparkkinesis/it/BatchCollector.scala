@@ -44,16 +44,19 @@ object OutputRecord {
 }
 
 /**
- * A foreachBatch sink that keeps every micro-batch in memory, keyed by batch id as an idempotent sink would: a
- * batch Spark runs again after a restart replaces the earlier run, and a replay whose content differs is recorded
- * as an error, since the source must give a re-run batch exactly the same records.
+ * A foreachBatch sink that keeps every micro-batch in memory, keyed by batch id as an idempotent sink would: a batch
+ * Spark runs again after a restart replaces the earlier run, and a replay whose content differs is recorded as an
+ * error, since the source must give a re-run batch exactly the same records.
  */
 final class BatchCollector {
   private val batches = new ConcurrentHashMap[Long, Vector[OutputRecord]]()
   private val replayErrors = new ConcurrentLinkedQueue[String]()
 
   /** Starts `df` into this collector with the given checkpoint; a 200 ms trigger keeps the emulator unhurried. */
-  def start(df: DataFrame, checkpointDir: String, trigger: Trigger = Trigger.ProcessingTime(200.millis)): StreamingQuery = {
+  def start(
+      df: DataFrame,
+      checkpointDir: String,
+      trigger: Trigger = Trigger.ProcessingTime(200.millis)): StreamingQuery = {
     // An explicit function value: a lambda is ambiguous between the Scala and Java foreachBatch on Scala 2.12.
     val sink: (DataFrame, Long) => Unit = (batch, batchId) => add(batchId, batch.collect().toSeq)
     df.writeStream.option("checkpointLocation", checkpointDir).trigger(trigger).foreachBatch(sink).start()
@@ -79,16 +82,20 @@ final class BatchCollector {
   def errors: Seq[String] = replayErrors.asScala.toVector
 
   /**
-   * Waits until at least `n` records have arrived, giving up at once if the query has died: its error is then
-   * the failure's cause.
+   * Waits until at least `n` records have arrived, giving up at once if the query has died: its error is then the
+   * failure's cause.
    */
   def awaitRecords(query: StreamingQuery, n: Int, timeout: FiniteDuration = 60.seconds): Unit =
-    Eventually.await(s"$n records in the sink of query ${query.id}", timeout, s"$size records after $batchCount batches") {
+    Eventually.await(
+      s"$n records in the sink of query ${query.id}",
+      timeout,
+      s"$size records after $batchCount batches") {
       QueryChecks.failIfStopped(query)
       size >= n
     }
 
-  private def identity3(r: OutputRecord): ((String, String, Long), String, String) = (r.position3, r.partitionKey, r.payload)
+  private def identity3(r: OutputRecord): ((String, String, Long), String, String) =
+    (r.position3, r.partitionKey, r.payload)
 }
 
 /** Checks on a running query that turn a dead query into an immediate, explained failure. */

@@ -14,7 +14,8 @@ class BatchReadSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
     spark.read.format("aws-kinesis").options(base ++ options).load()
   }
 
-  private def payloads(df: DataFrame): Seq[String] = df.collect().toSeq.map(r => new String(r.getAs[Array[Byte]]("data"), "UTF-8"))
+  private def payloads(df: DataFrame): Seq[String] =
+    df.collect().toSeq.map(r => new String(r.getAs[Array[Byte]]("data"), "UTF-8"))
 
   test("spark.read without positions reads from the trim horizon to the records there when it is planned, across " +
     "a split, each record once, and counting twice gives the same answer") {
@@ -38,7 +39,8 @@ class BatchReadSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
     payloads(read(stream, "kinesis.endingPosition" -> s"AT_TIMESTAMP $boundary")) should
       contain theSameElementsAs early.map(_.payload)
     val shard = early.head.shardId
-    val ending = s"""{"$shard": {"iteratorType": "AFTER_SEQUENCE_NUMBER", "iteratorPosition": "${late(3).sequenceNumber}"}}"""
+    val ending =
+      s"""{"$shard": {"iteratorType": "AFTER_SEQUENCE_NUMBER", "iteratorPosition": "${late(3).sequenceNumber}"}}"""
     payloads(read(stream, "kinesis.endingPosition" -> ending)) should
       contain theSameElementsAs (early ++ late.take(4)).map(_.payload)
   }

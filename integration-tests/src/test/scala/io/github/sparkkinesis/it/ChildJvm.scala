@@ -24,7 +24,7 @@ object ChildJvm {
     pb.environment().put("KINESIS_MOCK_TLS_PORT", java.net.URI.create(KinesisMock.tlsEndpoint).getPort.toString)
     env.foreach {
       case (k, Some(v)) => pb.environment().put(k, v)
-      case (k, None)    => pb.environment().remove(k)
+      case (k, None) => pb.environment().remove(k)
     }
     pb.start()
   }

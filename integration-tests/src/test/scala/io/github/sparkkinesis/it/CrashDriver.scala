@@ -5,9 +5,9 @@ import scala.concurrent.duration._
 import org.apache.spark.sql.streaming.Trigger
 
 /**
- * The query [[CrashSuite]] kills: reads a stream from TRIM_HORIZON into a parquet sink with a checkpoint until the
- * JVM dies. Arguments: stream name, checkpoint directory, output directory, then options as `name=value`. The emulator comes from
- * `KINESIS_MOCK_ENDPOINT`, which the parent sets to its own.
+ * The query [[CrashSuite]] kills: reads a stream from TRIM_HORIZON into a parquet sink with a checkpoint until the JVM
+ * dies. Arguments: stream name, checkpoint directory, output directory, then options as `name=value`. The emulator
+ * comes from `KINESIS_MOCK_ENDPOINT`, which the parent sets to its own.
  */
 object CrashDriver {
   def main(args: Array[String]): Unit = {

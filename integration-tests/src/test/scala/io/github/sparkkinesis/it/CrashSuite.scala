@@ -13,19 +13,24 @@ import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.services.kinesis.model.{DeregisterStreamConsumerRequest, ListStreamConsumersRequest}
 
 /**
- * SIGKILLs a query's JVM at random moments while records keep coming, restarting it from its checkpoint each
- * time: the parquet sink must end up with every record exactly once. Runs alternate between a kill at a random
- * moment after the run's first commit and a kill while a batch is running (planned, not yet committed). Set
- * -DcrashSuite.seed to replay a run.
+ * SIGKILLs a query's JVM at random moments while records keep coming, restarting it from its checkpoint each time: the
+ * parquet sink must end up with every record exactly once. Runs alternate between a kill at a random moment after the
+ * run's first commit and a kill while a batch is running (planned, not yet committed). Set -DcrashSuite.seed to replay
+ * a run.
  */
 class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
   private val seed = sys.props.get("crashSuite.seed").map(_.toLong).getOrElse(System.nanoTime())
   private val random = new Random(seed)
+
   /** A child JVM starts Spark in 10-20 s on two busy cores; its first batch follows shortly after. */
   private val ChildProgressTimeout = 120.seconds
 
-  private def startChild(log: File, stream: String, checkpoint: String, output: String,
+  private def startChild(
+      log: File,
+      stream: String,
+      checkpoint: String,
+      output: String,
       options: Seq[(String, String)]): Process =
     ChildJvm.start(CrashDriver, log, Seq(stream, checkpoint, output) ++ options.map { case (k, v) => s"$k=$v" }: _*)
 
@@ -64,7 +69,8 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     crashesAndRestarts("it-crash", kills = 3 + random.nextInt(2), _ => Nil)
   }
 
-  test(s"Given the DynamoDB metadata store, a query SIGKILLed and restarted 3-4 times writes each record once (seed $seed)") {
+  test(
+    s"Given the DynamoDB metadata store, a query SIGKILLed and restarted 3-4 times writes each record once (seed $seed)") {
     val store = DynamoDbLocal.storeOptions()
     crashesAndRestarts("it-crash", kills = 3 + random.nextInt(2), _ => store)
   }
@@ -78,28 +84,40 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     // and tested there (FanOutPagesSuite). Offsets do not depend on the consumer, so switching consumers
     // across restarts is a user's scenario too; FanOutConsumerSuite tests what becomes of the earlier one.
     // Batches through kinesis-mock's subscriptions (an event a second) take a second or two: a wider kill window.
-    crashesAndRestarts("it-crash-efo", kills = 3, run => Seq(
-      "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint, "kinesis.verifyCertificate" -> "false",
-      "kinesis.consumerType" -> "SubscribeToShard", "kinesis.consumerName" -> s"crash-$run"),
-      killWindow = 3.seconds, cleanUp = deregisterConsumers)
+    crashesAndRestarts(
+      "it-crash-efo",
+      kills = 3,
+      run =>
+        Seq(
+          "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint,
+          "kinesis.verifyCertificate" -> "false",
+          "kinesis.consumerType" -> "SubscribeToShard",
+          "kinesis.consumerName" -> s"crash-$run"),
+      killWindow = 3.seconds,
+      cleanUp = deregisterConsumers)
   }
 
   /** Deregisters the consumers the runs left (a killed run never stops), so they cost the emulator nothing. */
   private def deregisterConsumers(stream: String): Unit = {
     val streamArn = TestStreams.arnOf(stream)
     TestStreams.client.listStreamConsumers(ListStreamConsumersRequest.builder().streamARN(streamArn).build())
-      .consumers.asScala.foreach(c => TestStreams.client.deregisterStreamConsumer(
-        DeregisterStreamConsumerRequest.builder().consumerARN(c.consumerARN).build()))
+      .consumers.asScala.foreach(c =>
+        TestStreams.client.deregisterStreamConsumer(
+          DeregisterStreamConsumerRequest.builder().consumerARN(c.consumerARN).build()))
   }
 
   /**
    * Kills a query reading a new stream of prefix `prefix` `kills` times, then checks the sink after a last run;
    * `options(run)` are a run's source options ("1" to the number of kills, then "final"); a kill at a random moment
-   * comes within `killWindow` of the run's first commit; `cleanUp` gets the stream once the last run is dead,
-   * whatever happened.
+   * comes within `killWindow` of the run's first commit; `cleanUp` gets the stream once the last run is dead, whatever
+   * happened.
    */
-  private def crashesAndRestarts(prefix: String, kills: Int, options: String => Seq[(String, String)],
-      killWindow: FiniteDuration = 1500.millis, cleanUp: String => Unit = _ => ()): Unit = {
+  private def crashesAndRestarts(
+      prefix: String,
+      kills: Int,
+      options: String => Seq[(String, String)],
+      killWindow: FiniteDuration = 1500.millis,
+      cleanUp: String => Unit = _ => ()): Unit = {
     // Given: a stream with a steady producer, and a query in a child JVM writing parquet with a checkpoint
     val stream = TestStreams.createStream(prefix, shards = 2)
     val checkpoint = newCheckpointDir()
@@ -136,8 +154,11 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       child = startChild(log, stream, checkpoint, output, options("final"))
       // Then: the last run catches up, and the sink holds every record exactly once
       // Once a second: each check is a Spark job in this JVM, competing with the child for the two cores.
-      Eventually.await(s"all ${produced.size} records in the parquet sink after $kills kills", ChildProgressTimeout,
-        s"${parquetCount(output)} rows; ${tail(log)}", every = 1.second) {
+      Eventually.await(
+        s"all ${produced.size} records in the parquet sink after $kills kills",
+        ChildProgressTimeout,
+        s"${parquetCount(output)} rows; ${tail(log)}",
+        every = 1.second) {
         failIfDead(child, log)
         parquetCount(output) >= produced.size
       }
@@ -153,7 +174,8 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       producer.close()
       try { if (child != null && child.isAlive) kill(child) }
       finally {
-        try cleanUp(stream) catch { case NonFatal(e) => info(s"clean-up of $stream failed: $e") } // keep the test's own failure
+        try cleanUp(stream)
+        catch { case NonFatal(e) => info(s"clean-up of $stream failed: $e") } // keep the test's own failure
       }
     }
   }

@@ -13,9 +13,9 @@ import SinkHarness.{keyed, readBack, sinkOptions}
 
 /**
  * Identities through the shaded JAR, with moto's STS: an assumed role for the source and the sink (the KPL), and a
- * pod's web identity found by the default chain. kinesis-mock keeps one account per 12-digit access key id, and
- * STS's temporary keys land in the default account where the test streams are: base keys of another account read a
- * stream only if the role's credentials are the ones used.
+ * pod's web identity found by the default chain. kinesis-mock keeps one account per 12-digit access key id, and STS's
+ * temporary keys land in the default account where the test streams are: base keys of another account read a stream
+ * only if the role's credentials are the ones used.
  */
 class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
@@ -38,14 +38,15 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     refused.getMessage should include("does not exist")
 
     // When the same base keys assume a role (with an external id) through STS
-    val (query, sink) = startCollecting(readKinesis(stream, "TRIM_HORIZON",
-      roleOptions("kinesis.stsExternalId" -> "it-external-id"): _*))
+    val (query, sink) =
+      startCollecting(readKinesis(stream, "TRIM_HORIZON", roleOptions("kinesis.stsExternalId" -> "it-external-id"): _*))
 
     // Then every record is read once
     assertReadsExactly(query, sink, puts)
   }
 
-  test("Given base keys of another account, when the sink assumes a role, then the KPL writes with the role's credentials") {
+  test(
+    "Given base keys of another account, when the sink assumes a role, then the KPL writes with the role's credentials") {
     // Given
     val stream = TestStreams.createStream("it-role-sink", shards = 2)
     val rows = (0 until 300).map(i => (s"key-${i % 7}", s"role-row-$i"))
@@ -61,7 +62,8 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
   }
 
   test("Given only a web identity in the environment, when a child JVM reads and writes, then the shaded SDK's default chain assumes the role") {
-    // Given a token file and a role in the environment, as EKS gives a pod (IRSA), STS at moto, and no other credentials
+    /* Given a token file and a role in the environment, as EKS gives a pod (IRSA), STS at moto, and no other
+     * credentials */
     val source = TestStreams.createStream("it-web-identity", shards = 2)
     val target = TestStreams.createStream("it-web-identity-copy", shards = 1)
     val puts = TestStreams.putStrings(source, TestStreams.testRecords("web", 100, keys = 5))
@@ -78,7 +80,10 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
       "AWS_CONFIG_FILE" -> Some(missing),
       "AWS_SHARED_CREDENTIALS_FILE" -> Some(missing),
       "AWS_EC2_METADATA_DISABLED" -> Some("true"),
-      "AWS_ACCESS_KEY_ID" -> None, "AWS_SECRET_ACCESS_KEY" -> None, "AWS_SESSION_TOKEN" -> None, "AWS_PROFILE" -> None)
+      "AWS_ACCESS_KEY_ID" -> None,
+      "AWS_SECRET_ACCESS_KEY" -> None,
+      "AWS_SESSION_TOKEN" -> None,
+      "AWS_PROFILE" -> None)
 
     // When the child reads the stream to its end and copies it with no credentials options
     val log = new File(dir, "child.log")
@@ -91,7 +96,9 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     // Then it succeeded, and the copy holds every record once
     withClue(ChildJvm.tail(log)) { child.exitValue() shouldBe 0 }
     ChildJvm.output(log) should include(s"copied ${puts.size} rows")
-    RecordChecks.assertExactlyOnce(puts.map(p => (p.partitionKey, p.payload)), keyed(readBack(target)._1),
+    RecordChecks.assertExactlyOnce(
+      puts.map(p => (p.partitionKey, p.payload)),
+      keyed(readBack(target)._1),
       s"rows copied to $target")
   }
 }

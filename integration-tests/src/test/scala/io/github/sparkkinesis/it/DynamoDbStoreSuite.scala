@@ -8,7 +8,13 @@ import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.metadata.{DynamoDbShardEndStore, ShardEndRecord, ShardEndStore, ShardEndStores, TaskEndRecord}
+import io.github.sparkkinesis.metadata.{
+  DynamoDbShardEndStore,
+  ShardEndRecord,
+  ShardEndStore,
+  ShardEndStores,
+  TaskEndRecord
+}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, TrimHorizon}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 
@@ -16,12 +22,17 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
 class DynamoDbStoreSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
   private def open(storeOptions: Seq[(String, String)], checkpoint: String = newCheckpointDir()): ShardEndStore =
-    ShardEndStores.open(KinesisSourceOptions.parse(SparkHarness.kinesisOptions("orders", "LATEST") ++ storeOptions),
-      checkpoint, new Configuration())
+    ShardEndStores.open(
+      KinesisSourceOptions.parse(SparkHarness.kinesisOptions("orders", "LATEST") ++ storeOptions),
+      checkpoint,
+      new Configuration())
 
-  private def record(batch: Long, task: Int, seq: String) = TaskEndRecord(batch, task, Seq(
-    ShardEndRecord("orders", "shardId-000000000000", batch, TrimHorizon, AfterSequenceNumber(seq), 10L),
-    ShardEndRecord("orders", "shardId-000000000001", batch, TrimHorizon, AfterSequenceNumber(s"1$seq"), 12L)))
+  private def record(batch: Long, task: Int, seq: String) = TaskEndRecord(
+    batch,
+    task,
+    Seq(
+      ShardEndRecord("orders", "shardId-000000000000", batch, TrimHorizon, AfterSequenceNumber(seq), 10L),
+      ShardEndRecord("orders", "shardId-000000000001", batch, TrimHorizon, AfterSequenceNumber(s"1$seq"), 12L)))
 
   test("Given a new table name, when the store opens, then it creates the table, and a second open reuses it") {
     val options = DynamoDbLocal.storeOptions()

@@ -17,14 +17,19 @@ import software.amazon.awssdk.http.apache.ApacheHttpClient
 import software.amazon.awssdk.regions.Region
 import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.{
-  CreateStreamRequest, DeleteStreamRequest, DescribeStreamSummaryRequest, ListStreamConsumersRequest, PutRecordRequest,
-  RegisterStreamConsumerRequest, StreamStatus
+  CreateStreamRequest,
+  DeleteStreamRequest,
+  DescribeStreamSummaryRequest,
+  ListStreamConsumersRequest,
+  PutRecordRequest,
+  RegisterStreamConsumerRequest,
+  StreamStatus
 }
 
 /**
  * Enhanced fan-out (kinesis.consumerType=SubscribeToShard) through the shaded JAR against kinesis-mock's TLS port:
- * Netty's relocated HTTP/2 client negotiates with ALPN; the emulator's self-signed certificate is accepted only
- * because these tests set kinesis.verifyCertificate=false.
+ * Netty's relocated HTTP/2 client negotiates with ALPN; the emulator's self-signed certificate is accepted only because
+ * these tests set kinesis.verifyCertificate=false.
  */
 class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with JsonStartingPositions {
 
@@ -129,7 +134,7 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
       assertReadsExactly(polled, sinkPolled, records)
       polled.stop()
     } finally otherAccount.deleteStream(DeleteStreamRequest.builder().streamName(name).enforceConsumerDeletion(true)
-      .build())
+        .build())
   }
 
   test("restarts that switch between GetRecords and SubscribeToShard on one checkpoint lose and repeat nothing") {
@@ -148,7 +153,8 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
       query.stop()
     }
     val produced = producer.stop()
-    val last = sink.start(readKinesis(stream, "TRIM_HORIZON", efo("kinesis.consumerName" -> "q-switch"): _*), checkpoint)
+    val last =
+      sink.start(readKinesis(stream, "TRIM_HORIZON", efo("kinesis.consumerName" -> "q-switch"): _*), checkpoint)
     assertReadsExactly(last, sink, produced)
   }
 

@@ -8,12 +8,12 @@ import java.util.concurrent.TimeUnit
 import scala.io.Source
 
 /**
- * An emulator run by one of the scripts in `integration-tests/scripts` (`<name>.sh start|stop`): the one an
- * environment variable names when it is set (bin/test starts each once), otherwise one started on first use on free
- * loopback ports (given to the script in `portVariables`, the one of the endpoint first) and stopped when the JVM
- * exits.
+ * An emulator run by one of the scripts in `integration-tests/scripts` (`<name>.sh start|stop`): the one an environment
+ * variable names when it is set (bin/test starts each once), otherwise one started on first use on free loopback ports
+ * (given to the script in `portVariables`, the one of the endpoint first) and stopped when the JVM exits.
  *
- * @param endpointVariable the environment variable naming a running emulator's endpoint, e.g. MOTO_ENDPOINT
+ * @param endpointVariable
+ *   the environment variable naming a running emulator's endpoint, e.g. MOTO_ENDPOINT
  */
 class EmulatorScript(script: String, endpointVariable: String, portVariables: String*) {
 
@@ -34,9 +34,11 @@ class EmulatorScript(script: String, endpointVariable: String, portVariables: St
   private lazy val own: String = {
     val started = EmulatorScript.run(script, "start", ownPorts, StartTimeoutSeconds)
     // Registered only once the emulator is up, so a failed start does not also report a failed stop.
-    Runtime.getRuntime.addShutdownHook(new Thread(new Runnable {
-      override def run(): Unit = EmulatorScript.run(script, "stop", ownPorts, StopTimeoutSeconds)
-    }, s"$script-stop"))
+    Runtime.getRuntime.addShutdownHook(new Thread(
+      new Runnable {
+        override def run(): Unit = EmulatorScript.run(script, "stop", ownPorts, StopTimeoutSeconds)
+      },
+      s"$script-stop"))
     started
   }
 }
@@ -44,9 +46,11 @@ class EmulatorScript(script: String, endpointVariable: String, portVariables: St
 object EmulatorScript {
 
   private def scriptFile(name: String): File = {
-    val root = sys.props.getOrElse("sparkkinesis.projectRoot", throw new IllegalStateException(
-      "system property sparkkinesis.projectRoot is not set: run the integration tests through sbt " +
-        s"(build/sbt integrationTests/test), or set the emulator's endpoint variable to a running $name"))
+    val root = sys.props.getOrElse(
+      "sparkkinesis.projectRoot",
+      throw new IllegalStateException(
+        "system property sparkkinesis.projectRoot is not set: run the integration tests through sbt " +
+          s"(build/sbt integrationTests/test), or set the emulator's endpoint variable to a running $name"))
     val f = new File(root, s"integration-tests/scripts/$name")
     require(f.isFile, s"$f not found; is sparkkinesis.projectRoot ($root) the repository root?")
     f
@@ -56,7 +60,11 @@ object EmulatorScript {
    * Runs the script (in `directory`, else this JVM's working directory) and returns the last endpoint it printed on
    * stdout; fails with its whole output otherwise.
    */
-  def run(script: String, command: String, env: Map[String, String], timeoutSeconds: Long,
+  def run(
+      script: String,
+      command: String,
+      env: Map[String, String],
+      timeoutSeconds: Long,
       directory: Option[File] = None): String = {
     val out = File.createTempFile(s"$script-$command", ".log")
     out.deleteOnExit()
@@ -78,13 +86,15 @@ object EmulatorScript {
 
   private def read(f: File): String = {
     val src = Source.fromFile(f, StandardCharsets.UTF_8.name())
-    try src.mkString finally src.close()
+    try src.mkString
+    finally src.close()
   }
 
   /** A port nobody listens on right now; the emulator binds it a moment later (a small race we accept). */
   def freeLoopbackPort(): Int = {
     val socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))
-    try socket.getLocalPort finally socket.close()
+    try socket.getLocalPort
+    finally socket.close()
   }
 }
 

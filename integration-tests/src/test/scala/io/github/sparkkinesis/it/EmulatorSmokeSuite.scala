@@ -120,7 +120,8 @@ class EmulatorSmokeSuite extends AnyFunSuite with Matchers {
 
   test("the Spark harness runs a local session with the connector assembly on the classpath") {
     // Given
-    val assembly = new java.io.File(sys.props.getOrElse("sparkkinesis.assemblyJar", fail("sparkkinesis.assemblyJar not set")))
+    val assembly =
+      new java.io.File(sys.props.getOrElse("sparkkinesis.assemblyJar", fail("sparkkinesis.assemblyJar not set")))
     // Then
     assembly.isFile shouldBe true
     System.getProperty("java.class.path") should include(assembly.getName)

@@ -24,27 +24,35 @@ object Eventually {
   }
 
   /** Polls `probe` until it returns a value, which it returns; fails as [[await]] does. */
-  def awaitValue[T](what: String, timeout: FiniteDuration, detail: => String = "", every: FiniteDuration = DefaultInterval)(
+  def awaitValue[T](
+      what: String,
+      timeout: FiniteDuration,
+      detail: => String = "",
+      every: FiniteDuration = DefaultInterval)(
       probe: => Option[T]): T = {
     val deadline = timeout.fromNow
     var lastError: Throwable = null
     var result: Option[T] = None
     var timedOut = false
     while (result.isEmpty && !timedOut) {
-      result = try probe catch {
-        case e: GaveUp => throw e
-        case NonFatal(e) =>
-          lastError = e
-          None
-      }
+      result =
+        try probe
+        catch {
+          case e: GaveUp => throw e
+          case NonFatal(e) =>
+            lastError = e
+            None
+        }
       if (result.isEmpty) {
         if (deadline.isOverdue()) timedOut = true else Thread.sleep(every.toMillis)
       }
     }
     result.getOrElse {
-      val seen = try Option(detail).filter(_.nonEmpty).map(d => s"; $d").getOrElse("") catch {
-        case NonFatal(e) => s"; (could not describe what was seen: $e)"
-      }
+      val seen =
+        try Option(detail).filter(_.nonEmpty).map(d => s"; $d").getOrElse("")
+        catch {
+          case NonFatal(e) => s"; (could not describe what was seen: $e)"
+        }
       val error = Option(lastError).map(e => s"; last error: $e").getOrElse("")
       throw new AssertionError(s"Timed out after $timeout waiting for $what$seen$error", lastError)
     }

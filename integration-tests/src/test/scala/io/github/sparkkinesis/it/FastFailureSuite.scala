@@ -18,7 +18,8 @@ class FastFailureSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
   /** A port on 127.0.0.1 that nothing listens on (it was just free). */
   private def closedPort(): Int = {
     val socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress)
-    try socket.getLocalPort finally socket.close()
+    try socket.getLocalPort
+    finally socket.close()
   }
 
   /** The error `body` fails with, all its causes' messages joined, and how long it took in ms. */
@@ -30,8 +31,8 @@ class FastFailureSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
   }
 
   /**
-   * Starts a streaming query of `options` into the noop sink and waits (at most twice the bound) for it to fail;
-   * the time counts from the query's start, not the session's.
+   * Starts a streaming query of `options` into the noop sink and waits (at most twice the bound) for it to fail; the
+   * time counts from the query's start, not the session's.
    */
   private def streamingFailure(options: (String, String)*): (String, Long) = {
     val writer = readKinesis("unused", "TRIM_HORIZON", options: _*).writeStream.format("noop")

@@ -4,8 +4,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * The JSON map form of `kinesis.startingPosition` (AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, LATEST, unnamed
- * shards at TRIM_HORIZON) checked on an exact set of records, read with `options` (polling, or fan-out).
+ * The JSON map form of `kinesis.startingPosition` (AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER, LATEST, unnamed shards at
+ * TRIM_HORIZON) checked on an exact set of records, read with `options` (polling, or fan-out).
  */
 trait JsonStartingPositions { self: AnyFunSuite with Matchers with SparkIntegrationSuite =>
 

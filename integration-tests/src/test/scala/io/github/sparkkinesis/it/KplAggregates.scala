@@ -10,13 +10,13 @@ final case class KplAggregate(
     userRecords: Seq[(String, Array[Byte])])
 
 /**
- * KPL-format aggregates built with the awslabs aggregator (`com.amazonaws.kinesis.agg.RecordAggregator`), so the
- * tests read records in the format real producers write rather than in one we made up.
+ * KPL-format aggregates built with the awslabs aggregator (`com.amazonaws.kinesis.agg.RecordAggregator`), so the tests
+ * read records in the format real producers write rather than in one we made up.
  */
 object KplAggregates {
 
   /** The four bytes every KPL aggregate starts with. */
-  val MagicBytes: Array[Byte] = Array(0xF3, 0x89, 0x9A, 0xC2).map(_.toByte)
+  val MagicBytes: Array[Byte] = Array(0xf3, 0x89, 0x9a, 0xc2).map(_.toByte)
 
   /** Packs the user records in order, starting a new aggregate whenever the current one is full (1 MB). */
   def build(userRecords: Seq[(String, Array[Byte])]): Seq[KplAggregate] = {
@@ -37,7 +37,8 @@ object KplAggregates {
   }
 
   private def toAggregate(record: AggRecord, userRecords: Seq[(String, Array[Byte])]): KplAggregate = {
-    require(record.getNumUserRecords == userRecords.size,
+    require(
+      record.getNumUserRecords == userRecords.size,
       s"the aggregator holds ${record.getNumUserRecords} user records where ${userRecords.size} were expected")
     KplAggregate(record.getPartitionKey, record.getExplicitHashKey, record.toRecordBytes, userRecords)
   }

@@ -10,11 +10,11 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.it.SinkHarness.readBack
 
 /**
- * The read and write examples the awslabs, qubole/roncemer and Databricks connectors document, with their format
- * names and option spellings, run against the emulator with this connector's JAR and read or write every record
- * exactly once. What the emulator needs beyond a real AWS endpoint is added and said so: its endpoint (in the
- * dialect's spelling), test credentials where the example leaves them to the environment, and
- * `kinesis.verifyCertificate=false` for writes to its self-signed TLS port.
+ * The read and write examples the awslabs, qubole/roncemer and Databricks connectors document, with their format names
+ * and option spellings, run against the emulator with this connector's JAR and read or write every record exactly once.
+ * What the emulator needs beyond a real AWS endpoint is added and said so: its endpoint (in the dialect's spelling),
+ * test credentials where the example leaves them to the environment, and `kinesis.verifyCertificate=false` for writes
+ * to its self-signed TLS port.
  */
 class MigrationSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   import SparkHarness.session.implicits._
@@ -23,7 +23,8 @@ class MigrationSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
   private def withSystemProperty[T](name: String, value: String)(body: => T): T = {
     val before = Option(System.getProperty(name))
     System.setProperty(name, value)
-    try body finally before.fold(System.clearProperty(name))(System.setProperty(name, _))
+    try body
+    finally before.fold(System.clearProperty(name))(System.setProperty(name, _))
   }
 
   /** The payloads of `puts`, the multiset a write of them is checked against. */
@@ -89,7 +90,8 @@ class MigrationSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
 
   // --- awslabs: format "aws-kinesis", kinesis.* options ---
 
-  test("given awslabs' GetRecords read example (LATEST), when run, then it reads every record put after the start once") {
+  test(
+    "given awslabs' GetRecords read example (LATEST), when run, then it reads every record put after the start once") {
     // Given
     val stream = TestStreams.createStream("mig-awslabs-read", shards = 2)
     TestStreams.putStrings(stream, TestStreams.testRecords("awslabs-before", n = 50, keys = 10))
@@ -182,8 +184,10 @@ class MigrationSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
     assertReadsExactly(query, sink, puts)
     drain(notebook)
     val selected = spark.table("databricks_notebook").as[(String, String)].collect().toSeq
-    RecordChecks.assertExactlyOnce(firstPuts.map(p => (first, p.payload)) ++ secondPuts.map(p => (second, p.payload)),
-      selected, "rows the notebook selected")
+    RecordChecks.assertExactlyOnce(
+      firstPuts.map(p => (first, p.payload)) ++ secondPuts.map(p => (second, p.payload)),
+      selected,
+      "rows the notebook selected")
   }
 
   test("given Databricks' option spellings on a write, when run, then every row lands once") {

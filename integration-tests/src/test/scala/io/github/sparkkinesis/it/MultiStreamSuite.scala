@@ -16,8 +16,8 @@ class MultiStreamSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     val clicks = TestStreams.createStream("it-multi-clicks", shards = 1)
     val first = tagged(orders, TestStreams.putStrings(orders, TestStreams.testRecords("o", n = 60, keys = 6))) ++
       tagged(clicks, TestStreams.putStrings(clicks, TestStreams.testRecords("c", n = 40, keys = 4)))
-    val (query, sink) = startCollecting(readKinesis(orders, "TRIM_HORIZON",
-      "kinesis.streamARN" -> TestStreams.arnOf(clicks)))
+    val (query, sink) =
+      startCollecting(readKinesis(orders, "TRIM_HORIZON", "kinesis.streamARN" -> TestStreams.arnOf(clicks)))
     sink.awaitRecords(query, first.size)
     TestStreams.splitShard(clicks, TestStreams.openShards(clicks).head.shardId())
     val second = tagged(orders, TestStreams.putStrings(orders, TestStreams.testRecords("o2", n = 30, keys = 6))) ++

@@ -10,7 +10,10 @@ import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-/** Bad options fail at load() naming the option, a missing stream fails the query naming it, and the secret stays secret. */
+/**
+ * Bad options fail at load() naming the option, a missing stream fails the query naming it, and the secret stays
+ * secret.
+ */
 class OptionsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
   /** Distinctive, so that finding it anywhere it should not be is unambiguous. */
@@ -24,9 +27,13 @@ class OptionsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
 
   /** Every message in the cause chain, so a wrapped error's text is checked too. */
   private def fullText(e: Throwable): String =
-    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(t => s"${t.getClass.getName}: ${t.getMessage}").mkString("\n")
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(t => s"${t.getClass.getName}: ${t.getMessage}").mkString(
+      "\n")
 
-  /** load() fails with an IllegalArgumentException that names `option` (in any case: Spark's options are case-insensitive) and not the secret. */
+  /**
+   * load() fails with an IllegalArgumentException that names `option` (in any case: Spark's options are
+   * case-insensitive) and not the secret.
+   */
   private def assertLoadFailsNaming(option: String, options: Map[String, String]): Unit = {
     val e = intercept[IllegalArgumentException](load(options))
     e.getMessage.toLowerCase(Locale.ROOT) should include(option.toLowerCase(Locale.ROOT))
@@ -48,7 +55,9 @@ class OptionsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
   }
 
   test("a kinesis.maxFetchRecordsPerShard that is not a number fails load() naming the option") {
-    assertLoadFailsNaming("kinesis.maxFetchRecordsPerShard", options("unused", "kinesis.maxFetchRecordsPerShard" -> "abc"))
+    assertLoadFailsNaming(
+      "kinesis.maxFetchRecordsPerShard",
+      options("unused", "kinesis.maxFetchRecordsPerShard" -> "abc"))
   }
 
   test("an unknown kinesis.* option (a typo) fails load() naming it") {

@@ -44,7 +44,9 @@ class ProducerLifecycleSuite extends AnyFunSuite with Matchers with SparkIntegra
   }
 
   private def awaitGone(daemons: Seq[Long], after: String): Unit =
-    Eventually.await(s"the KPL daemons ${daemons.mkString(", ")} to end after $after", 30.seconds,
+    Eventually.await(
+      s"the KPL daemons ${daemons.mkString(", ")} to end after $after",
+      30.seconds,
       s"still running: ${daemons.filter(alive).mkString(", ")}") {
       !daemons.exists(alive)
     }

@@ -7,8 +7,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * A quiet stream with the default trigger: the source starts no micro-batch while nothing is new, and a record put
- * into the quiet stream reaches the sink promptly. Latencies are reported, not asserted (bench/ measures them).
+ * A quiet stream with the default trigger: the source starts no micro-batch while nothing is new, and a record put into
+ * the quiet stream reaches the sink promptly. Latencies are reported, not asserted (bench/ measures them).
  */
 class QuietStreamSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 

@@ -29,7 +29,9 @@ object RecordChecks {
 
   /** [[assertExactlyOnce]] for records a test put and records a sink received. */
   def assertDeliveredExactlyOnce(expected: Seq[Put], actual: Seq[OutputRecord]): Unit =
-    assertExactlyOnce(expected.map(p => (p.partitionKey, p.payload)), actual.map(r => (r.partitionKey, r.payload)),
+    assertExactlyOnce(
+      expected.map(p => (p.partitionKey, p.payload)),
+      actual.map(r => (r.partitionKey, r.payload)),
       "records in the sink")
 
   /**
@@ -52,12 +54,13 @@ object RecordChecks {
   }
 
   /**
-   * The order a reader must deliver the records of each partition key in: within a shard by sequence number, and
-   * every record of a parent shard before any record of its children (deeper shards in the lineage come later).
+   * The order a reader must deliver the records of each partition key in: within a shard by sequence number, and every
+   * record of a parent shard before any record of its children (deeper shards in the lineage come later).
    */
   def expectedOrder(puts: Seq[Put], shards: Seq[Shard]): Seq[(String, String)] = {
     val depth = depths(shards)
-    puts.sortBy(p => (depth.getOrElse(p.shardId, fail(s"shard ${p.shardId} is not in ListShards")), BigInt(p.sequenceNumber)))
+    puts.sortBy(p =>
+      (depth.getOrElse(p.shardId, fail(s"shard ${p.shardId} is not in ListShards")), BigInt(p.sequenceNumber)))
       .map(p => (p.partitionKey, p.payload))
   }
 
@@ -78,7 +81,7 @@ object RecordChecks {
     def depth(id: String): Int = byId.get(id) match {
       case None => 0 // a parent past its retention period is no longer listed
       case Some(s) => (Option(s.parentShardId()).toSeq ++ Option(s.adjacentParentShardId()).toSeq)
-        .map(p => depth(p) + 1).foldLeft(0)(math.max)
+          .map(p => depth(p) + 1).foldLeft(0)(math.max)
     }
     byId.keys.map(id => id -> depth(id)).toMap
   }

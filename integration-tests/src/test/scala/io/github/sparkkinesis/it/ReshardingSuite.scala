@@ -4,8 +4,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * Splits and merges under a reader: every record exactly once, each shard in sequence order, and for every
- * partition key the records of a parent shard delivered before those of its children.
+ * Splits and merges under a reader: every record exactly once, each shard in sequence order, and for every partition
+ * key the records of a parent shard delivered before those of its children.
  */
 class ReshardingSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
@@ -16,7 +16,8 @@ class ReshardingSuite extends AnyFunSuite with Matchers with SparkIntegrationSui
     RecordChecks.assertDeliveredExactlyOnce(puts, delivered)
     RecordChecks.assertShardOrder(delivered)
     RecordChecks.assertPerKeyOrder(
-      RecordChecks.expectedOrder(puts, TestStreams.listShards(stream)), delivered.map(r => (r.partitionKey, r.payload)))
+      RecordChecks.expectedOrder(puts, TestStreams.listShards(stream)),
+      delivered.map(r => (r.partitionKey, r.payload)))
   }
 
   test("a split and a merge while the query runs: records before, during and after, once each, parents first") {
@@ -43,7 +44,7 @@ class ReshardingSuite extends AnyFunSuite with Matchers with SparkIntegrationSui
     sink.awaitRecords(query, everything.size)
     query.processAllAvailable()
     assertOrderedExactlyOnce(stream, everything, sink)
-    sink.records.map(_.shardId).toSet should contain allOf(children.head, children.last, merged)
+    sink.records.map(_.shardId).toSet should contain allOf (children.head, children.last, merged)
   }
 
   test("resharding while the query is stopped: the restart reads the parents' rest, then the children, once each") {

@@ -38,7 +38,10 @@ class RestartSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
     // When: the query is stopped each time it has written something new, and started again
     (1 to Restarts).foreach { run =>
       val query = startQuery()
-      Eventually.await(s"run $run of the query to write records", 60.seconds, s"progress ${query.recentProgress.toSeq}") {
+      Eventually.await(
+        s"run $run of the query to write records",
+        60.seconds,
+        s"progress ${query.recentProgress.toSeq}") {
         QueryChecks.failIfStopped(query)
         query.recentProgress.exists(_.numInputRows > 0)
       }
@@ -47,16 +50,21 @@ class RestartSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
     val produced = producer.stop()
     val last = startQuery()
     // Then
-    Eventually.await(s"all ${produced.size} records in the parquet sink", 60.seconds,
-      s"${parquetCount(output)} rows in the sink", SparkJobPoll) {
+    Eventually.await(
+      s"all ${produced.size} records in the parquet sink",
+      60.seconds,
+      s"${parquetCount(output)} rows in the sink",
+      SparkJobPoll) {
       QueryChecks.failIfStopped(last)
       parquetCount(output) >= produced.size
     }
     last.processAllAvailable()
     last.stop()
     RecordChecks.assertDeliveredExactlyOnce(produced, parquetRows(output))
-    RecordChecks.assertExactlyOnce(produced.map(p => (p.shardId, p.sequenceNumber, 0L)),
-      parquetRows(output).map(_.position3), "records by (shardId, sequenceNumber, subSequenceNumber)")
+    RecordChecks.assertExactlyOnce(
+      produced.map(p => (p.shardId, p.sequenceNumber, 0L)),
+      parquetRows(output).map(_.position3),
+      "records by (shardId, sequenceNumber, subSequenceNumber)")
   }
 
   test("foreachBatch evaluating its batch twice without caching sees the same records; all batches hold each once") {

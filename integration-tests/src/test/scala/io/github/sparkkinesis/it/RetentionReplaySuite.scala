@@ -12,9 +12,9 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * A batch planned before the query stopped, whose records retention removed while it was stopped. kinesis-mock does
- * not trim, so the test moves the batch's recorded end (in the checkpoint's metadata) before the oldest record the
- * shard holds, which is what a record trimmed since, or a stream deleted and created again, looks like to a restart.
+ * A batch planned before the query stopped, whose records retention removed while it was stopped. kinesis-mock does not
+ * trim, so the test moves the batch's recorded end (in the checkpoint's metadata) before the oldest record the shard
+ * holds, which is what a record trimmed since, or a stream deleted and created again, looks like to a restart.
  */
 class RetentionReplaySuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
@@ -31,8 +31,9 @@ class RetentionReplaySuite extends AnyFunSuite with Matchers with SparkIntegrati
   /** The task end records of `batch` in the checkpoint's metadata. */
   private def endRecords(checkpoint: String, batch: Long): Seq[File] = {
     def all(f: File): Seq[File] = if (f.isDirectory) f.listFiles().toSeq.flatMap(all) else Seq(f)
-    all(new File(checkpoint)).filter(f => f.getName.endsWith(".json") && f.getParentFile.getName == batch.toString &&
-      f.getParentFile.getParentFile.getName == "tasks")
+    all(new File(checkpoint)).filter(f =>
+      f.getName.endsWith(".json") && f.getParentFile.getName == batch.toString &&
+        f.getParentFile.getParentFile.getName == "tasks")
   }
 
   private def messages(e: Throwable): String =

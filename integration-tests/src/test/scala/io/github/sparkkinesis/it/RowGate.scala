@@ -8,13 +8,15 @@ import org.apache.spark.sql.expressions.UserDefinedFunction
 import org.apache.spark.sql.functions
 
 /**
- * Pauses a write at chosen rows, so a test can act exactly then (take the endpoint down, run another job), and
- * counts the rows that went through. Used from a UDF, which runs in this JVM in local mode. Each chosen row pauses
- * on its first pass only: a retried task runs straight through.
+ * Pauses a write at chosen rows, so a test can act exactly then (take the endpoint down, run another job), and counts
+ * the rows that went through. Used from a UDF, which runs in this JVM in local mode. Each chosen row pauses on its
+ * first pass only: a retried task runs straight through.
  */
 final class RowGate private (name: String, pauseAt: Set[Long]) {
+
   /** Counted down once per chosen row that reached the gate. */
   val reached = new CountDownLatch(pauseAt.size)
+
   /** Lets the paused rows go on. */
   val release = new CountDownLatch(1)
   private val paused = ConcurrentHashMap.newKeySet[Long]()

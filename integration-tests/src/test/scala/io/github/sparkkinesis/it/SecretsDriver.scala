@@ -36,8 +36,8 @@ object Secrets {
   /** The sink's: a provider class with its parameter, and a role with an external id. */
   def sinkOptions(stream: String): Map[String, String] = SinkHarness.sinkOptions(Some(stream)) --
     Seq("kinesis.awsAccessKeyId", "kinesis.awsSecretKey") ++ Map(
-    "kinesis.credentialProviderClass" -> classOf[ParamCredentialsProvider].getName,
-    "kinesis.credentialProviderParam" -> ProviderParam) ++ role("kinesis.stsExternalId", SinkExternalId)
+      "kinesis.credentialProviderClass" -> classOf[ParamCredentialsProvider].getName,
+      "kinesis.credentialProviderParam" -> ProviderParam) ++ role("kinesis.stsExternalId", SinkExternalId)
 }
 
 /** A user's credentials provider built with kinesis.credentialProviderParam; the emulators accept any keys. */
@@ -47,10 +47,10 @@ final class ParamCredentialsProvider(param: String) extends AwsCredentialsProvid
 }
 
 /**
- * The child JVM of [[SecretsInPlansSuite]]: a session with an event log and extended plans in it (as the SQL tab
- * shows them), a streaming query from Kinesis to Kinesis with secret options on both sides, a batch read and write
- * alike, and every plan's `explain(extended = true)` written to a file. Arguments: event log directory, source
- * stream, target stream, checkpoint directory, explain output file.
+ * The child JVM of [[SecretsInPlansSuite]]: a session with an event log and extended plans in it (as the SQL tab shows
+ * them), a streaming query from Kinesis to Kinesis with secret options on both sides, a batch read and write alike, and
+ * every plan's `explain(extended = true)` written to a file. Arguments: event log directory, source stream, target
+ * stream, checkpoint directory, explain output file.
  */
 object SecretsDriver {
   def main(args: Array[String]): Unit = {

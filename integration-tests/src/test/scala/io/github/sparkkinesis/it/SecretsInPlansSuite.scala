@@ -14,8 +14,8 @@ import SinkHarness.{keyed, readBack}
 
 /**
  * Secret option values (secret key, session token, external ids, a provider's parameter, under their own names and
- * alias spellings) never reach Spark's plans: not `explain(extended = true)` of the source, the sink or a batch
- * read, not the event log (which holds what the SQL tab shows), not the driver's log.
+ * alias spellings) never reach Spark's plans: not `explain(extended = true)` of the source, the sink or a batch read,
+ * not the event log (which holds what the SQL tab shows), not the driver's log.
  */
 class SecretsInPlansSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
@@ -31,8 +31,14 @@ class SecretsInPlansSuite extends AnyFunSuite with Matchers with SparkIntegratio
     eventLog.mkdirs()
 
     // When a child JVM with an event log runs the queries
-    val child = ChildJvm.start(SecretsDriver, log, eventLog.getAbsolutePath, source, target,
-      newCheckpointDir(), explainFile.getAbsolutePath)
+    val child = ChildJvm.start(
+      SecretsDriver,
+      log,
+      eventLog.getAbsolutePath,
+      source,
+      target,
+      newCheckpointDir(),
+      explainFile.getAbsolutePath)
     if (!child.waitFor(240, TimeUnit.SECONDS)) {
       child.destroyForcibly()
       fail(s"the child JVM did not finish within 240 s; ${ChildJvm.tail(log)}")
@@ -52,7 +58,7 @@ class SecretsInPlansSuite extends AnyFunSuite with Matchers with SparkIntegratio
 
     // And no secret value appears in the plans, the event log or the child's log
     for ((what, text) <- Seq("explain output" -> explained, "event log" -> events, "log" -> ChildJvm.output(log));
-         secret <- Secrets.all) {
+      secret <- Secrets.all) {
       withClue(s"$what shows secret '$secret': ")(text.contains(secret) shouldBe false)
     }
   }

@@ -10,19 +10,23 @@ import org.scalatest.matchers.should.Matchers
 /** The assembly JAR bundles nothing that could clash with a cluster's own JARs. */
 class ShadedJarSuite extends AnyFunSuite with Matchers {
 
-  private val jarPath = sys.props.getOrElse("sparkkinesis.assemblyJar",
+  private val jarPath = sys.props.getOrElse(
+    "sparkkinesis.assemblyJar",
     fail("system property sparkkinesis.assemblyJar is not set; run the tests through build/sbt"))
+
   /**
-   * The connector's one package inside Spark's: it reads the executors off the block manager, which Spark keeps
-   * private to its own packages (its Kafka source does the same from inside them). Named after the connector, it
-   * clashes with no class of Spark's.
+   * The connector's one package inside Spark's: it reads the executors off the block manager, which Spark keeps private
+   * to its own packages (its Kafka source does the same from inside them). Named after the connector, it clashes with
+   * no class of Spark's.
    */
   private val InSparksPackage = "org/apache/spark/sparkkinesis/"
-  private def connectorsOwn(entry: String) = entry.startsWith("io/github/sparkkinesis/") || entry.startsWith(InSparksPackage)
+  private def connectorsOwn(entry: String) =
+    entry.startsWith("io/github/sparkkinesis/") || entry.startsWith(InSparksPackage)
 
   private val entries: Seq[String] = {
     val zip = new ZipFile(jarPath)
-    try zip.entries().asScala.map(_.getName).filterNot(_.endsWith("/")).toVector finally zip.close()
+    try zip.entries().asScala.map(_.getName).filterNot(_.endsWith("/")).toVector
+    finally zip.close()
   }
 
   test("the tests run on the JVM asked for (bin/test runs this suite and fan-out's on Java 21 too), Java 17 or later") {
@@ -42,8 +46,12 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
   }
 
   test("the AWS SDK, Netty, Jackson, protobuf, the KPL and Guava are inside, relocated") {
-    Seq("awssdk/services/kinesis/KinesisClient.class", "netty/buffer/ByteBuf.class",
-      "jackson/databind/ObjectMapper.class", "protobuf/CodedInputStream.class", "kpl/KinesisProducer.class",
+    Seq(
+      "awssdk/services/kinesis/KinesisClient.class",
+      "netty/buffer/ByteBuf.class",
+      "jackson/databind/ObjectMapper.class",
+      "protobuf/CodedInputStream.class",
+      "kpl/KinesisProducer.class",
       "guava/util/concurrent/ListenableFuture.class").foreach { path =>
       entries should contain(s"io/github/sparkkinesis/shaded/$path")
     }
@@ -63,8 +71,9 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
   test("service registrations name only relocated interfaces, and the data source is registered") {
     val services = entries.filter(_.startsWith("META-INF/services/")).map(_.stripPrefix("META-INF/services/"))
     services should contain("org.apache.spark.sql.sources.DataSourceRegister")
-    services.filterNot(s => s.startsWith("io.github.sparkkinesis.") ||
-      s == "org.apache.spark.sql.sources.DataSourceRegister") shouldBe empty
+    services.filterNot(s =>
+      s.startsWith("io.github.sparkkinesis.") ||
+        s == "org.apache.spark.sql.sources.DataSourceRegister") shouldBe empty
   }
 
   test("resources outside the connector's package are only metadata and data files loaded by name") {
@@ -72,8 +81,9 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     // KPL extracts its native daemon and its CA certificates from these folders, also by name.
     val loadedByName = Set("mozilla/public-suffix-list.txt", "mime.types")
     val kplFolders = Seq("amazon-kinesis-producer-native-binaries/", "cacerts/")
-    entries.filterNot(e => connectorsOwn(e) || e.startsWith("META-INF/") ||
-      loadedByName(e) || kplFolders.exists(e.startsWith)) shouldBe empty
+    entries.filterNot(e =>
+      connectorsOwn(e) || e.startsWith("META-INF/") ||
+        loadedByName(e) || kplFolders.exists(e.startsWith)) shouldBe empty
   }
 
   test("the KPL's native daemon is inside for Linux (x86_64, aarch64) and macOS, the Linux ones stripped") {

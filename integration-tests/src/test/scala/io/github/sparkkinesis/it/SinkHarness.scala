@@ -25,8 +25,8 @@ object SinkHarness {
   def tlsPort: Int = URI.create(KinesisMock.tlsEndpoint).getPort
 
   /**
-   * Every row in `stream`, read with a plain SDK client from TRIM_HORIZON and de-aggregated, plus the number of
-   * Kinesis records they came in (fewer than rows when the producer aggregated).
+   * Every row in `stream`, read with a plain SDK client from TRIM_HORIZON and de-aggregated, plus the number of Kinesis
+   * records they came in (fewer than rows when the producer aggregated).
    */
   def readBack(stream: String): (Seq[Landed], Int) = {
     val records = TestStreams.readStream(stream)

@@ -15,8 +15,8 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.it.SinkHarness._
 
 /**
- * The endpoint goes away in the middle of a write: the task fails naming the stream, Spark's retry writes it all;
- * and while it is away, the executor holds no more unconfirmed rows than its cap.
+ * The endpoint goes away in the middle of a write: the task fails naming the stream, Spark's retry writes it all; and
+ * while it is away, the executor holds no more unconfirmed rows than its cap.
  */
 class SinkOutageSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   import SparkHarness.session.implicits._
@@ -38,14 +38,18 @@ class SinkOutageSuite extends AnyFunSuite with Matchers with SparkIntegrationSui
       val df = spark.range(0, 6000, 1, 2).select(
         concat(lit("outage-"), gate.udf($"id").cast("string")).as("data"),
         concat(lit("key-"), ($"id" % 97).cast("string")).as("partitionKey"))
-      val options = sinkOptions(Some(stream),
-        "kinesis.endpointUrl" -> s"https://127.0.0.1:${proxy.port}", "kinesis.sink.recordTtl" -> "2000")
+      val options = sinkOptions(
+        Some(stream),
+        "kinesis.endpointUrl" -> s"https://127.0.0.1:${proxy.port}",
+        "kinesis.sink.recordTtl" -> "2000")
       val write = Future(df.write.format("aws-kinesis").options(options).mode("append").save())
       gate.reached.await(60, TimeUnit.SECONDS) shouldBe true
       proxy.stop()
       gate.release.countDown()
       // Then a task fails, saying the rows expired on their way to the stream
-      Eventually.await("a write task to fail while the endpoint is down", 60.seconds,
+      Eventually.await(
+        "a write task to fail while the endpoint is down",
+        60.seconds,
         s"task failures so far: ${failures.asScala.mkString(" | ")}") {
         !failures.isEmpty
       }
@@ -82,15 +86,20 @@ class SinkOutageSuite extends AnyFunSuite with Matchers with SparkIntegrationSui
       val df = spark.range(0, 5000, 1, 2).select(
         concat(lit("capped-"), gate.udf($"id").cast("string")).as("data"),
         concat(lit("key-"), ($"id" % 97).cast("string")).as("partitionKey"))
-      val options = sinkOptions(Some(stream), "kinesis.endpointUrl" -> s"https://127.0.0.1:${proxy.port}",
-        "kinesis.sink.maxPendingRecordsPerExecutor" -> cap.toString, "kinesis.sink.recordTtl" -> "120000")
+      val options = sinkOptions(
+        Some(stream),
+        "kinesis.endpointUrl" -> s"https://127.0.0.1:${proxy.port}",
+        "kinesis.sink.maxPendingRecordsPerExecutor" -> cap.toString,
+        "kinesis.sink.recordTtl" -> "120000")
       val write = Future(df.write.format("aws-kinesis").options(options).mode("append").save())
       gate.reached.await(60, TimeUnit.SECONDS) shouldBe true
       // When the endpoint stops before any row is handed over, and the tasks go on
       proxy.stop()
       gate.release.countDown()
       // Then both tasks come to wait for room in the executor's cap, having handed over no more than it
-      Eventually.await("both write tasks to wait for room in the executor's cap", 60.seconds,
+      Eventually.await(
+        "both write tasks to wait for room in the executor's cap",
+        60.seconds,
         s"rows through the gate: ${gate.passed}, threads waiting: $waitingForExecutorRoom") {
         waitingForExecutorRoom == 2
       }

@@ -45,8 +45,10 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     }
     val (packedAt, records) = writes.find { case (attempt, records) => records < 1000 || attempt == 5 }.get
     withClue(s"Kinesis records for 1,000 rows in write $packedAt: ") { records should be < 1000 }
-    RecordChecks.assertExactlyOnce(expected("batch", 5000) ++ (1 to packedAt).flatMap(a => expected(s"packed-$a", 1000)),
-      keyed(readBack(stream)._1), s"rows in $stream")
+    RecordChecks.assertExactlyOnce(
+      expected("batch", 5000) ++ (1 to packedAt).flatMap(a => expected(s"packed-$a", 1000)),
+      keyed(readBack(stream)._1),
+      s"rows in $stream")
   }
 
   test("binary data without aggregation, in the default save mode, arrives one Kinesis record per row") {
@@ -77,7 +79,9 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     query.awaitTermination(120.seconds.toMillis) shouldBe true
     query.exception shouldBe None
     // Then every row is in the stream once, written by three micro-batches
-    RecordChecks.assertExactlyOnce((0 until 3).flatMap(f => expected(s"stream-$f", 1000)), keyed(readBack(stream)._1),
+    RecordChecks.assertExactlyOnce(
+      (0 until 3).flatMap(f => expected(s"stream-$f", 1000)),
+      keyed(readBack(stream)._1),
       s"rows in $stream")
     query.recentProgress.count(_.numInputRows > 0) shouldBe 3
   }
@@ -91,7 +95,9 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     collected.awaitRecords(query, 3000, 90.seconds)
     query.processAllAvailable()
     // Then it delivers each row once, with its partition key and payload
-    RecordChecks.assertExactlyOnce(expected("round", 3000), collected.records.map(r => (r.partitionKey, r.payload)),
+    RecordChecks.assertExactlyOnce(
+      expected("round", 3000),
+      collected.records.map(r => (r.partitionKey, r.payload)),
       "rows read back by the source")
   }
 
@@ -126,7 +132,9 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     val query = readKinesis(source, "TRIM_HORIZON").writeStream.format("aws-kinesis")
       .options(sinkOptions(Some(target))).option("checkpointLocation", newCheckpointDir()).start()
     try {
-      Eventually.await("the records to reach the target stream", 90.seconds,
+      Eventually.await(
+        "the records to reach the target stream",
+        90.seconds,
         s"rows in $target so far: ${readBack(target)._1.size}") {
         readBack(target)._1.size >= records.size
       }

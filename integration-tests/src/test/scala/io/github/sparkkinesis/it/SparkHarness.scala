@@ -11,8 +11,8 @@ import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
 
 /**
- * The SparkSession every suite of the test JVM shares: two cores, no UI, two shuffle partitions, UTC. A failed
- * task is tried up to 4 times, as on a cluster (plain local mode never retries), so retries are exercised too.
+ * The SparkSession every suite of the test JVM shares: two cores, no UI, two shuffle partitions, UTC. A failed task is
+ * tried up to 4 times, as on a cluster (plain local mode never retries), so retries are exercised too.
  */
 object SparkHarness {
 
@@ -47,14 +47,15 @@ object SparkHarness {
 
   def deleteRecursively(dir: File): Unit = if (dir.exists()) {
     val paths = Files.walk(dir.toPath)
-    try paths.sorted(Comparator.reverseOrder[Path]()).forEach(p => Files.deleteIfExists(p)) finally paths.close()
+    try paths.sorted(Comparator.reverseOrder[Path]()).forEach(p => Files.deleteIfExists(p))
+    finally paths.close()
   }
 }
 
 /**
- * What a suite that runs streaming queries against the emulator needs: the shared session, a fresh checkpoint
- * directory per test, a reader for the `aws-kinesis` format with the emulator's settings, and no query or
- * producer left running after a test.
+ * What a suite that runs streaming queries against the emulator needs: the shared session, a fresh checkpoint directory
+ * per test, a reader for the `aws-kinesis` format with the emulator's settings, and no query or producer left running
+ * after a test.
  */
 trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { self: Suite =>
 
@@ -68,7 +69,8 @@ trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { 
   }
 
   override protected def afterAll(): Unit = {
-    try SparkHarness.deleteRecursively(suiteDir) finally super.afterAll()
+    try SparkHarness.deleteRecursively(suiteDir)
+    finally super.afterAll()
   }
 
   override protected def afterEach(): Unit = {
@@ -94,10 +96,13 @@ trait SparkIntegrationSuite extends BeforeAndAfterEach with BeforeAndAfterAll { 
   }
 
   /**
-   * Waits until the sink holds as many records as `expected`, lets the query process whatever else is available
-   * (so late duplicates would show), then checks that the sink holds each expected record exactly once.
+   * Waits until the sink holds as many records as `expected`, lets the query process whatever else is available (so
+   * late duplicates would show), then checks that the sink holds each expected record exactly once.
    */
-  protected def assertReadsExactly(query: StreamingQuery, sink: BatchCollector, expected: Seq[Put],
+  protected def assertReadsExactly(
+      query: StreamingQuery,
+      sink: BatchCollector,
+      expected: Seq[Put],
       timeout: FiniteDuration = 60.seconds): Unit = {
     sink.awaitRecords(query, expected.size, timeout)
     query.processAllAvailable()

@@ -71,16 +71,20 @@ class StartingPositionSuite extends AnyFunSuite with Matchers with SparkIntegrat
       System.currentTimeMillis() > instant.toEpochMilli
     }
     val atOrAfter = TestStreams.putStrings(stream, TestStreams.testRecords("at-or-after", n = 100, keys = 10))
-    val arrivals = TestStreams.readStream(stream).map { case (_, r) => r.data().asUtf8String() -> r.approximateArrivalTimestamp() }
+    val arrivals = TestStreams.readStream(stream).map { case (_, r) =>
+      r.data().asUtf8String() -> r.approximateArrivalTimestamp()
+    }
     all(arrivals.filter(_._1.startsWith("at-or-after")).map(_._2.toEpochMilli)) should be >= instant.toEpochMilli
     // When
-    val (query, sink) = startCollecting(readKinesis(stream, "AT_TIMESTAMP " + DateTimeFormatter.ISO_INSTANT.format(instant)))
+    val (query, sink) =
+      startCollecting(readKinesis(stream, "AT_TIMESTAMP " + DateTimeFormatter.ISO_INSTANT.format(instant)))
     val after = TestStreams.putStrings(stream, TestStreams.testRecords("after", n = 100, keys = 10))
     // Then
     assertReadsExactly(query, sink, atOrAfter ++ after)
   }
 
-  test("a JSON map starts each named shard AT or AFTER a sequence number, or at LATEST; unnamed shards at TRIM_HORIZON") {
+  test(
+    "a JSON map starts each named shard AT or AFTER a sequence number, or at LATEST; unnamed shards at TRIM_HORIZON") {
     checkJsonStartingPositions("it-start-json")
   }
 }

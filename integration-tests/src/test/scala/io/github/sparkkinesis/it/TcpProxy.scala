@@ -6,13 +6,14 @@ import java.util.concurrent.ConcurrentHashMap
 
 /**
  * A loopback TCP forwarder to `targetPort` that a test can take down and bring back on the same port, to play an
- * endpoint that stops answering in the middle of a write without losing the emulator's state behind it. `stop`
- * closes the listening socket and every open connection, so clients see refused and reset connections.
+ * endpoint that stops answering in the middle of a write without losing the emulator's state behind it. `stop` closes
+ * the listening socket and every open connection, so clients see refused and reset connections.
  */
 final class TcpProxy(targetPort: Int) extends AutoCloseable {
   val port: Int = {
     val probe = new ServerSocket(0, 50, InetAddress.getLoopbackAddress)
-    try probe.getLocalPort finally probe.close()
+    try probe.getLocalPort
+    finally probe.close()
   }
   private val sockets = ConcurrentHashMap.newKeySet[Socket]()
   @volatile private var server: Option[ServerSocket] = None
@@ -62,7 +63,9 @@ final class TcpProxy(targetPort: Int) extends AutoCloseable {
     finally Seq(a, b).foreach(closeQuietly)
   }
 
-  private def closeQuietly(s: Socket): Unit = try s.close() catch { case _: java.io.IOException => () }
+  private def closeQuietly(s: Socket): Unit =
+    try s.close()
+    catch { case _: java.io.IOException => () }
 
   private def daemon(name: String)(body: => Unit): Unit = {
     val t = new Thread(new Runnable { override def run(): Unit = body }, name)

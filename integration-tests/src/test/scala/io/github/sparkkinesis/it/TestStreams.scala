@@ -27,8 +27,8 @@ final case class AggregatedPut(
     userRecords: Seq[(String, Array[Byte])])
 
 /**
- * Test-side access to the emulator through an unshaded AWS SDK v2 client: streams with unique names, puts that
- * report where each record went, resharding that returns once the stream is ACTIVE again, raw reads.
+ * Test-side access to the emulator through an unshaded AWS SDK v2 client: streams with unique names, puts that report
+ * where each record went, resharding that returns once the stream is ACTIVE again, raw reads.
  */
 object TestStreams {
   val Region: String = "us-east-1"
@@ -94,8 +94,8 @@ object TestStreams {
     records.grouped(PutRecordsLimit).flatMap(chunk => putChunk(stream, chunk.toIndexedSeq)).toVector
 
   /**
-   * `n` (partitionKey, payload) pairs over `keys` partition keys, payloads unique per `prefix`: "<prefix>-<i>",
-   * so a test can tell every record apart and see which phase of the test put it.
+   * `n` (partitionKey, payload) pairs over `keys` partition keys, payloads unique per `prefix`: "<prefix>-<i>", so a
+   * test can tell every record apart and see which phase of the test put it.
    */
   def testRecords(prefix: String, n: Int, keys: Int): Seq[(String, String)] =
     (0 until n).map(i => (s"key-${i % keys}", s"$prefix-$i"))
@@ -111,7 +111,8 @@ object TestStreams {
     while (pending.nonEmpty) {
       attempt += 1
       if (attempt > MaxPutAttempts) {
-        throw new AssertionError(s"${pending.size} records still refused by PutRecords on $stream after $MaxPutAttempts attempts")
+        throw new AssertionError(
+          s"${pending.size} records still refused by PutRecords on $stream after $MaxPutAttempts attempts")
       }
       val entries = pending.map { i =>
         PutRecordsRequestEntry.builder().partitionKey(chunk(i)._1).data(SdkBytes.fromByteArray(chunk(i)._2)).build()
@@ -129,8 +130,8 @@ object TestStreams {
   }
 
   /**
-   * Packs the user records into KPL aggregates with the awslabs `RecordAggregator` (in input order, a new
-   * aggregate whenever one is full) and puts each with PutRecord under the aggregate's own explicit hash key.
+   * Packs the user records into KPL aggregates with the awslabs `RecordAggregator` (in input order, a new aggregate
+   * whenever one is full) and puts each with PutRecord under the aggregate's own explicit hash key.
    */
   def putAggregated(stream: String, userRecords: Seq[(String, Array[Byte])]): Seq[AggregatedPut] = {
     KplAggregates.build(userRecords).map { aggregate =>
@@ -159,15 +160,20 @@ object TestStreams {
   def mergeShards(stream: String, shardId: String, adjacentShardId: String): String = {
     client.mergeShards(MergeShardsRequest.builder()
       .streamName(stream).shardToMerge(shardId).adjacentShardToMerge(adjacentShardId).build())
-    awaitChildren(stream, s"merge of $shardId and $adjacentShardId",
-      s => s.parentShardId() == shardId && s.adjacentParentShardId() == adjacentShardId, expected = 1).head
+    awaitChildren(
+      stream,
+      s"merge of $shardId and $adjacentShardId",
+      s => s.parentShardId() == shardId && s.adjacentParentShardId() == adjacentShardId,
+      expected = 1).head
   }
 
   /** UpdateShardCount with uniform scaling; returns the open shards once the stream is ACTIVE again. */
   def updateShardCount(stream: String, target: Int): Seq[Shard] = {
     client.updateShardCount(UpdateShardCountRequest.builder()
       .streamName(stream).targetShardCount(target).scalingType(ScalingType.UNIFORM_SCALING).build())
-    Eventually.await(s"stream $stream to have $target open shards and be ACTIVE", OperationTimeout,
+    Eventually.await(
+      s"stream $stream to have $target open shards and be ACTIVE",
+      OperationTimeout,
       s"open shards ${openShards(stream).map(_.shardId())}") {
       status(stream) == StreamStatus.ACTIVE && openShards(stream).size == target
     }
@@ -188,15 +194,17 @@ object TestStreams {
       .getOrElse(throw new AssertionError(s"shard $shardId not found in stream $stream"))
 
   private def awaitChildren(stream: String, what: String, isChild: Shard => Boolean, expected: Int): Seq[String] =
-    Eventually.awaitValue(s"$what in stream $stream to finish (stream ACTIVE, $expected new shard(s))",
-      OperationTimeout, s"shards ${listShards(stream).map(_.shardId())}, status ${status(stream)}") {
+    Eventually.awaitValue(
+      s"$what in stream $stream to finish (stream ACTIVE, $expected new shard(s))",
+      OperationTimeout,
+      s"shards ${listShards(stream).map(_.shardId())}, status ${status(stream)}") {
       val children = listShards(stream).filter(isChild).map(_.shardId())
       if (children.size == expected && status(stream) == StreamStatus.ACTIVE) Some(children) else None
     }
 
   /**
-   * Reads a shard from TRIM_HORIZON with GetRecords until the reader is at the tip of an open shard or at the end
-   * of a closed one: the records exactly as Kinesis stores them, for checking the test data itself.
+   * Reads a shard from TRIM_HORIZON with GetRecords until the reader is at the tip of an open shard or at the end of a
+   * closed one: the records exactly as Kinesis stores them, for checking the test data itself.
    */
   def readShard(stream: String, shardId: String): Seq[Record] = {
     var iterator = client.getShardIterator(GetShardIteratorRequest.builder()
@@ -205,7 +213,8 @@ object TestStreams {
     var atEnd = false
     val deadline = OperationTimeout.fromNow
     while (!atEnd) {
-      if (deadline.isOverdue()) throw new AssertionError(s"reading shard $shardId of $stream took over $OperationTimeout")
+      if (deadline.isOverdue())
+        throw new AssertionError(s"reading shard $shardId of $stream took over $OperationTimeout")
       val response = client.getRecords(GetRecordsRequest.builder().shardIterator(iterator).build())
       records ++= response.records().asScala
       iterator = response.nextShardIterator()

@@ -9,15 +9,19 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * Trigger.AvailableNow, Trigger.Once and read limits against the emulator, into a file sink (whose output only
- * shows committed batches): each run reads exactly the records it should, once, and stops by itself.
+ * Trigger.AvailableNow, Trigger.Once and read limits against the emulator, into a file sink (whose output only shows
+ * committed batches): each run reads exactly the records it should, once, and stops by itself.
  */
 class TriggerSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
   private val RunTimeout = 120.seconds
 
   /** Starts a query from `stream` into JSON files under `out`, payload and shard as columns. */
-  private def toFiles(stream: String, checkpoint: String, out: File, trigger: Trigger,
+  private def toFiles(
+      stream: String,
+      checkpoint: String,
+      out: File,
+      trigger: Trigger,
       extra: (String, String)*): StreamingQuery =
     readKinesis(stream, "TRIM_HORIZON", extra: _*)
       .selectExpr("CAST(data AS STRING) AS payload", "shardId")
@@ -72,7 +76,11 @@ class TriggerSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
 
     // When: a fresh checkpoint with AvailableNow and a read limit of 50 records per batch
     val (freshCheckpoint, freshOut) = (newCheckpointDir(), newDir("fresh-out"))
-    val inputRows = runToEnd(toFiles(stream, freshCheckpoint, freshOut, Trigger.AvailableNow(),
+    val inputRows = runToEnd(toFiles(
+      stream,
+      freshCheckpoint,
+      freshOut,
+      Trigger.AvailableNow(),
       "kinesis.maxRecordsPerTrigger" -> "50"))
     // Then: the whole stream once, in several bounded batches
     committed(freshOut).sorted shouldBe sorted(first ++ second ++ third ++ fourth)

@@ -5,8 +5,8 @@ import io.github.sparkkinesis.offsets.KinesisSourceOffset
 
 /**
  * Where a micro-batch's tasks ended the shards it read, from the [[ShardEndStore]]: one read per task (several at
- * once), not one per shard. The last batch's are kept once all are there: the next batch's planning and the
- * progress metrics both need them; a missing one is looked for again next time.
+ * once), not one per shard. The last batch's are kept once all are there: the next batch's planning and the progress
+ * metrics both need them; a missing one is looked for again next time.
  */
 private[source] final class BatchEnds(store: ShardEndStore) {
   private var last: Option[(Long, Map[(String, String), Option[ShardEndRecord]])] = None

@@ -7,23 +7,27 @@ import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
-  Backoff, ConsumerDescription, FanOutClient, KinesisClientException, ThrottledException
+  Backoff,
+  ConsumerDescription,
+  FanOutClient,
+  KinesisClientException,
+  ThrottledException
 }
 import io.github.sparkkinesis.metadata.AtomicFiles
 import io.github.sparkkinesis.options.FanOutOptions
 import io.github.sparkkinesis.source.reading.FanOutReaderSettings
 
 /**
- * The stream consumer a query reads through, on the driver. With `kinesis.consumerArn` it only checks that the
- * consumer exists and waits until it is ACTIVE, and never registers or deregisters it. With `kinesis.consumerName`
- * it reuses the consumer of that name or registers it, and waits until it is ACTIVE, retrying throttled calls
+ * The stream consumer a query reads through, on the driver. With `kinesis.consumerArn` it only checks that the consumer
+ * exists and waits until it is ACTIVE, and never registers or deregisters it. With `kinesis.consumerName` it reuses the
+ * consumer of that name or registers it, and waits until it is ACTIVE, retrying throttled calls
  * (RegisterStreamConsumer: 5 per second per account) with jittered back-off for at most `waitMs`.
  *
  * Ownership: a consumer this query registers is recorded in its checkpoint (`ownerFile`). On stop, with
- * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the
- * query registered anything belongs to someone else (another query, or an administrator) and is never touched.
- * A query restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one
- * it registered under the old name is left registered (another query may read through it by now), with a warning.
+ * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the query
+ * registered anything belongs to someone else (another query, or an administrator) and is never touched. A query
+ * restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one it
+ * registered under the old name is left registered (another query may read through it by now), with a warning.
  */
 private[sparkkinesis] final class FanOutConsumer(
     client: FanOutClient,
@@ -39,6 +43,7 @@ private[sparkkinesis] final class FanOutConsumer(
   private val log = LoggerFactory.getLogger(getClass)
   @volatile private var resolved: Option[ConsumerDescription] = None
   @volatile private var resolving: Option[Thread] = None
+
   /** Why resolving the consumer in the background failed: the query fails with it (a restart tries again). */
   @volatile private var failure: Option[Throwable] = None
   @volatile private var stopping = false
@@ -49,9 +54,9 @@ private[sparkkinesis] final class FanOutConsumer(
     resolved.getOrElse {
       val consumer = options.consumerArn match {
         case Some(arn) => awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
-          .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option kinesis.consumerArn " +
-            s"does not exist: register it (aws kinesis register-stream-consumer), or set option kinesis.consumerName " +
-            "for a consumer the query registers itself."))
+            .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option kinesis.consumerArn " +
+              s"does not exist: register it (aws kinesis register-stream-consumer), or set option kinesis.consumerName " +
+              "for a consumer the query registers itself."))
         case None => managed(options.consumerName.get)
       }
       resolved = Some(consumer)
@@ -60,20 +65,23 @@ private[sparkkinesis] final class FanOutConsumer(
   }
 
   /**
-   * Starts resolving (and if need be registering) the consumer on a thread of its own, so that waiting for it to
-   * become ACTIVE overlaps the query's start-up and first look. A failure there is kept: [[checkResolution]] and
-   * [[arn]] raise it.
+   * Starts resolving (and if need be registering) the consumer on a thread of its own, so that waiting for it to become
+   * ACTIVE overlaps the query's start-up and first look. A failure there is kept: [[checkResolution]] and [[arn]] raise
+   * it.
    */
   def resolveInBackground(): Unit = {
-    val thread = new Thread(new Runnable {
-      override def run(): Unit =
-        try arn catch {
-          case NonFatal(e) if !stopping =>
-            failure = Some(e)
-            log.warn(s"Could not resolve the stream consumer of stream $stream: ${e.getMessage}")
-          case NonFatal(_) => () // the query stopped meanwhile
-        }
-    }, s"spark-kinesis-consumer-$stream")
+    val thread = new Thread(
+      new Runnable {
+        override def run(): Unit =
+          try arn
+          catch {
+            case NonFatal(e) if !stopping =>
+              failure = Some(e)
+              log.warn(s"Could not resolve the stream consumer of stream $stream: ${e.getMessage}")
+            case NonFatal(_) => () // the query stopped meanwhile
+          }
+      },
+      s"spark-kinesis-consumer-$stream")
     thread.setDaemon(true)
     resolving = Some(thread)
     thread.start()
@@ -86,8 +94,8 @@ private[sparkkinesis] final class FanOutConsumer(
   def checkResolution(): Unit = failure.foreach(e => throw e)
 
   /**
-   * On the query's stop: deregisters the consumer if this query registered it and the options allow, including one
-   * it registered that was not ACTIVE yet. A resolution under way stops at its next wait.
+   * On the query's stop: deregisters the consumer if this query registered it and the options allow, including one it
+   * registered that was not ACTIVE yet. A resolution under way stops at its next wait.
    */
   def stop(): Unit = {
     stopping = true
@@ -107,7 +115,10 @@ private[sparkkinesis] final class FanOutConsumer(
         log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
           "(set kinesis.deregisterConsumerOnStop=false to keep it).")
         try client.deregisterConsumer(consumer.arn)
-        catch { case e: KinesisClientException => log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}") }
+        catch {
+          case e: KinesisClientException =>
+            log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}")
+        }
         ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
         resolved = None
       }
@@ -122,7 +133,8 @@ private[sparkkinesis] final class FanOutConsumer(
     try client.describeConsumerByArn(consumerArn)
     catch {
       case e: KinesisClientException =>
-        log.info(s"Could not describe stream consumer $consumerArn, which this query registered before: ${e.getMessage}")
+        log.info(
+          s"Could not describe stream consumer $consumerArn, which this query registered before: ${e.getMessage}")
         None
     }
 
@@ -179,8 +191,9 @@ private[sparkkinesis] final class FanOutConsumer(
     var current = retryingThrottled(s"describing $what")(describe)
     while (current.exists(!_.isActive)) {
       if (clock() - since > waitMs) {
-        throw new KinesisClientException(s"The stream $what has been ${current.get.status} for ${clock() - since} ms, " +
-          "not ACTIVE (option kinesis.driverRetryTimeout bounds the wait).")
+        throw new KinesisClientException(
+          s"The stream $what has been ${current.get.status} for ${clock() - since} ms, " +
+            "not ACTIVE (option kinesis.driverRetryTimeout bounds the wait).")
       }
       pause(math.max(MinPollMs, backoff.nextDelayMs()))
       current = retryingThrottled(s"describing $what")(describe)
@@ -214,6 +227,7 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private val MinPollMs = 200L
   private val MaxPollMs = 5000L
+
   /** How long stop() waits for a resolution under way to reach its next wait (or end). */
   private val StopWaitMs = 30000L
 }

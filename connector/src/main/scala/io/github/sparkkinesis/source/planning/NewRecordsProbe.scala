@@ -8,22 +8,28 @@ import scala.collection.mutable
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
-  AccessException, ExpiredIteratorException, IteratorStart, KinesisClient, KinesisClientException, RecordBatch,
-  ThrottledException, TimestampInFutureException
+  AccessException,
+  ExpiredIteratorException,
+  IteratorStart,
+  KinesisClient,
+  KinesisClientException,
+  RecordBatch,
+  ThrottledException,
+  TimestampInFutureException
 }
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
 
 /**
- * The driver's cheap check for new records, so that no empty micro-batch is started: GetRecords calls with limit 1
- * per shard asked about. Where Kinesis answers empty pages while MillisBehindLatest says records lie ahead (sparse
- * shards, and positions near the trim horizon, where AWS serves such pages for many minutes), a check walks on
- * through at most [[NewRecordsProbe.WalkPages]] pages and keeps the iterator it ended on, so the next check of the
- * same position goes on from there instead of walking again; such a shard is `walking`: answered, but not decided
- * either way. A walk that reaches a record moves the shard's position to AT_SEQUENCE_NUMBER of that record: exactly
- * the same records follow (the pages in between were empty), and a task, or a later run, starts right at it
- * instead of walking the same empty pages again (GetRecords iterators are opaque and expire after 5 minutes, so a
- * walk's progress is kept only as the driver's own iterator until then). A closed shard found read to its end is
- * marked finished, which makes its children readable and checked in the same call.
+ * The driver's cheap check for new records, so that no empty micro-batch is started: GetRecords calls with limit 1 per
+ * shard asked about. Where Kinesis answers empty pages while MillisBehindLatest says records lie ahead (sparse shards,
+ * and positions near the trim horizon, where AWS serves such pages for many minutes), a check walks on through at most
+ * [[NewRecordsProbe.WalkPages]] pages and keeps the iterator it ended on, so the next check of the same position goes
+ * on from there instead of walking again; such a shard is `walking`: answered, but not decided either way. A walk that
+ * reaches a record moves the shard's position to AT_SEQUENCE_NUMBER of that record: exactly the same records follow
+ * (the pages in between were empty), and a task, or a later run, starts right at it instead of walking the same empty
+ * pages again (GetRecords iterators are opaque and expire after 5 minutes, so a walk's progress is kept only as the
+ * driver's own iterator until then). A closed shard found read to its end is marked finished, which makes its children
+ * readable and checked in the same call.
  *
  * A check that fails for a passing reason (throttling, an expired iterator, a connection reset, a shard that just
  * expired) is `unanswered`: the driver looks again later, and an AvailableNow run does not count the shard as having
@@ -36,10 +42,11 @@ private[source] final class NewRecordsProbe(
     failureTimeoutMs: Long,
     threads: Int,
     clock: () => Long = () => System.currentTimeMillis())
-  extends AutoCloseable {
+    extends AutoCloseable {
   import NewRecordsProbe._
 
   private val log = LoggerFactory.getLogger(getClass)
+
   /** Per shard: the position checked, the iterator that goes on from where the last check ended, pages walked. */
   private val iterators = mutable.Map.empty[String, (ShardPosition, String, Long)]
   private val failures = mutable.Map.empty[String, FailureWindow]
@@ -50,9 +57,9 @@ private[source] final class NewRecordsProbe(
   def getRecordsCalls: Long = calls.get()
 
   /**
-   * Checks the readable shards that `shouldCheck` selects, then the children that shards found finished make
-   * readable. `arrivedBefore` bounds a shard's news to records that arrived before that instant (an AvailableNow
-   * run's target): a first record at or after it means the shard is at its target.
+   * Checks the readable shards that `shouldCheck` selects, then the children that shards found finished make readable.
+   * `arrivedBefore` bounds a shard's news to records that arrived before that instant (an AvailableNow run's target): a
+   * first record at or after it means the shard is at its target.
    */
   def check(
       shards: Map[String, ShardState],
@@ -72,7 +79,8 @@ private[source] final class NewRecordsProbe(
       val finished = outcomes.collect { case (id, Finished) => id }
       current ++= finished.map(id => id -> current(id).copy(position = ShardPosition.ShardEnd))
       current ++= checks.collect { case (id, (_, Some(first))) => id -> current(id).copy(position = first) }
-      found = Checked(current,
+      found = Checked(
+        current,
         found.news ++ outcomes.collect { case (id, HasRecords) => id },
         found.idle ++ outcomes.collect { case (id, Idle) => id },
         found.unanswered ++ outcomes.collect { case (id, Unanswered) => id },
@@ -94,7 +102,7 @@ private[source] final class NewRecordsProbe(
       var page = getRecords(client.shardIterator(stream, shardId, IteratorStart.TrimHorizon))
       var pages = 1
       while (page.records.isEmpty && page.millisBehindLatest > 0 && page.nextIterator.isDefined &&
-          pages < OldestWalkPages) {
+        pages < OldestWalkPages) {
         page = getRecords(page.nextIterator.get)
         pages += 1
       }
@@ -104,7 +112,9 @@ private[source] final class NewRecordsProbe(
     }
 
   /** The outcome, and where a walk across empty pages that reached a record moves the shard: to that record. */
-  private def checkShard(shardId: String, position: ShardPosition,
+  private def checkShard(
+      shardId: String,
+      position: ShardPosition,
       arrivedBefore: Option[Long]): (Outcome, Option[ShardPosition]) =
     position match {
       // The driver chose this instant with its own clock: nothing can have arrived at or after it yet.
@@ -125,8 +135,8 @@ private[source] final class NewRecordsProbe(
             first = page.records.headOption.map(_.sequenceNumber)
             outcome = page.records.headOption match {
               case Some(r) if arrivedBefore.exists(r.approximateArrivalTimestampMillis >= _) => Some(Idle)
-              case Some(_)                                   => Some(HasRecords)
-              case None if page.nextIterator.isEmpty         => Some(Finished)
+              case Some(_) => Some(HasRecords)
+              case None if page.nextIterator.isEmpty => Some(Finished)
               case None =>
                 iterator = page.nextIterator.get // an empty page: the next check, or page, goes on from here
                 if (page.millisBehindLatest > 0) {
@@ -162,7 +172,8 @@ private[source] final class NewRecordsProbe(
           case e: KinesisClientException =>
             synchronized {
               iterators.remove(shardId)
-              failures.getOrElseUpdate(shardId,
+              failures.getOrElseUpdate(
+                shardId,
                 new FailureWindow(s"Checking shard $shardId of stream $stream", failureTimeoutMs, clock)).failed(e)
             }
             log.warn(s"Checking shard $shardId of stream $stream for new records failed; trying again later: " +
@@ -187,13 +198,15 @@ private[source] final class NewRecordsProbe(
     else {
       val executor = synchronized {
         pool.getOrElse {
-          val created = Executors.newFixedThreadPool(threads, new ThreadFactory {
-            override def newThread(r: Runnable): Thread = {
-              val t = new Thread(r, s"kinesis-probe-$stream")
-              t.setDaemon(true)
-              t
-            }
-          })
+          val created = Executors.newFixedThreadPool(
+            threads,
+            new ThreadFactory {
+              override def newThread(r: Runnable): Thread = {
+                val t = new Thread(r, s"kinesis-probe-$stream")
+                t.setDaemon(true)
+                t
+              }
+            })
           pool = Some(created)
           created
         }
@@ -209,13 +222,14 @@ private[source] final class NewRecordsProbe(
 }
 
 private[source] object NewRecordsProbe {
+
   /** Most GetRecords calls one check spends walking empty pages; the next check goes on where it stopped. */
   val WalkPages = 3
 
   /**
    * Most GetRecords calls the search for a shard's oldest retained record spends walking empty pages from the trim
-   * horizon (once per run, and when a batch planned before a restart is read again); a shard whose walk does not
-   * reach a record is left out of that check.
+   * horizon (once per run, and when a batch planned before a restart is read again); a shard whose walk does not reach
+   * a record is left out of that check.
    */
   val OldestWalkPages = 100
 
@@ -224,14 +238,19 @@ private[source] object NewRecordsProbe {
   case object Idle extends Outcome
   case object Finished extends Outcome
   case object Unanswered extends Outcome
+
   /** Empty pages with records ahead, walked on without reaching them yet: progress, but no answer. */
   case object Walking extends Outcome
 
   /**
-   * What a check found: the shard states with shards found read to their end marked finished, the shards with
-   * records to read, the shards checked that had none (or are at their target), those it could not tell (failed),
-   * and those still walking empty pages towards their next record (answered: the walk went on).
+   * What a check found: the shard states with shards found read to their end marked finished, the shards with records
+   * to read, the shards checked that had none (or are at their target), those it could not tell (failed), and those
+   * still walking empty pages towards their next record (answered: the walk went on).
    */
-  final case class Checked(states: Map[String, ShardState], news: Set[String], idle: Set[String],
-      unanswered: Set[String], walking: Set[String] = Set.empty)
+  final case class Checked(
+      states: Map[String, ShardState],
+      news: Set[String],
+      idle: Set[String],
+      unanswered: Set[String],
+      walking: Set[String] = Set.empty)
 }

@@ -3,11 +3,10 @@ package io.github.sparkkinesis.source.planning
 import scala.collection.mutable
 
 /**
- * Each shard's planning state, and its only owner: when the driver may next look at the shard, and whether that
- * look is a check or, for an expected shard, a read planned straight away without a check; the state machine is
- * stated on [[StreamPlanner]], which drives it. The pacing keeps the query inside its GetRecords budget of at most
- * two calls per second per shard with default options (one when idle); only durations of the driver's own clock are
- * compared.
+ * Each shard's planning state, and its only owner: when the driver may next look at the shard, and whether that look is
+ * a check or, for an expected shard, a read planned straight away without a check; the state machine is stated on
+ * [[StreamPlanner]], which drives it. The pacing keeps the query inside its GetRecords budget of at most two calls per
+ * second per shard with default options (one when idle); only durations of the driver's own clock are compared.
  */
 private[source] final class PollSchedule(fetchIntervalMs: Long, idleIntervalMs: Long, clock: () => Long) {
   import PollSchedule.Next
@@ -62,6 +61,7 @@ private[source] final class PollSchedule(fetchIntervalMs: Long, idleIntervalMs: 
 }
 
 private[source] object PollSchedule {
+
   /** A shard's next look: due at `atMs` (Long.MinValue: at once), a read without a check when `expected`. */
   private final case class Next(atMs: Long, expected: Boolean)
 }

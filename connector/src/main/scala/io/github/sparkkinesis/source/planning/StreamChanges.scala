@@ -9,11 +9,13 @@ private[source] object StreamChanges {
   private val log = LoggerFactory.getLogger(getClass)
 
   /**
-   * The shards to track per stream: a stream added to the list starts at `kinesis.startingPosition`; a stream no
-   * longer listed is refused, or forgotten when `allowRemoval`. Also whether anything changed, so the change is
-   * recorded in the next offset at once.
+   * The shards to track per stream: a stream added to the list starts at `kinesis.startingPosition`; a stream no longer
+   * listed is refused, or forgotten when `allowRemoval`. Also whether anything changed, so the change is recorded in
+   * the next offset at once.
    */
-  def apply(checkpointed: Map[String, Map[String, ShardState]], planners: Map[String, StreamPlanner],
+  def apply(
+      checkpointed: Map[String, Map[String, ShardState]],
+      planners: Map[String, StreamPlanner],
       allowRemoval: Boolean): (Map[String, Map[String, ShardState]], Boolean) = {
     val removed = checkpointed.keySet.diff(planners.keySet).toSeq.sorted
     if (removed.nonEmpty && !allowRemoval) {
@@ -21,8 +23,9 @@ private[source] object StreamChanges {
         "kinesis.streamName and kinesis.streamARN no longer list. Add them back, or set " +
         "kinesis.allowStreamRemoval=true to stop reading them (their positions are then forgotten).")
     }
-    removed.foreach(s => log.warn(s"Stream $s is no longer listed: the query stops reading it and forgets its " +
-      "positions (kinesis.allowStreamRemoval=true)."))
+    removed.foreach(s =>
+      log.warn(s"Stream $s is no longer listed: the query stops reading it and forgets its " +
+        "positions (kinesis.allowStreamRemoval=true)."))
     val added = planners.keySet.diff(checkpointed.keySet).toSeq.sorted
     added.foreach(s => log.info(s"Stream $s is new to this query: reading it from kinesis.startingPosition."))
     val streams = (checkpointed -- removed) ++ added.map(s => s -> planners(s).initialShards())

@@ -18,24 +18,24 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  *
  * Planning is a state machine. `KinesisMicroBatchStream` drives it: [[track]] and [[look]] plan each batch;
  * [[batchEnded]] follows once the batch's tasks recorded their ends, or [[resumedAfter]] for a batch an earlier run
- * planned; [[prepareForAvailableNow]] starts an AvailableNow run. Each tracked shard is in one of three states, held
- * by [[PollSchedule]] (its only owner), each but the first due at an instant of the driver's clock:
- *  - new: never looked at; due at once, and checked (one GetRecords call with limit 1);
- *  - checked next: the next look at it is a check;
- *  - expected: the next look reads it without a check (it counts as news), however many batches of other shards
- *    run in between.
+ * planned; [[prepareForAvailableNow]] starts an AvailableNow run. Each tracked shard is in one of three states, held by
+ * [[PollSchedule]] (its only owner), each but the first due at an instant of the driver's clock:
+ *   - new: never looked at; due at once, and checked (one GetRecords call with limit 1);
+ *   - checked next: the next look at it is a check;
+ *   - expected: the next look reads it without a check (it counts as news), however many batches of other shards run in
+ *     between.
  * Transitions:
- *  - a look ([[look]]) checks the due shards that are not expected: nothing new or no answer makes a shard due
- *    `kinesis.idleShardCheckInterval` later (an AvailableNow run instead counts a shard with nothing new as having
- *    reached its target, and looks no more at it); a walk on through empty pages, `kinesis.fetchInterval` later;
- *    news leaves it to the batch;
- *  - a batch's end ([[batchEnded]]) makes each shard it read expected, due `kinesis.fetchInterval` later, when its
- *    read expected more records ([[expected]]), else checked next, due `kinesis.idleShardCheckInterval` later
- *    (`kinesis.fetchInterval` in an AvailableNow run, which must look again soon);
- *  - a resumed run ([[resumedAfter]]) makes the shards an earlier run's last batch expected more of expected, due
- *    as before (nobody knows when that batch ended);
- *  - a shard no longer tracked ([[track]]) is forgotten; a check of an expected shard (made only when a finished
- *    shard's children are checked in the same look) moves its due instant, not its state.
+ *   - a look ([[look]]) checks the due shards that are not expected: nothing new or no answer makes a shard due
+ *     `kinesis.idleShardCheckInterval` later (an AvailableNow run instead counts a shard with nothing new as having
+ *     reached its target, and looks no more at it); a walk on through empty pages, `kinesis.fetchInterval` later; news
+ *     leaves it to the batch;
+ *   - a batch's end ([[batchEnded]]) makes each shard it read expected, due `kinesis.fetchInterval` later, when its
+ *     read expected more records ([[expected]]), else checked next, due `kinesis.idleShardCheckInterval` later
+ *     (`kinesis.fetchInterval` in an AvailableNow run, which must look again soon);
+ *   - a resumed run ([[resumedAfter]]) makes the shards an earlier run's last batch expected more of expected, due as
+ *     before (nobody knows when that batch ended);
+ *   - a shard no longer tracked ([[track]]) is forgotten; a check of an expected shard (made only when a finished
+ *     shard's children are checked in the same look) moves its due instant, not its state.
  * Per run: the first look checks every due shard, so a backlog is planned in one batch; later looks check at most
  * [[StreamPlanner.ChecksPerThread]] per probe thread, the most overdue first, except in an AvailableNow run, where
  * every look checks every due shard. The first [[track]] of a run checks positions against the trim horizon.
@@ -53,11 +53,18 @@ private[source] final class StreamPlanner(
     probeStarted = true
     new NewRecordsProbe(client(), stream, options.driverRetryTimeoutMs, options.checkNewRecordThreads, clock)
   }
-  private val listing = new ShardListing(client, stream, options.describeShardIntervalMs,
-    options.driverRetryTimeoutMs, new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs), clock)
+  private val listing = new ShardListing(
+    client,
+    stream,
+    options.describeShardIntervalMs,
+    options.driverRetryTimeoutMs,
+    new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs),
+    clock)
   // A shard read through an enhanced fan-out subscription costs no GetRecords: a busy one is read again at once.
-  private val schedule = new PollSchedule(if (options.fanOut.isDefined) 0L else options.fetchIntervalMs,
-    options.idleShardCheckIntervalMs, clock)
+  private val schedule = new PollSchedule(
+    if (options.fanOut.isDefined) 0L else options.fetchIntervalMs,
+    options.idleShardCheckIntervalMs,
+    clock)
   private var trimHorizonChecked = false
   private val reportedLost = mutable.Set.empty[String]
   private var availableNow: Option[AvailableNowTarget] = None
@@ -109,9 +116,9 @@ private[source] final class StreamPlanner(
 
   /**
    * One look at the readable shards that are due: the expected ones count as news without a check, the others are
-   * checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch
-   * stays quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned
-   * in one batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
+   * checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch stays
+   * quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned in one
+   * batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
    */
   def look(tracked: Map[String, ShardState]): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
@@ -122,7 +129,7 @@ private[source] final class StreamPlanner(
     val checked = probe.check(tracked, toCheck, arrivedBefore)
     availableNow match {
       case Some(target) => target.reach(checked.idle)
-      case None         => schedule.checkedIdle(checked.idle)
+      case None => schedule.checkedIdle(checked.idle)
     }
     schedule.checkedIdle(checked.unanswered)
     schedule.checkedWalking(checked.walking) // a walk across empty pages goes on as soon as pacing allows
@@ -134,25 +141,25 @@ private[source] final class StreamPlanner(
     schedule.msUntilDue(ShardState.readable(tracked).filterNot(id => availableNow.exists(_.reached(id))))
 
   /**
-   * Whether the shard whose batch ended with `record` is expected, read again without a check first: its read
-   * stopped with more records known to lie ahead, or (outside AvailableNow runs) at the tip of a streaming shard.
-   * Streaming is several records, at least [[StreamPlanner.StreamingRecords]], the newest of them younger than the
-   * idle interval. The driver's clock meets the service's here, which only decides whether a shard is read again
-   * without a check first (cost, and rarely an empty batch), never which records a batch holds. Through a
-   * subscription records wait on the executor until a task takes them, for a second or more when the driver checked
-   * first, so their age says nothing about the shard; several records are enough there.
+   * Whether the shard whose batch ended with `record` is expected, read again without a check first: its read stopped
+   * with more records known to lie ahead, or (outside AvailableNow runs) at the tip of a streaming shard. Streaming is
+   * several records, at least [[StreamPlanner.StreamingRecords]], the newest of them younger than the idle interval.
+   * The driver's clock meets the service's here, which only decides whether a shard is read again without a check first
+   * (cost, and rarely an empty batch), never which records a batch holds. Through a subscription records wait on the
+   * executor until a task takes them, for a second or more when the driver checked first, so their age says nothing
+   * about the shard; several records are enough there.
    */
   private def expected(record: ShardEndRecord): Boolean = {
     def streaming = record.recordCount >= StreamingRecords && (options.fanOut.isDefined ||
       record.stats.flatMap(_.lastArrivalMs).exists(clock() - _ < options.idleShardCheckIntervalMs))
     record.end != ShardPosition.ShardEnd &&
-      (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && streaming))
+    (record.stats.exists(_.moreAvailable) || (availableNow.isEmpty && streaming))
   }
 
   /**
    * A batch this run planned, which read `read` and recorded `records`, has ended: the next look at each shard waits
-   * from now. The [[expected]] shards are read again without a check; in an AvailableNow run every shard is looked
-   * at again as soon as pacing allows, and shards whose read reached the run's bound are done.
+   * from now. The [[expected]] shards are read again without a check; in an AvailableNow run every shard is looked at
+   * again as soon as pacing allows, and shards whose read reached the run's bound are done.
    */
   def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
     availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
@@ -177,15 +184,14 @@ private[source] final class StreamPlanner(
     shardIds.filterNot(ranges.contains) match {
       case Nil => ranges
       case missing => throw new IllegalStateException(s"Shard(s) ${missing.mkString(", ")} of stream $stream are not " +
-        "in its listing, so kinesis.deaggregation.dropMisroutedRecords cannot tell which sub-records belong to " +
-        "them; ListShards may be failing (see the driver's log).")
+          "in its listing, so kinesis.deaggregation.dropMisroutedRecords cannot tell which sub-records belong to " +
+          "them; ListShards may be failing (see the driver's log).")
     }
   }
 
   /**
-   * For a batch planned before a restart and read again ([[ReplayCheck]]): the oldest retained sequence number of
-   * each of `shardIds`, None for a shard that has left the listing (expired whole); shards that do not answer are
-   * left out.
+   * For a batch planned before a restart and read again ([[ReplayCheck]]): the oldest retained sequence number of each
+   * of `shardIds`, None for a shard that has left the listing (expired whole); shards that do not answer are left out.
    */
   def horizons(shardIds: Seq[String]): Map[String, Option[String]] = {
     val listed = listing.current(force = true).map(_.shardId).toSet
@@ -196,12 +202,13 @@ private[source] final class StreamPlanner(
   def close(): Unit = if (probeStarted) probe.close()
 
   /**
-   * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record
-   * (where Kinesis would silently resume anyway). Where records were surely lost unread, `kinesis.failOnDataLoss`
-   * decides; where that cannot be known, a warning says so ([[TrimHorizonCheck]]).
+   * Once per query run: shards whose position lies behind the trim horizon go on from the oldest retained record (where
+   * Kinesis would silently resume anyway). Where records were surely lost unread, `kinesis.failOnDataLoss` decides;
+   * where that cannot be known, a warning says so ([[TrimHorizonCheck]]).
    */
   private def checkTrimHorizon(
-      tracked: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] =
+      tracked: Map[String, ShardState],
+      lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] =
     if (trimHorizonChecked) tracked
     else {
       trimHorizonChecked = true
@@ -245,17 +252,18 @@ private[source] final class StreamPlanner(
 }
 
 private[source] object StreamPlanner {
+
   /**
-   * A shard whose read stopped at the tip after this many Kinesis records, recent ones, is taken to be streaming: it
-   * is expected, read again without a check first. Below it, new records are not likely enough to risk an empty
+   * A shard whose read stopped at the tip after this many Kinesis records, recent ones, is taken to be streaming: it is
+   * expected, read again without a check first. Below it, new records are not likely enough to risk an empty
    * micro-batch.
    */
   val StreamingRecords = 5L
 
   /**
    * Most shards one look checks per probe thread (`kinesis.checkNewRecordThreads`), after a run's first look: a look
-   * stays within a few hundred milliseconds on AWS however many shards are idle; the others stay due and are checked
-   * by the next look.
+   * stays within a few hundred milliseconds on AWS however many shards are idle; the others stay due and are checked by
+   * the next look.
    */
   val ChecksPerThread = 8
 

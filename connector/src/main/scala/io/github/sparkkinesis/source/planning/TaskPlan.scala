@@ -19,11 +19,15 @@ private[source] object TaskPlan {
    * `maxRecords` (the shares add up to the limit, or to one record per shard when the batch reads more shards than
    * that), its AvailableNow bound, and its task, dealt round-robin so each task gets shards of every stream. With
    * `executors` (more than one), a task reads only shards of one home executor ([[home]]), and each home gets a share
-   * of the `tasks` in proportion to its shards, and at least one task per `shardsPerTask` of them: a shard's task
-   * can then always run where its subscription is kept.
+   * of the `tasks` in proportion to its shards, and at least one task per `shardsPerTask` of them: a shard's task can
+   * then always run where its subscription is kept.
    */
-  def reads(news: Seq[(String, String)], maxRecords: Option[Long], tasks: Int,
-      arrivedBefore: (String, String) => Option[Long], executors: Int = 0,
+  def reads(
+      news: Seq[(String, String)],
+      maxRecords: Option[Long],
+      tasks: Int,
+      arrivedBefore: (String, String) => Option[Long],
+      executors: Int = 0,
       shardsPerTask: Int = Int.MaxValue): Map[String, Map[String, ShardRead]] = {
     val task = taskOf(news.sorted, tasks, executors, shardsPerTask)
     news.sorted.zipWithIndex.map { case ((stream, id), i) =>
@@ -33,9 +37,13 @@ private[source] object TaskPlan {
   }
 
   /** The executor, of `executors`, where a shard's reads prefer to run, whichever other shards a batch reads. */
-  def home(stream: String, shardId: String, executors: Int): Int = Math.floorMod(s"$stream/$shardId".hashCode, executors)
+  def home(stream: String, shardId: String, executors: Int): Int =
+    Math.floorMod(s"$stream/$shardId".hashCode, executors)
 
-  private def taskOf(sorted: Seq[(String, String)], tasks: Int, executors: Int,
+  private def taskOf(
+      sorted: Seq[(String, String)],
+      tasks: Int,
+      executors: Int,
       shardsPerTask: Int): Map[(String, String), Int] =
     if (executors <= 1) sorted.zipWithIndex.map { case (shard, i) => shard -> i % tasks }.toMap
     else {
@@ -54,7 +62,9 @@ private[source] object TaskPlan {
    * the shards the driver's listing of a stream shows closed. With `executors`, a task whose shards share a [[home]]
    * prefers that executor.
    */
-  def partitions(offset: KinesisSourceOffset, ranges: (String, Seq[String]) => Map[String, HashKeyRange],
+  def partitions(
+      offset: KinesisSourceOffset,
+      ranges: (String, Seq[String]) => Map[String, HashKeyRange],
       executors: IndexedSeq[String] = IndexedSeq.empty,
       expired: Map[(String, String), Expired] = Map.empty,
       closed: String => Set[String] = _ => Set.empty): Seq[TaskPartition] = {
@@ -63,11 +73,22 @@ private[source] object TaskPlan {
     val closedByStream = planned.map(_.stream).distinct.map(s => s -> closed(s)).toMap
     planned.groupBy(_.task).toSeq.sortBy(_._1).map { case (task, reads) =>
       val homes = if (executors.isEmpty) Nil else reads.map(r => home(r.stream, r.shardId, executors.size)).distinct
-      TaskPartition(offset.batch, task, reads.map { r =>
-        TaskShard(r.stream, r.shardId, offset.batch, offset.streams(r.stream)(r.shardId).position,
-          rangesByStream(r.stream).get(r.shardId), r.read, expired = expired.get((r.stream, r.shardId)),
-          listedClosed = closedByStream(r.stream)(r.shardId))
-      }, legacy = offset.isLegacy, locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)
+      TaskPartition(
+        offset.batch,
+        task,
+        reads.map { r =>
+          TaskShard(
+            r.stream,
+            r.shardId,
+            offset.batch,
+            offset.streams(r.stream)(r.shardId).position,
+            rangesByStream(r.stream).get(r.shardId),
+            r.read,
+            expired = expired.get((r.stream, r.shardId)),
+            listedClosed = closedByStream(r.stream)(r.shardId))
+        },
+        legacy = offset.isLegacy,
+        locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)
     }
   }
 }

@@ -8,15 +8,18 @@ private[sparkkinesis] object TrackedShards {
 
   /** The shards of a new query and where each starts, with LATEST resolved to `nowMs`. */
   def initial(
-      stream: String, start: StartingPosition, listing: Seq[ShardDescription], nowMs: Long): Map[String, ShardState] = {
+      stream: String,
+      start: StartingPosition,
+      listing: Seq[ShardDescription],
+      nowMs: Long): Map[String, ShardState] = {
     val listed = listing.map(_.shardId).toSet
     def waits(d: ShardDescription): Seq[String] = d.parents.filter(listed)
     def openAtNow(d: ShardDescription): ShardPosition =
       if (d.isClosed) ShardPosition.ShardEnd else ShardPosition.AtTimestamp(nowMs)
 
     val positions: Map[String, ShardPosition] = start match {
-      case StartingPosition.Latest          => listing.map(d => d.shardId -> openAtNow(d)).toMap
-      case StartingPosition.TrimHorizon     => listing.map(_.shardId -> ShardPosition.TrimHorizon).toMap
+      case StartingPosition.Latest => listing.map(d => d.shardId -> openAtNow(d)).toMap
+      case StartingPosition.TrimHorizon => listing.map(_.shardId -> ShardPosition.TrimHorizon).toMap
       case StartingPosition.AtTimestamp(ms) => listing.map(_.shardId -> ShardPosition.AtTimestamp(ms)).toMap
       case StartingPosition.PerShard(named) =>
         val unknown = named.keySet.diff(listed)
@@ -29,9 +32,9 @@ private[sparkkinesis] object TrackedShards {
         listing.map { d =>
           d.shardId -> (named.get(d.shardId) match {
             case Some(Some(position)) => position
-            case Some(None)           => openAtNow(d)
+            case Some(None) => openAtNow(d)
             case None if skipped(d.shardId) => ShardPosition.ShardEnd
-            case None                 => ShardPosition.TrimHorizon
+            case None => ShardPosition.TrimHorizon
           })
         }.toMap
     }
@@ -55,11 +58,11 @@ private[sparkkinesis] object TrackedShards {
   final case class Reconciled(shards: Map[String, ShardState], lost: Seq[String])
 
   /**
-   * Brings the tracked shards in line with a fresh listing: new shards (children of a reshard) start at
-   * TRIM_HORIZON after every parent that still exists, tracked before or new in this listing (a split and then a
-   * merge while the query was stopped gives a child whose parent is itself new); finished shards leave once their
-   * children are tracked, so the offset stays small, and are not taken for new ones while still listed; unfinished
-   * shards that are no longer listed are reported as lost (their unread records expired or were deleted).
+   * Brings the tracked shards in line with a fresh listing: new shards (children of a reshard) start at TRIM_HORIZON
+   * after every parent that still exists, tracked before or new in this listing (a split and then a merge while the
+   * query was stopped gives a child whose parent is itself new); finished shards leave once their children are tracked,
+   * so the offset stays small, and are not taken for new ones while still listed; unfinished shards that are no longer
+   * listed are reported as lost (their unread records expired or were deleted).
    */
   def reconcile(tracked: Map[String, ShardState], listing: Seq[ShardDescription]): Reconciled = {
     val listed = listing.map(_.shardId).toSet
@@ -72,8 +75,11 @@ private[sparkkinesis] object TrackedShards {
     val tidied = kept.map { case (id, state) => id -> state.copy(waitsFor = state.waitsFor.filter(listed)) }
     val all = tidied ++ added
     val children = listing.flatMap(d => d.parents.map(_ -> d.shardId)).groupBy(_._1)
-    val done = all.collect { case (id, state) if state.isFinished &&
-      children.get(id).exists(_.forall { case (_, child) => all.contains(child) }) => id }
+    val done = all.collect {
+      case (id, state)
+          if state.isFinished &&
+            children.get(id).exists(_.forall { case (_, child) => all.contains(child) }) => id
+    }
     Reconciled(all -- done, lost)
   }
 }

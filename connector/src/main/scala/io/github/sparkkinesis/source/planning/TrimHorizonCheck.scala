@@ -2,7 +2,7 @@ package io.github.sparkkinesis.source.planning
 
 import io.github.sparkkinesis.metadata.ShardEndRecord
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
-import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AtSequenceNumber, compareSequenceNumbers}
+import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, AtSequenceNumber}
 
 /**
  * Which tracked shards have fallen behind the trim horizon (the oldest record Kinesis retains comes after the record
@@ -24,7 +24,9 @@ private[source] object TrimHorizonCheck {
    * The shards of `tracked` behind the horizon, given each candidate's oldest retained sequence number and the last
    * shard-end record of the shards the previous batch read.
    */
-  def behind(tracked: Map[String, ShardState], oldest: Map[String, String],
+  def behind(
+      tracked: Map[String, ShardState],
+      oldest: Map[String, String],
       lastRead: Map[String, ShardEndRecord]): Seq[Behind] =
     oldest.toSeq.sortBy(_._1).flatMap { case (id, horizon) =>
       val position = tracked(id).position
@@ -37,7 +39,7 @@ private[source] object TrimHorizonCheck {
 
   private def sequenceNumberOf(position: ShardPosition): Option[String] = position match {
     case AfterSequenceNumber(seq) => Some(seq)
-    case AtSequenceNumber(seq)    => Some(seq)
-    case _                        => None
+    case AtSequenceNumber(seq) => Some(seq)
+    case _ => None
   }
 }

@@ -4,6 +4,7 @@ package io.github.sparkkinesis.source.reading
 sealed trait Expired
 
 object Expired {
+
   /** Every record the batch read of the shard, its recorded end included: the batch reads nothing there now. */
   case object Whole extends Expired
 

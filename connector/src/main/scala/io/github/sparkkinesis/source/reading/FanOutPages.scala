@@ -3,31 +3,42 @@ package io.github.sparkkinesis.source.reading
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
-  AccessException, Backoff, FanOutClient, IteratorStart, KinesisClient, KinesisClientException, KinesisRecord,
-  RecordBatch, ResourceMissingException, ShardSubscription, SubscriptionBusyException, SubscriptionSignal,
-  ThrottledException, TimestampInFutureException
+  AccessException,
+  Backoff,
+  FanOutClient,
+  IteratorStart,
+  KinesisClient,
+  KinesisClientException,
+  KinesisRecord,
+  RecordBatch,
+  ResourceMissingException,
+  ShardSubscription,
+  SubscriptionBusyException,
+  SubscriptionSignal,
+  ThrottledException,
+  TimestampInFutureException
 }
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
+import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
 
 /**
- * One shard's records from an enhanced fan-out subscription, as pages for a [[ShardReader]].
- * Records received are buffered and handed out in pages of at most the size asked for; the position is just after
- * the last record handed out, so a task ends exactly where its reader decided, whatever the subscription has pushed.
+ * One shard's records from an enhanced fan-out subscription, as pages for a [[ShardReader]]. Records received are
+ * buffered and handed out in pages of at most the size asked for; the position is just after the last record handed
+ * out, so a task ends exactly where its reader decided, whatever the subscription has pushed.
  *
- * The subscription outlives the task: [[close]] parks it in the [[SubscriptionCache]] when the reader read to its
- * end and handed every row over, and the next task of the shard takes it if it starts where this one stopped, so a
- * busy shard's records arrive without a subscribe per batch. A reader cut short (a `limit`, a killed or failed task)
- * cancels it instead, and once closed it never subscribes again.
- * A subscription that ends (every 5 minutes), fails or goes silent for `subscribeTimeoutMs` is replaced by one from
- * just after the last record received (records up to it are dropped if sent again), paced at one subscribe per second
- * and shard, with jittered back-off after failures, at most `maxRetries` in a row.
+ * The subscription outlives the task: [[close]] parks it in the [[SubscriptionCache]] when the reader read to its end
+ * and handed every row over, and the next task of the shard takes it if it starts where this one stopped, so a busy
+ * shard's records arrive without a subscribe per batch. A reader cut short (a `limit`, a killed or failed task) cancels
+ * it instead, and once closed it never subscribes again. A subscription that ends (every 5 minutes), fails or goes
+ * silent for `subscribeTimeoutMs` is replaced by one from just after the last record received (records up to it are
+ * dropped if sent again), paced at one subscribe per second and shard, with jittered back-off after failures, at most
+ * `maxRetries` in a row.
  *
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
- * child shards; a task never lists the stream). Caught up means the last event said MillisBehindLatest 0 and every record
- * received was handed out; a subscription taken over from an earlier task waits at most [[FanOutPages.TipWaitMs]]
- * for an event before it trusts that, so an idle shard never holds a task.
+ * child shards; a task never lists the stream). Caught up means the last event said MillisBehindLatest 0 and every
+ * record received was handed out; a subscription taken over from an earlier task waits at most
+ * [[FanOutPages.TipWaitMs]] for an event before it trusts that, so an idle shard never holds a task.
  */
 private[sparkkinesis] final class FanOutPages(
     client: FanOutClient,
@@ -46,20 +57,26 @@ private[sparkkinesis] final class FanOutPages(
   private val log = LoggerFactory.getLogger(getClass)
   private val key = SubscriptionKey(settings.consumerArn, shardId)
   @volatile private var subscription: Option[ShardSubscription] = None
+
   /** Guards subscribing against closing: a closed reader never subscribes again. */
   private val lock = new Object
   @volatile private var closed = false
+
   /** Whether a fetch is under way: a reader closed then (from another thread) is cut short mid-page. */
   @volatile private var fetching = false
   private var buffered = Vector.empty[KinesisRecord]
+
   /** The last record handed out; the position is just after it. */
   private var lastReturned: Option[String] = None
+
   /** The last record the subscriptions delivered; a new subscription starts after it. */
   private var lastReceived: Option[String] = None
   private var lastPage: Seq[KinesisRecord] = Nil
+
   /** The last record handed out before `lastPage`. */
   private var beforePage: Option[String] = None
   private var millisBehind: Option[Long] = None
+
   /** Whether `millisBehind` came from an event this task received (a taken-over one may be stale). */
   private var millisBehindFresh = false
   private var finalEventSeen = false
@@ -93,7 +110,8 @@ private[sparkkinesis] final class FanOutPages(
   override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
     fetching = true
-    try fetchPage(deadlineMs, limit) finally fetching = false
+    try fetchPage(deadlineMs, limit)
+    finally fetching = false
   }
 
   private def fetchPage(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
@@ -167,7 +185,8 @@ private[sparkkinesis] final class FanOutPages(
     taken.lastOption.foreach(r => lastReturned = Some(r.sequenceNumber))
     if (buffered.isEmpty && (finalEventSeen || (millisBehind.contains(0L) && endReached))) ended = true
     // At the tip only if this task heard so: a lag from an event an earlier task received may be stale.
-    val lag = if (buffered.isEmpty && millisBehindFresh) millisBehind.getOrElse(1L) else math.max(1L, millisBehind.getOrElse(1L))
+    val lag = if (buffered.isEmpty && millisBehindFresh) millisBehind.getOrElse(1L)
+    else math.max(1L, millisBehind.getOrElse(1L))
     RecordBatch(taken, if (ended) None else Some(SubscriptionMarker), lag)
   }
 
@@ -183,8 +202,8 @@ private[sparkkinesis] final class FanOutPages(
    * Whether the shard is closed and nothing follows the last record received: the driver's listing showed it closed,
    * and a GetRecords from there finds no record and no next iterator. Asked at most once per task, only when the
    * subscription has nothing more to give: AWS names the child shards in the last event, but kinesis-mock never does
-   * and goes on sending empty events, with a lag that says nothing about the shard's end. A shard that closes while
-   * its task reads is ended by the next look (the driver's check, or the next task).
+   * and goes on sending empty events, with a lag that says nothing about the shard's end. A shard that closes while its
+   * task reads is ended by the next look (the driver's check, or the next task).
    */
   private def endReached: Boolean = listedClosed && !closedChecked && {
     closedChecked = true
@@ -234,8 +253,8 @@ private[sparkkinesis] final class FanOutPages(
   }
 
   /**
-   * Subscribes from just after the last record received (else `start`), paced and retried; None for a start in
-   * Kinesis' future. A reader closed or interrupted (its task cut short) never subscribes: it stops instead.
+   * Subscribes from just after the last record received (else `start`), paced and retried; None for a start in Kinesis'
+   * future. A reader closed or interrupted (its task cut short) never subscribes: it stops instead.
    */
   private def subscribe(): Option[ShardSubscription] = {
     var inFuture = false
@@ -258,7 +277,7 @@ private[sparkkinesis] final class FanOutPages(
           None
         } catch {
           case _: TimestampInFutureException => inFuture = true; None // nothing can have arrived at or after it yet
-          case e: KinesisClientException     => Some(e)
+          case e: KinesisClientException => Some(e)
         }
       }
       refused.foreach(failed) // backs off outside the lock, so closing never waits for it
@@ -273,9 +292,11 @@ private[sparkkinesis] final class FanOutPages(
       if (error.isInstanceOf[SubscriptionBusyException] || error.isInstanceOf[ThrottledException]) refused += 1
       failuresInARow += 1
       if (failuresInARow > settings.maxRetries) {
-        throw new KinesisClientException(s"Subscribing to shard $shardId of stream $stream through consumer " +
-          s"${settings.consumerArn} failed $failuresInARow times in a row (option kinesis.subscribeToShard.maxRetries " +
-          s"is ${settings.maxRetries}): ${error.getMessage}", error)
+        throw new KinesisClientException(
+          s"Subscribing to shard $shardId of stream $stream through consumer " +
+            s"${settings.consumerArn} failed $failuresInARow times in a row (option kinesis.subscribeToShard.maxRetries " +
+            s"is ${settings.maxRetries}): ${error.getMessage}",
+          error)
       }
       val delay = backoff.nextDelayMs()
       log.info(s"Subscription to shard $shardId of stream $stream: ${error.getMessage} Subscribing again in $delay ms.")
@@ -284,6 +305,7 @@ private[sparkkinesis] final class FanOutPages(
 }
 
 private[sparkkinesis] object FanOutPages {
+
   /** Kinesis allows one SubscribeToShard per second per shard and consumer. */
   val MinSubscribeIntervalMs = 1000L
 

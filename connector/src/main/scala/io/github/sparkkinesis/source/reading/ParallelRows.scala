@@ -13,18 +13,20 @@ import org.slf4j.LoggerFactory
  * The rows of several readers, read at once, up to [[ParallelRows.MaxThreads]] at a time: a task's shards wait on
  * Kinesis in parallel instead of one after another. Rows come in chunks through a queue, so what a task holds stays
  * bounded by its threads, not its shards: a chunk is at most 1,000 rows and 1 MiB of data, or one larger row alone
- * (Kinesis records reach 10 MiB), and the queue holds at most `threads + 2` chunks and `threads + 2` MiB of data,
- * or one larger chunk alone. So the data waiting in this reader is at most max(`threads + 2` MiB, one row) queued,
- * plus what each thread holds: the chunk it fills (at most 1 MiB, or one row) and its reader's last page. A reader's
- * failure fails the task. Every reader has been read to its end when `next()` first returns false.
+ * (Kinesis records reach 10 MiB), and the queue holds at most `threads + 2` chunks and `threads + 2` MiB of data, or
+ * one larger chunk alone. So the data waiting in this reader is at most max(`threads + 2` MiB, one row) queued, plus
+ * what each thread holds: the chunk it fills (at most 1 MiB, or one row) and its reader's last page. A reader's failure
+ * fails the task. Every reader has been read to its end when `next()` first returns false.
  *
- * Closing (also of a task cut short: a `limit`, a killed or failed task) interrupts the readers still reading and
- * waits up to `closeWaitMs` for their threads; a reader is closed only once no thread reads it, by [[close]] or, if
- * it is still reading then, by its own thread when it stops. So a reader never sees its close in the middle of a page.
+ * Closing (also of a task cut short: a `limit`, a killed or failed task) interrupts the readers still reading and waits
+ * up to `closeWaitMs` for their threads; a reader is closed only once no thread reads it, by [[close]] or, if it is
+ * still reading then, by its own thread when it stops. So a reader never sees its close in the middle of a page.
  */
-private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRow]], name: String,
+private[source] final class ParallelRows(
+    readers: Seq[PartitionReader[InternalRow]],
+    name: String,
     closeWaitMs: Long = ParallelRows.CloseWaitMs)
-  extends PartitionReader[InternalRow] {
+    extends PartitionReader[InternalRow] {
   import ParallelRows._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -33,13 +35,15 @@ private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRo
   private val queue = new ArrayBlockingQueue[Chunk](threads + 2)
   private val queued = new QueuedBytes((threads + 2) * ChunkBytes)
   @volatile private var closed = false
-  private val pool: ExecutorService = Executors.newFixedThreadPool(threads, new ThreadFactory {
-    override def newThread(r: Runnable): Thread = {
-      val thread = new Thread(r, s"kinesis-read $name")
-      thread.setDaemon(true)
-      thread
-    }
-  })
+  private val pool: ExecutorService = Executors.newFixedThreadPool(
+    threads,
+    new ThreadFactory {
+      override def newThread(r: Runnable): Thread = {
+        val thread = new Thread(r, s"kinesis-read $name")
+        thread.setDaemon(true)
+        thread
+      }
+    })
   private val slots = readers.map(new Slot(_))
   slots.foreach(slot => pool.execute(new Runnable { override def run(): Unit = drain(slot) }))
   private var readersDone = 0
@@ -54,7 +58,7 @@ private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRo
           queued.giveBack(bytes)
           chunk = rows
           index = 0
-        case Done          => readersDone += 1
+        case Done => readersDone += 1
         case Failed(cause) => throw cause
       }
     }
@@ -105,14 +109,15 @@ private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRo
       queue.put(Done)
     } catch {
       case e: Throwable if closed => // the task was closed: nobody waits for these rows
-      case e: Throwable           =>
-        try queue.put(Failed(e)) catch { case _: InterruptedException => () }
+      case e: Throwable =>
+        try queue.put(Failed(e))
+        catch { case _: InterruptedException => () }
     } finally slot.stop()
   }
 
   /**
-   * One reader and whether a thread reads it. It is closed once, by whoever comes last: [[ParallelRows.close]] if
-   * no thread reads it then, else its thread when that stops.
+   * One reader and whether a thread reads it. It is closed once, by whoever comes last: [[ParallelRows.close]] if no
+   * thread reads it then, else its thread when that stops.
    */
   private final class Slot(val reader: PartitionReader[InternalRow]) {
     private var reading = false
@@ -142,8 +147,10 @@ private[source] final class ParallelRows(readers: Seq[PartitionReader[InternalRo
 }
 
 private object ParallelRows {
+
   /** Shards of a task read at once; a task with more reads the others as these finish. */
   val MaxThreads = 8
+
   /** How long closing a task waits for its readers' threads to stop (a Kinesis call under way to return). */
   val CloseWaitMs = 10000L
   val ChunkRows = 1000

@@ -1,16 +1,20 @@
 package io.github.sparkkinesis.source.reading
 
 import io.github.sparkkinesis.client.{
-  Backoff, ExpiredIteratorException, KinesisClient, RecordBatch, ThrottledException, TimestampInFutureException
+  Backoff,
+  ExpiredIteratorException,
+  KinesisClient,
+  RecordBatch,
+  ThrottledException,
+  TimestampInFutureException
 }
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
- * One shard's records from GetRecords calls (polling), as pages for a [[ShardReader]]: one call per page, forward
- * from `start`. It hides the iterator: it gets one lazily, renews it from the last record read when it expires,
- * paces calls at least `fetchIntervalMs` apart, and waits out throttling with jittered back-off. It never compares
- * a timestamp with the local clock: an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page
- * at the tip.
+ * One shard's records from GetRecords calls (polling), as pages for a [[ShardReader]]: one call per page, forward from
+ * `start`. It hides the iterator: it gets one lazily, renews it from the last record read when it expires, paces calls
+ * at least `fetchIntervalMs` apart, and waits out throttling with jittered back-off. It never compares a timestamp with
+ * the local clock: an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page at the tip.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -40,8 +44,8 @@ private[sparkkinesis] final class PollingPages(
   override def isEnded: Boolean = ended
 
   /**
-   * One GetRecords call of at most `limit` records (after pacing); None when throttling lasted until `deadlineMs`.
-   * Must not be called once [[isEnded]].
+   * One GetRecords call of at most `limit` records (after pacing); None when throttling lasted until `deadlineMs`. Must
+   * not be called once [[isEnded]].
    */
   override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
@@ -53,7 +57,7 @@ private[sparkkinesis] final class PollingPages(
       try {
         val it = currentIterator() match {
           case Some(it) => it
-          case None     => return Some(RecordBatch(Nil, None, 0L)) // not yet: see TimestampInFutureException
+          case None => return Some(RecordBatch(Nil, None, 0L)) // not yet: see TimestampInFutureException
         }
         calls += 1
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
@@ -78,13 +82,13 @@ private[sparkkinesis] final class PollingPages(
   }
 
   /**
-   * Goes back to `to`, a position these pages have held (`start`, or just after a record it returned): the caller
-   * keeps only the records up to there, and the next fetch reads on from there.
+   * Goes back to `to`, a position these pages have held (`start`, or just after a record it returned): the caller keeps
+   * only the records up to there, and the next fetch reads on from there.
    */
   override def rewind(to: ShardPosition): Unit = {
     lastSequenceNumber = to match {
       case ShardPosition.AfterSequenceNumber(seq) if to != start => Some(seq)
-      case _ if to == start                                     => None
+      case _ if to == start => None
       case other => throw new IllegalArgumentException(s"cannot rewind shard $shardId of stream $stream to $other")
     }
     iterator = None

@@ -17,4 +17,4 @@ final case class ReaderSettings(
 
 /** Settings a task needs to read its shard through enhanced fan-out; `consumerArn` was resolved by the driver. */
 final case class FanOutReaderSettings(consumerArn: String, subscribeTimeoutMs: Long, maxRetries: Int)
-  extends Serializable
+    extends Serializable

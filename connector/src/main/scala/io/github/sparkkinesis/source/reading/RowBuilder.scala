@@ -8,8 +8,8 @@ import io.github.sparkkinesis.aggregation.UserRecord
 import io.github.sparkkinesis.client.{KinesisRecord, StreamRef}
 
 /**
- * Builds rows of [[io.github.sparkkinesis.source.KinesisSchema]] for one shard; the stream and shard names are
- * encoded once, not per record.
+ * Builds rows of [[io.github.sparkkinesis.source.KinesisSchema]] for one shard; the stream and shard names are encoded
+ * once, not per record.
  */
 private[source] final class RowBuilder(streamName: String, shardId: String) {
   private val stream = UTF8String.fromString(StreamRef.nameOf(streamName))

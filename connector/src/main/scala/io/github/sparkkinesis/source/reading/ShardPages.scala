@@ -4,9 +4,9 @@ import io.github.sparkkinesis.client.{Backoff, KinesisClient, RecordBatch}
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
- * Where a [[ShardReader]] gets one shard's records, page by page, from `start` on: GetRecords calls
- * ([[PollingPages]]) or an enhanced fan-out subscription ([[FanOutPages]]). A page is a [[RecordBatch]] whose
- * `nextIterator` is empty once the shard is read to its end and whose `millisBehindLatest` is 0 at the tip.
+ * Where a [[ShardReader]] gets one shard's records, page by page, from `start` on: GetRecords calls ([[PollingPages]])
+ * or an enhanced fan-out subscription ([[FanOutPages]]). A page is a [[RecordBatch]] whose `nextIterator` is empty once
+ * the shard is read to its end and whose `millisBehindLatest` is 0 at the tip.
  */
 private[sparkkinesis] trait ShardPages {
 
@@ -41,15 +41,35 @@ private[sparkkinesis] trait ShardPages {
 private[sparkkinesis] object ShardPages {
 
   /** The pages a task reads its shard from: a subscription when `settings.fanOut` names a consumer, else polling. */
-  def open(client: KinesisClient, partition: TaskShard, settings: ReaderSettings, clock: () => Long,
+  def open(
+      client: KinesisClient,
+      partition: TaskShard,
+      settings: ReaderSettings,
+      clock: () => Long,
       sleep: Long => Unit): ShardPages =
     settings.fanOut.get(partition.stream) match {
       case None =>
-        new PollingPages(client, partition.stream, partition.shardId, partition.start, settings.recordsPerFetch,
-          settings.fetchIntervalMs, new Backoff(settings.retryBaseMs, settings.retryMaxMs), clock)
+        new PollingPages(
+          client,
+          partition.stream,
+          partition.shardId,
+          partition.start,
+          settings.recordsPerFetch,
+          settings.fetchIntervalMs,
+          new Backoff(settings.retryBaseMs, settings.retryMaxMs),
+          clock)
       case Some(fanOut) =>
-        new FanOutPages(FanOutClients.of(client), client, partition.stream, partition.shardId, partition.start,
-          partition.listedClosed, fanOut, new Backoff(settings.retryBaseMs, settings.retryMaxMs), SubscriptionCache.shared,
-          clock, sleep)
+        new FanOutPages(
+          FanOutClients.of(client),
+          client,
+          partition.stream,
+          partition.shardId,
+          partition.start,
+          partition.listedClosed,
+          fanOut,
+          new Backoff(settings.retryBaseMs, settings.retryMaxMs),
+          SubscriptionCache.shared,
+          clock,
+          sleep)
     }
 }

@@ -9,14 +9,13 @@ import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
 import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, compareSequenceNumbers}
+import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
 
 /**
- * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the
- * tip, the shard's end, or a record or time limit), and its task records that ([[TaskReader]]) once it has
- * handed over every row; any later attempt (a retry, a replay, a second evaluation, a speculative copy)
- * is given that record (`recorded`) and reads exactly the same records. Once read, [[endRecord]] says where it
- * ended.
+ * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the tip, the
+ * shard's end, or a record or time limit), and its task records that ([[TaskReader]]) once it has handed over every
+ * row; any later attempt (a retry, a replay, a second evaluation, a speculative copy) is given that record (`recorded`)
+ * and reads exactly the same records. Once read, [[endRecord]] says where it ended.
  */
 final class ShardReader(
     partition: TaskShard,
@@ -25,7 +24,7 @@ final class ShardReader(
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep)
-  extends PartitionReader[InternalRow] {
+    extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
   import ShardReader.EmptyPagesPerTask
@@ -42,24 +41,29 @@ final class ShardReader(
     record.end
   }
   private val pages: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
+
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
   @volatile private var recordsRead = 0L
   @volatile private var bytesRead = 0L
+
   /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
   private var tipAtFirstPageMs: Option[Long] = None
   private var millisBehind = 0L
   private var stoppedWithMore = false
   private var boundReached = false
   private var lastArrivalMs: Option[Long] = None
+
   /** Empty pages with records ahead (MillisBehindLatest above 0) met before this attempt's first record. */
   private var emptyPages = 0
   private var buffered: Iterator[InternalRow] = Iterator.empty
   private var current: InternalRow = _
+
   /** Nothing to read where the driver found every record of the batch expired (kinesis.failOnDataLoss=false). */
   private var done = recordedEnd.contains(start) || partition.expired.contains(Expired.Whole)
   private var ended: Option[ShardEndRecord] = None
+
   /** The shard's hash key range when sub-records routed outside it are dropped (KCL's behaviour). */
   private val misrouted = if (settings.dropMisroutedRecords) partition.hashKeyRange else None
 
@@ -88,19 +92,19 @@ final class ShardReader(
 
   private def fetchMore(): Unit = recordedEnd match {
     case Some(end) => replayTowards(end)
-    case None      => readUntilStop()
+    case None => readUntilStop()
   }
 
   /**
-   * First attempt: read on until caught up with the tip, the shard's end, a limit, or (in a Trigger.AvailableNow
-   * run or a batch read) the first record past its bound. Records that keep arriving while it reads belong to
-   * the next batch, so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the
-   * service's clock (the first page's tip), never the executor's. Until it has read a record the attempt reads on
-   * through empty pages whatever the time limit, but at most [[EmptyPagesPerTask]] of them: near the trim horizon AWS
-   * serves such pages for many minutes. Past that budget it ends the shard at its start, with nothing read, and says
-   * so in the log; the driver's check walks on from there, keeping its iterator from look to look, and moves the
-   * shard to AT_SEQUENCE_NUMBER of the first record it reaches ([[NewRecordsProbe]]), where the next batch starts
-   * without walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record).
+   * First attempt: read on until caught up with the tip, the shard's end, a limit, or (in a Trigger.AvailableNow run or
+   * a batch read) the first record past its bound. Records that keep arriving while it reads belong to the next batch,
+   * so a busy shard does not keep a task chasing the tip: "arrived while reading" is judged by the service's clock (the
+   * first page's tip), never the executor's. Until it has read a record the attempt reads on through empty pages
+   * whatever the time limit, but at most [[EmptyPagesPerTask]] of them: near the trim horizon AWS serves such pages for
+   * many minutes. Past that budget it ends the shard at its start, with nothing read, and says so in the log; the
+   * driver's check walks on from there, keeping its iterator from look to look, and moves the shard to
+   * AT_SEQUENCE_NUMBER of the first record it reaches ([[NewRecordsProbe]]), where the next batch starts without
+   * walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record).
    */
   private def readUntilStop(): Unit = {
     val before = pages.position
@@ -145,11 +149,11 @@ final class ShardReader(
   }
 
   /**
-   * Later attempts: read exactly up to the recorded end, however long it takes. Where the driver found records of
-   * the batch trimmed since and `kinesis.failOnDataLoss=false` let them go (`partition.expired`), it reads what is
-   * left; otherwise records found missing fail the attempt. Empty pages do not end a replay, which must reach
-   * exactly its recorded end: a walk past [[EmptyPagesPerTask]] of them is logged once, and it ends at that end, or
-   * at the first record past it once retention has trimmed the end too (a loss, as above).
+   * Later attempts: read exactly up to the recorded end, however long it takes. Where the driver found records of the
+   * batch trimmed since and `kinesis.failOnDataLoss=false` let them go (`partition.expired`), it reads what is left;
+   * otherwise records found missing fail the attempt. Empty pages do not end a replay, which must reach exactly its
+   * recorded end: a walk past [[EmptyPagesPerTask]] of them is logged once, and it ends at that end, or at the first
+   * record past it once retention has trimmed the end too (a loss, as above).
    */
   private def replayTowards(end: ShardPosition): Unit = {
     val page = pages.fetchAll()
@@ -197,7 +201,7 @@ final class ShardReader(
       val users = KplDeaggregator.subRecords(record.data) match {
         case Some(subRecords) =>
           misrouted.fold(subRecords)(range => subRecords.filter(u => range.contains(KplDeaggregator.hashKey(u))))
-        case None             => UserRecord(record.data, record.partitionKey, None, 0L) :: Nil
+        case None => UserRecord(record.data, record.partitionKey, None, 0L) :: Nil
       }
       users.iterator.map(rows.row(record, _))
     }
@@ -212,16 +216,29 @@ final class ShardReader(
 
   /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
   private def finish(): Unit = if (ended.isEmpty) {
-    ended = recorded.orElse(Some(ShardEndRecord(stream, shardId, batch, start, pages.position, recordsRead,
-      Some(ReadStats(millisBehind, stoppedWithMore, boundReached, lastArrivalMs, bytesRead, pages.getRecordsCalls,
+    ended = recorded.orElse(Some(ShardEndRecord(
+      stream,
+      shardId,
+      batch,
+      start,
+      pages.position,
+      recordsRead,
+      Some(ReadStats(
+        millisBehind,
+        stoppedWithMore,
+        boundReached,
+        lastArrivalMs,
+        bytesRead,
+        pages.getRecordsCalls,
         pages.throttledCalls)))))
   }
 }
 
 private[source] object ShardReader {
+
   /**
-   * Most empty pages with records ahead a first attempt walks before its first record, whatever its time limit:
-   * about 10 s at the default fetch interval, far below the minutes AWS can serve them near the trim horizon.
+   * Most empty pages with records ahead a first attempt walks before its first record, whatever its time limit: about
+   * 10 s at the default fetch interval, far below the minutes AWS can serve them near the trim horizon.
    */
   val EmptyPagesPerTask = 50
 }

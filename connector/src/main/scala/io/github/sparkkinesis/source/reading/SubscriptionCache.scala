@@ -9,8 +9,8 @@ import io.github.sparkkinesis.offsets.ShardPosition
 private[sparkkinesis] final case class SubscriptionKey(consumerArn: String, shardId: String)
 
 /**
- * A subscription a finished task left open for the next task of its shard: where the task stopped (`position`),
- * the records received past it, the last record received, and the last event's lag.
+ * A subscription a finished task left open for the next task of its shard: where the task stopped (`position`), the
+ * records received past it, the last record received, and the last event's lag.
  */
 private[sparkkinesis] final case class ParkedSubscription(
     subscription: ShardSubscription,
@@ -22,11 +22,11 @@ private[sparkkinesis] final case class ParkedSubscription(
     parkedAtNanos: Long = System.nanoTime())
 
 /**
- * The subscriptions of this executor that are open between micro-batches. A task that ends hands its subscription
- * over; the next task of that shard takes it only if it starts exactly where the last one stopped, so no record is
- * skipped or read twice; any other start cancels it. Subscriptions unclaimed for [[SubscriptionCache.IdleMs]] are
- * cancelled. It also remembers when each shard was last subscribed, since Kinesis allows one SubscribeToShard per
- * second per shard and consumer.
+ * The subscriptions of this executor that are open between micro-batches. A task that ends hands its subscription over;
+ * the next task of that shard takes it only if it starts exactly where the last one stopped, so no record is skipped or
+ * read twice; any other start cancels it. Subscriptions unclaimed for [[SubscriptionCache.IdleMs]] are cancelled. It
+ * also remembers when each shard was last subscribed, since Kinesis allows one SubscribeToShard per second per shard
+ * and consumer.
  */
 private[sparkkinesis] final class SubscriptionCache {
   private val parked = new ConcurrentHashMap[SubscriptionKey, ParkedSubscription]()
@@ -45,7 +45,8 @@ private[sparkkinesis] final class SubscriptionCache {
   /** Parks `subscription` for the next task of its shard, cancelling one parked before. */
   def park(key: SubscriptionKey, subscription: ParkedSubscription): Unit = {
     SubscriptionCache.startEvictor()
-    Option(parked.put(key, subscription)).filter(_.subscription ne subscription.subscription).foreach(_.subscription.cancel())
+    Option(parked.put(key, subscription)).filter(_.subscription ne subscription.subscription).foreach(
+      _.subscription.cancel())
   }
 
   /** When `key` was last subscribed (by the caller's clock), if this executor did. */
@@ -63,15 +64,17 @@ private[sparkkinesis] final class SubscriptionCache {
   def evict(idleMs: Long): Unit = {
     val now = System.nanoTime()
     parked.forEach { (key, p) =>
-      if (now - p.parkedAtNanos >= TimeUnit.MILLISECONDS.toNanos(idleMs) && parked.remove(key, p)) p.subscription.cancel()
+      if (now - p.parkedAtNanos >= TimeUnit.MILLISECONDS.toNanos(idleMs) && parked.remove(key, p))
+        p.subscription.cancel()
     }
   }
 }
 
 private[sparkkinesis] object SubscriptionCache {
+
   /**
-   * A parked subscription unclaimed this long is cancelled: its shard went quiet or moved to another executor
-   * (whose subscribe would otherwise be refused while this one is open).
+   * A parked subscription unclaimed this long is cancelled: its shard went quiet or moved to another executor (whose
+   * subscribe would otherwise be refused while this one is open).
    */
   val IdleMs = 30000L
 
@@ -86,8 +89,11 @@ private[sparkkinesis] object SubscriptionCache {
         t
       }
     })
-    pool.scheduleWithFixedDelay(new Runnable { override def run(): Unit = shared.evict(IdleMs) },
-      IdleMs / 3, IdleMs / 3, TimeUnit.MILLISECONDS)
+    pool.scheduleWithFixedDelay(
+      new Runnable { override def run(): Unit = shared.evict(IdleMs) },
+      IdleMs / 3,
+      IdleMs / 3,
+      TimeUnit.MILLISECONDS)
     pool
   }
 

@@ -7,21 +7,25 @@ import io.github.sparkkinesis.metadata.ShardEndStore
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 
 /**
- * The work of one task: task `task` of micro-batch `batch` reads `shards`, several at once. Where it ends them is
- * one record in the [[ShardEndStore]] under (batch, task). `legacy` marks a batch planned by a version before 0.2.0,
- * whose records were kept per shard. `locations` are the executors Spark should prefer to run it on.
+ * The work of one task: task `task` of micro-batch `batch` reads `shards`, several at once. Where it ends them is one
+ * record in the [[ShardEndStore]] under (batch, task). `legacy` marks a batch planned by a version before 0.2.0, whose
+ * records were kept per shard. `locations` are the executors Spark should prefer to run it on.
  */
-final case class TaskPartition(batch: Long, task: Int, shards: Seq[TaskShard], legacy: Boolean = false,
+final case class TaskPartition(
+    batch: Long,
+    task: Int,
+    shards: Seq[TaskShard],
+    legacy: Boolean = false,
     locations: Seq[String] = Nil) extends InputPartition {
   override def preferredLocations(): Array[String] = locations.toArray
 }
 
 /**
- * One shard of a task (not Spark's input partition: that is the [[TaskPartition]] holding it): read shard
- * `shardId` of `stream` in micro-batch `batch`, starting at `start`, within the bounds `read` sets for a first
- * attempt and, in a batch read, up to `until`. `expired` is what the driver found trimmed when it planned this batch
- * again after a restart, and `kinesis.failOnDataLoss=false` let it go. `listedClosed`: the driver's listing showed
- * the shard closed when it planned the task (a task never lists the stream itself).
+ * One shard of a task (not Spark's input partition: that is the [[TaskPartition]] holding it): read shard `shardId` of
+ * `stream` in micro-batch `batch`, starting at `start`, within the bounds `read` sets for a first attempt and, in a
+ * batch read, up to `until`. `expired` is what the driver found trimmed when it planned this batch again after a
+ * restart, and `kinesis.failOnDataLoss=false` let it go. `listedClosed`: the driver's listing showed the shard closed
+ * when it planned the task (a task never lists the stream itself).
  */
 final case class TaskShard(
     stream: String,

@@ -9,10 +9,10 @@ import io.github.sparkkinesis.client.{ClientSettings, KinesisClient}
 import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore, TaskEndRecord}
 
 /**
- * Reads a task's shards for one micro-batch, several at once ([[ParallelRows]]), one [[ShardReader]] per
- * shard. The first attempt to hand over every row records where it ended each shard, in one [[TaskEndRecord]]; any
- * later attempt finds that record at its start and reads exactly the same records. An attempt that ends a shard
- * elsewhere than the recorded attempt fails, so its output is discarded rather than diverging.
+ * Reads a task's shards for one micro-batch, several at once ([[ParallelRows]]), one [[ShardReader]] per shard. The
+ * first attempt to hand over every row records where it ended each shard, in one [[TaskEndRecord]]; any later attempt
+ * finds that record at its start and reads exactly the same records. An attempt that ends a shard elsewhere than the
+ * recorded attempt fails, so its output is discarded rather than diverging.
  */
 final class TaskReader(
     partition: TaskPartition,
@@ -21,7 +21,7 @@ final class TaskReader(
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep)
-  extends PartitionReader[InternalRow] {
+    extends PartitionReader[InternalRow] {
 
   import partition.{batch, task}
 
@@ -63,8 +63,8 @@ final class TaskReader(
   private def recordedEnd(shard: TaskShard): Option[ShardEndRecord] = {
     val found = recorded match {
       case Some(record) => Some(record.ends.find(e => e.stream == shard.stream && e.shardId == shard.shardId)
-        .getOrElse(throw foreign(s"The end recorded for task $task of batch $batch does not name shard " +
-          s"${shard.shardId} of stream ${shard.stream}, which that task reads")))
+          .getOrElse(throw foreign(s"The end recorded for task $task of batch $batch does not name shard " +
+            s"${shard.shardId} of stream ${shard.stream}, which that task reads")))
       case None if partition.legacy => store.legacyGet(shard.stream, batch, shard.shardId)
       case None => None
     }
@@ -100,7 +100,7 @@ final class TaskReaderFactory(
     settings: ReaderSettings,
     store: ShardEndStore,
     clients: ClientSettings => KinesisClient)
-  extends PartitionReaderFactory {
+    extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
     new TaskReader(partition.asInstanceOf[TaskPartition], settings, store, clients(settings.client))

@@ -23,13 +23,23 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     val checkpoint: String = Files.createTempDirectory("checkpoint").toString
 
     def consumer(options: FanOutOptions, checkpointDir: String = checkpoint): FanOutConsumer =
-      new FanOutConsumer(fake, "s", options, new Path(checkpointDir, "efo-consumer-s"), new Configuration(), 60000L,
-        new Backoff(100L, 1000L), clock, ms => clock.advance(ms))
+      new FanOutConsumer(
+        fake,
+        "s",
+        options,
+        new Path(checkpointDir, "efo-consumer-s"),
+        new Configuration(),
+        60000L,
+        new Backoff(100L, 1000L),
+        clock,
+        ms => clock.advance(ms))
   }
 
-  private def managed(name: String = "q", deregister: Boolean = true) = FanOutOptions(Some(name), None, deregister, 60000L, 3)
+  private def managed(name: String = "q", deregister: Boolean = true) =
+    FanOutOptions(Some(name), None, deregister, 60000L, 3)
 
-  test("given no consumer, when the query starts, then it registers one, waits until ACTIVE, and deregisters it on stop") {
+  test(
+    "given no consumer, when the query starts, then it registers one, waits until ACTIVE, and deregisters it on stop") {
     val t = new Setup(activationMillis = 3000L)
     val c = t.consumer(managed())
     val arn = c.arn
@@ -80,7 +90,8 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     c.stop()
   }
 
-  test("given a consumer that existed before the query, when the query stops, then it is reused and never deregistered") {
+  test(
+    "given a consumer that existed before the query, when the query stops, then it is reused and never deregistered") {
     val t = new Setup()
     val theirs = t.fake.registerConsumer(t.fake.streamArn("s"), "q")
     val c = t.consumer(managed())
@@ -173,18 +184,28 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
 
   private val base = Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1")
 
-  test("given consumerType EFO in any case with a name, when options are parsed, then fan-out is on with the defaults") {
+  test(
+    "given consumerType EFO in any case with a name, when options are parsed, then fan-out is on with the defaults") {
     val parsed = KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "efo", "kinesis.consumerName" -> "q"))
     parsed.fanOut shouldBe Some(FanOutOptions(Some("q"), None, deregisterOnStop = true, 60000L, 10))
-    KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "SubscribeToShard", "kinesis.consumerName" -> "q",
-      "kinesis.subscribeToShard.timeoutSec" -> "5", "kinesis.subscribeToShard.maxRetries" -> "0",
-      "kinesis.deregisterConsumerOnStop" -> "false")).fanOut shouldBe Some(FanOutOptions(Some("q"), None, false, 5000L, 0))
+    KinesisSourceOptions.parse(base ++ Map(
+      "kinesis.consumerType" -> "SubscribeToShard",
+      "kinesis.consumerName" -> "q",
+      "kinesis.subscribeToShard.timeoutSec" -> "5",
+      "kinesis.subscribeToShard.maxRetries" -> "0",
+      "kinesis.deregisterConsumerOnStop" -> "false")).fanOut shouldBe Some(FanOutOptions(
+      Some("q"),
+      None,
+      false,
+      5000L,
+      0))
     KinesisSourceOptions.parse(base).fanOut shouldBe None
   }
 
   test("given a bad consumer ARN, or a good one, when options are parsed, then the bad one is refused") {
     val arn = "arn:aws:kinesis:us-east-1:123456789012:stream/s/consumer/c:1700000000"
-    intercept[IllegalArgumentException](KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO",
+    intercept[IllegalArgumentException](KinesisSourceOptions.parse(base ++ Map(
+      "kinesis.consumerType" -> "EFO",
       "kinesis.consumerArn" -> "arn:nope"))).getMessage should include("kinesis.consumerArn")
     KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerArn" -> arn))
       .fanOut.flatMap(_.consumerArn) shouldBe Some(arn)

@@ -60,7 +60,8 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     everyShard.size shouldBe 6 +- 1
     homesByTask(all.take(7), tasks = 2).values.foreach(_ should have size 1) // fewer tasks than homes: one per home
     val skewed = (0 until 200).map(i => "s" -> s"shard-$i").filter { case (s, id) => TaskPlan.home(s, id, 3) != 2 }
-      .take(17) ++ (0 until 200).map(i => "s" -> s"shard-$i").filter { case (s, id) => TaskPlan.home(s, id, 3) == 2 }.take(3)
+      .take(17) ++ (0 until 200).map(i => "s" -> s"shard-$i").filter { case (s, id) => TaskPlan.home(s, id, 3) == 2 }
+      .take(3)
     val perTask = TaskPlan.reads(skewed, None, tasks = 4, (_, _) => None, executors = 3, shardsPerTask = 5)
       .values.flatMap(_.values).groupBy(_.task.get).values.map(_.size)
     perTask.max should be <= 5 // a small home's share never packs more than shardsPerTask shards into a task
@@ -72,11 +73,11 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     val executors = IndexedSeq("executor_host-a_1", "executor_host-b_2")
     val (fake, _) = fakeWith(shards = 8, recordsPerShard = 3)
     def locations(options: Map[String, String]): Seq[(Set[String], Seq[String])] = {
-      val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON") ++ options,
-        executors = executors)
+      val driver =
+        new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON") ++ options, executors = executors)
       val end = driver.plan().get
       try driver.stream.planInputPartitions(driver.committed, end).map(_.asInstanceOf[TaskPartition])
-        .map(t => t.shards.map(_.shardId).toSet -> t.preferredLocations().toSeq).toSeq
+          .map(t => t.shards.map(_.shardId).toSet -> t.preferredLocations().toSeq).toSeq
       finally driver.stream.stop()
     }
     val fanOut = locations(Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"))
@@ -90,15 +91,18 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
   test("given 20 shards with records, 5 shards per task and 2 cores, when drained, then 4 tasks read 5 shards each " +
     "and every record comes once, in order within its shard") {
     val (fake, all) = fakeWith(shards = 20, recordsPerShard = 30)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.shardsPerTask" -> "5"), parallelism = 2)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.shardsPerTask" -> "5"),
+      parallelism = 2)
     val end = driver.plan().get
     val tasks = driver.stream.planInputPartitions(driver.committed, end).map(_.asInstanceOf[TaskPartition])
     tasks.map(_.shards.size).toSeq shouldBe Seq(5, 5, 5, 5)
     tasks.flatMap(_.shards.map(_.shardId)).distinct should have size 20
     val rows = driver.read(end)
     rows.map(_.data) should contain theSameElementsAs all
-    rows.groupBy(_.shardId).values.foreach(shard => shard.map(_.data) shouldBe shard.map(_.data).sortBy(_.split('-').last.toInt))
+    rows.groupBy(_.shardId).values.foreach(shard =>
+      shard.map(_.data) shouldBe shard.map(_.data).sortBy(_.split('-').last.toInt))
     driver.stream.commit(end)
     driver.committed = end
     driver.drain() shouldBe empty
@@ -107,8 +111,10 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
   test("given a batch read once, when more records arrive and the batch is read again, then every task reads " +
     "exactly the same records of all its shards") {
     val (fake, _) = fakeWith(shards = 6, recordsPerShard = 10)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON",
-      "kinesis.shardsPerTask" -> "3"), parallelism = 1)
+    val driver = new MicroBatchDriver(
+      fake,
+      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.shardsPerTask" -> "3"),
+      parallelism = 1)
     val end = driver.plan().get
     val first = driver.read(end)
     fake.createStream("other", 1)
@@ -162,7 +168,8 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     "first, so every shard is checked within 16 looks") {
     val fake = new FakeKinesisClient(new ManualClock())
     fake.createStream("s", 1000)
-    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = new ManualClock())
+    val driver =
+      new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = new ManualClock())
     driver.plan() shouldBe None // the first look also checks the trim horizon of every shard
     val calls = (1 to 16).map { _ =>
       val before = fake.getRecordsCalls

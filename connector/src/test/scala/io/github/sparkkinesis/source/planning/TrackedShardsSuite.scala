@@ -10,7 +10,12 @@ import io.github.sparkkinesis.offsets.ShardPosition._
 class TrackedShardsSuite extends AnyFunSuite with Matchers {
 
   private def shard(id: String, parents: Seq[String] = Nil, closed: Boolean = false) = ShardDescription(
-    id, parents.headOption, parents.drop(1).headOption, HashKeyRange(0, 1), "1", if (closed) Some("9") else None)
+    id,
+    parents.headOption,
+    parents.drop(1).headOption,
+    HashKeyRange(0, 1),
+    "1",
+    if (closed) Some("9") else None)
 
   // Given a stream that was split once: p (closed) -> a, b (open); and an unrelated open shard c.
   private val listing = Seq(shard("p", closed = true), shard("a", Seq("p")), shard("b", Seq("p")), shard("c"))
@@ -36,8 +41,11 @@ class TrackedShardsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given per-shard positions, then named shards start there, their ancestors are skipped, others trim") {
-    val initial = TrackedShards.initial("s",
-      StartingPosition.PerShard(Map("a" -> Some(AfterSequenceNumber("42")), "b" -> None)), listing, now)
+    val initial = TrackedShards.initial(
+      "s",
+      StartingPosition.PerShard(Map("a" -> Some(AfterSequenceNumber("42")), "b" -> None)),
+      listing,
+      now)
     initial("a").position shouldBe AfterSequenceNumber("42")
     initial("b").position shouldBe AtTimestamp(now)
     initial("p").position shouldBe ShardEnd
@@ -53,7 +61,8 @@ class TrackedShardsSuite extends AnyFunSuite with Matchers {
 
   test("given a split while running, then the children are added at TRIM_HORIZON waiting for the parent") {
     val tracked = Map("c" -> ShardState(AfterSequenceNumber("5"), Nil))
-    val next = TrackedShards.reconcile(tracked, Seq(shard("c", closed = true), shard("d", Seq("c")), shard("e", Seq("c"))))
+    val next =
+      TrackedShards.reconcile(tracked, Seq(shard("c", closed = true), shard("d", Seq("c")), shard("e", Seq("c"))))
     next.lost shouldBe Nil
     next.shards("d") shouldBe ShardState(TrimHorizon, Seq("c"))
     ShardState.readable(next.shards) shouldBe Seq("c")
@@ -75,7 +84,8 @@ class TrackedShardsSuite extends AnyFunSuite with Matchers {
 
   test("given a merge, then the child waits for both parents") {
     val tracked = Map("a" -> ShardState(TrimHorizon, Nil), "b" -> ShardState(TrimHorizon, Nil))
-    val next = TrackedShards.reconcile(tracked,
+    val next = TrackedShards.reconcile(
+      tracked,
       Seq(shard("a", closed = true), shard("b", closed = true), shard("m", Seq("a", "b"))))
     next.shards("m").waitsFor should contain theSameElementsAs Seq("a", "b")
     ShardState.readable(next.shards + ("a" -> ShardState(ShardEnd, Nil))) shouldBe Seq("b")

@@ -20,9 +20,9 @@ import io.github.sparkkinesis.metadata.HadoopShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, TrimHorizon}
 
 /**
- * Tasks cut short (a `limit` or `df.isEmpty()` in foreachBatch, a killed speculative copy, a sibling shard's
- * failure): no subscription is parked at a position whose records the task did not hand over, and a closed reader
- * never subscribes again.
+ * Tasks cut short (a `limit` or `df.isEmpty()` in foreachBatch, a killed speculative copy, a sibling shard's failure):
+ * no subscription is parked at a position whose records the task did not hand over, and a closed reader never
+ * subscribes again.
  */
 class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach {
 
@@ -37,13 +37,25 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
       id -> (1 to records).map(i => fake.putRecordToShard("s", id, s"$id-$i".getBytes(UTF_8)))
     }.toMap
     val store = new HadoopShardEndStore(Files.createTempDirectory("ends").toString, new Configuration())
-    private val settings = ReaderSettings(ClientSettings(None, None, None, RetrySettings(0, 1, 2)), 10000, 0L,
-      100000L, 60000L, 1L, 2L, dropMisroutedRecords = false,
+    private val settings = ReaderSettings(
+      ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+      10000,
+      0L,
+      100000L,
+      60000L,
+      1L,
+      2L,
+      dropMisroutedRecords = false,
       fanOut = if (fanOut) Map("s" -> FanOutReaderSettings(consumerArn, 30000L, 5)) else Map.empty)
 
     def task(batch: Long, client: KinesisClient = fake): TaskReader =
-      new TaskReader(TaskPartition(batch, 0, ids.map(id => TaskShard("s", id, batch, TrimHorizon, None))),
-        settings, store, client, clock, ms => clock.advance(ms))
+      new TaskReader(
+        TaskPartition(batch, 0, ids.map(id => TaskShard("s", id, batch, TrimHorizon, None))),
+        settings,
+        store,
+        client,
+        clock,
+        ms => clock.advance(ms))
 
     def parkedAt(shardId: String) = SubscriptionCache.shared.parkedAt(SubscriptionKey(consumerArn, shardId))
   }
@@ -51,7 +63,8 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
   private def value(task: TaskReader): String = new String(task.get().getBinary(0), UTF_8)
 
   private def readAll(task: TaskReader): Seq[String] =
-    try Iterator.continually(task.next()).takeWhile(identity).map(_ => value(task)).toVector finally task.close()
+    try Iterator.continually(task.next()).takeWhile(identity).map(_ => value(task)).toVector
+    finally task.close()
 
   private def readerThreadsOf(batch: Long): Seq[Thread] =
     Thread.getAllStackTraces.keySet.asScala.filter(t => t.getName == s"kinesis-read batch $batch task 0" && t.isAlive)
@@ -145,6 +158,7 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
           Some(SubscriptionSignal.Failed(new KinesisClientException("Connection reset (injected)")))
         }
         override def cancel(): Unit = ()
-      } else fake.subscribeToShard(consumerArn, shardId, start)
+      }
+      else fake.subscribeToShard(consumerArn, shardId, start)
   }
 }

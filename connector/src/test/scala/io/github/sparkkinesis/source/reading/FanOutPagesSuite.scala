@@ -35,14 +35,28 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
       (1 to n).map { i => fake.putRecordToShard("s", shard, s"$prefix$i".getBytes(UTF_8)); s"$prefix$i" }
 
     def settings(maxRecords: Long = 100000L, maxRetries: Int = 5, fanOut: Boolean = true): ReaderSettings =
-      ReaderSettings(clientSettings, 10000, 0L, maxRecords, 60000L, 1L, 2L, dropMisroutedRecords = false,
+      ReaderSettings(
+        clientSettings,
+        10000,
+        0L,
+        maxRecords,
+        60000L,
+        1L,
+        2L,
+        dropMisroutedRecords = false,
         fanOut = if (fanOut) Map("s" -> FanOutReaderSettings(consumerArn, 30000L, maxRetries)) else Map.empty)
 
     /** One task: (values read, where the batch ended). */
-    def read(batch: Long, start: ShardPosition, s: ReaderSettings = settings(), id: String = shard,
-        read: ShardRead = ShardRead.Unbounded, listedClosed: Boolean = false): (Seq[String], ShardPosition) = {
+    def read(
+        batch: Long,
+        start: ShardPosition,
+        s: ReaderSettings = settings(),
+        id: String = shard,
+        read: ShardRead = ShardRead.Unbounded,
+        listedClosed: Boolean = false): (Seq[String], ShardPosition) = {
       val partition = TaskShard("s", id, batch, start, None, read, listedClosed = listedClosed)
-      val reader = new TaskReader(TaskPartition(batch, 0, Seq(partition)), s, store, fake, clock, ms => clock.advance(ms))
+      val reader =
+        new TaskReader(TaskPartition(batch, 0, Seq(partition)), s, store, fake, clock, ms => clock.advance(ms))
       val out = mutable.Buffer.empty[String]
       try while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)
       finally reader.close()
@@ -50,7 +64,10 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     }
 
     /** Batches from `start` until one reads nothing: every value read, and the last end. */
-    def readBatches(start: ShardPosition, s: ReaderSettings = settings(), from: Long = 0L): (Seq[String], ShardPosition) = {
+    def readBatches(
+        start: ShardPosition,
+        s: ReaderSettings = settings(),
+        from: Long = 0L): (Seq[String], ShardPosition) = {
       var (batch, position, all) = (from, start, Vector.empty[String])
       var more = true
       while (more) {
@@ -101,7 +118,8 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     t.fake.callsOf("SubscribeToShard") shouldBe 2
   }
 
-  test("given subscriptions that end after two events, when a long backlog is read, then no record is lost or doubled") {
+  test(
+    "given subscriptions that end after two events, when a long backlog is read, then no record is lost or doubled") {
     val t = new Setup(95)
     t.fake.fanOut.recordsPerEvent = 10
     t.fake.fanOut.eventsPerSubscription = 2
@@ -131,7 +149,8 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     u.read(0L, TrimHorizon)._1 shouldBe u.expected
   }
 
-  test("given a connection reset mid-read, when the task goes on, then it resubscribes after the last record received") {
+  test(
+    "given a connection reset mid-read, when the task goes on, then it resubscribes after the last record received") {
     val t = new Setup(40)
     t.fake.fanOut.recordsPerEvent = 10
     val (first, end) = t.read(0L, TrimHorizon, t.settings(maxRecords = 15))

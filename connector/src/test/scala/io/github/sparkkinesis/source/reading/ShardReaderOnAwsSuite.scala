@@ -20,15 +20,30 @@ class ShardReaderOnAwsSuite extends AnyFunSuite with Matchers {
   private val shard = "shardId-000000000000"
 
   private def settings(maxTimeMs: Long = 60000L, perFetch: Int = 10000) =
-    ReaderSettings(ClientSettings(None, None, None, RetrySettings(0, 1, 2)), perFetch, 0L, 100000L, maxTimeMs, 1L, 2L,
+    ReaderSettings(
+      ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+      perFetch,
+      0L,
+      100000L,
+      maxTimeMs,
+      1L,
+      2L,
       dropMisroutedRecords = false)
 
   private def newStore() = new HadoopShardEndStore(Files.createTempDirectory("ends").toString, new Configuration())
 
-  private def read(fake: FakeKinesisClient, store: HadoopShardEndStore, start: ShardPosition = TrimHorizon,
-      bounds: ShardRead = ShardRead.Unbounded, s: ReaderSettings = settings(),
+  private def read(
+      fake: FakeKinesisClient,
+      store: HadoopShardEndStore,
+      start: ShardPosition = TrimHorizon,
+      bounds: ShardRead = ShardRead.Unbounded,
+      s: ReaderSettings = settings(),
       executorClock: () => Long = () => System.currentTimeMillis()): Seq[String] = {
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, start, None, bounds))), s, store, fake,
+    val reader = new TaskReader(
+      TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, start, None, bounds))),
+      s,
+      store,
+      fake,
       executorClock)
     val out = mutable.Buffer.empty[String]
     while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)

@@ -20,14 +20,24 @@ class ShardReaderSuite extends AnyFunSuite with Matchers {
   private val shard = "shardId-000000000000"
 
   private def settings(maxRecords: Long = 100000L, perFetch: Int = 10000, dropMisrouted: Boolean = false) =
-    ReaderSettings(ClientSettings(None, None, None, RetrySettings(0, 1, 2)), perFetch, 0L, maxRecords, 60000L, 1L, 2L,
+    ReaderSettings(
+      ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+      perFetch,
+      0L,
+      maxRecords,
+      60000L,
+      1L,
+      2L,
       dropMisrouted)
 
   private def newStore() = new HadoopShardEndStore(Files.createTempDirectory("ends").toString, new Configuration())
 
   private def readAll(
-      fake: FakeKinesisClient, start: ShardPosition = TrimHorizon, s: ReaderSettings = settings(),
-      store: HadoopShardEndStore = newStore(), range: Option[HashKeyRange] = None): Seq[(String, Long)] = {
+      fake: FakeKinesisClient,
+      start: ShardPosition = TrimHorizon,
+      s: ReaderSettings = settings(),
+      store: HadoopShardEndStore = newStore(),
+      range: Option[HashKeyRange] = None): Seq[(String, Long)] = {
     val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, start, range))), s, store, fake)
     val out = mutable.Buffer.empty[(String, Long)]
     while (reader.next()) out += (new String(reader.get().getBinary(0), UTF_8) -> reader.get().getLong(6))
@@ -57,8 +67,11 @@ class ShardReaderSuite extends AnyFunSuite with Matchers {
 
   test("given an iterator that expires mid-read, when read, then it is renewed from the last record read") {
     val (fake, expected) = oneShard(30)
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 10),
-      newStore(), fake)
+    val reader = new TaskReader(
+      TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None))),
+      settings(perFetch = 10),
+      newStore(),
+      fake)
     val out = mutable.Buffer.empty[String]
     while (reader.next()) {
       out += new String(reader.get().getBinary(0), UTF_8)
@@ -106,8 +119,12 @@ class ShardReaderSuite extends AnyFunSuite with Matchers {
     fake.createStream("s", 1)
     val inside = BigInt(10).toString
     val outside = BigInt(1000).toString
-    fake.putRecordToShard("s", shard, KplTestAggregates.aggregate(Seq(
-      ("a", Some(inside), "in".getBytes(UTF_8)), ("b", Some(outside), "out".getBytes(UTF_8)))))
+    fake.putRecordToShard(
+      "s",
+      shard,
+      KplTestAggregates.aggregate(Seq(
+        ("a", Some(inside), "in".getBytes(UTF_8)),
+        ("b", Some(outside), "out".getBytes(UTF_8)))))
     val range = Some(HashKeyRange(0, 100))
     readAll(fake, range = range).map(_._1) shouldBe Seq("in", "out")
     readAll(fake, range = range, s = settings(dropMisrouted = true)).map(_._1) shouldBe Seq("in")
@@ -128,8 +145,12 @@ class ShardReaderSuite extends AnyFunSuite with Matchers {
     fake.createStream("s", 1)
     (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"old$i".getBytes(UTF_8)))
     clock.advance(10)
-    val reader = new TaskReader(TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None))), settings(perFetch = 3),
-      newStore(), fake, clock)
+    val reader = new TaskReader(
+      TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None))),
+      settings(perFetch = 3),
+      newStore(),
+      fake,
+      clock)
     (1 to 5).foreach(i => fake.putRecordToShard("s", shard, s"new$i".getBytes(UTF_8)))
     val out = mutable.Buffer.empty[String]
     while (reader.next()) out += new String(reader.get().getBinary(0), UTF_8)
