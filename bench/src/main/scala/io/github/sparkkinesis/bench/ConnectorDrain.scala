@@ -60,7 +60,8 @@ object ConnectorDrain {
         Eventually.await(
           s"the connector to count ${backlog.userRecords} user records of ${backlog.stream}",
           timeout,
-          s"${counted.get()} counted in ${batches.get()} batches; last progress: ${Option(query.lastProgress).orNull}") {
+          s"${counted.get()} counted in ${batches.get()} batches; last progress: " +
+            s"${Option(query.lastProgress).orNull}") {
           QueryChecks.failIfStopped(query)
           doneAt.get() != 0L
         }

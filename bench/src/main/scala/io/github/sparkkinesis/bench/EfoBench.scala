@@ -24,7 +24,8 @@ object EfoBench {
     "kinesis.consumerName" -> consumer)
 
   def run(spark: SparkSession, config: BenchConfig, log: String => Unit): String = {
-    log(s"efo: filling ${config.shards} shards with ${config.aggregates} aggregates of ${config.userRecordsPerAggregate} user records")
+    log(s"efo: filling ${config.shards} shards with ${config.aggregates} aggregates of " +
+      s"${config.userRecordsPerAggregate} user records")
     val backlog = Backlog.fill(config)
     System.gc()
     val rawRun = RawSubscribeDrain.run(backlog)
@@ -68,7 +69,8 @@ object EfoBench {
     val raw = rawRun.drain
     def f(d: Double, decimals: Int) = String.format(Locale.ROOT, s"%.${decimals}f", Double.box(d))
     def drainRow(name: String, r: DrainResult) =
-      f"$name%-44s ${f(r.seconds, 2)}%9s ${f(r.userRecordsPerSecond, 0)}%12s ${f(100 * r.userRecordsPerSecond / raw.userRecordsPerSecond, 0)}%6s%%"
+      f"$name%-44s ${f(r.seconds, 2)}%9s ${f(r.userRecordsPerSecond, 0)}%12s " +
+        f"${f(100 * r.userRecordsPerSecond / raw.userRecordsPerSecond, 0)}%6s%%"
     def latencyRow(name: String, latenciesMs: Seq[Long], getRecordsPerShardPerSecond: String) = {
       val s = latenciesMs.sorted
       f"$name%-44s ${s.size}%8d ${Report.pct(s, 50)}%7s ${Report.pct(s, 95)}%7s ${Report.pct(s, 99)}%7s " +
@@ -78,7 +80,8 @@ object EfoBench {
       latencyRow(name, r.latenciesMs, f(r.getRecordsPerShardPerSecond, 2))
     Seq(
       "",
-      s"== Enhanced fan-out vs polling: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.userRecords} user records " +
+      s"== Enhanced fan-out vs polling: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.userRecords} " +
+        s"user records " +
         s"in ${backlog.aggregates} KPL aggregates; drain options ${config.drainOptions.toSeq.sorted.mkString(", ")}",
       f"${"reader"}%-44s ${"seconds"}%9s ${"user rec/s"}%12s ${"vs raw"}%7s",
       drainRow("raw SDK SubscribeToShard client", raw),

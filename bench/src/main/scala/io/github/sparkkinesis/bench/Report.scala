@@ -8,21 +8,26 @@ object Report {
   def drain(config: BenchConfig, backlog: Backlog, raw: DrainResult, connector: ConnectorDrainResult): String = {
     val header = f"${"reader"}%-38s ${"seconds"}%9s ${"user rec/s"}%12s ${"Kinesis rec/s"}%14s ${"vs raw"}%7s"
     def row(name: String, r: DrainResult): String =
-      f"$name%-38s ${fmt(r.seconds, 2)}%9s ${grouped(r.userRecordsPerSecond)}%12s ${grouped(r.kinesisRecordsPerSecond)}%14s " +
+      f"$name%-38s ${fmt(r.seconds, 2)}%9s ${grouped(r.userRecordsPerSecond)}%12s " +
+        f"${grouped(r.kinesisRecordsPerSecond)}%14s " +
         f"${percent(r.userRecordsPerSecond / raw.userRecordsPerSecond)}%7s"
     Seq(
       "",
       s"== Drain: ${backlog.stream}: ${backlog.shardIds.size} shards, ${backlog.aggregates} KPL aggregates of " +
-        s"${config.userRecordsPerAggregate} user records x ${config.payloadBytes} B = ${grouped(backlog.userRecords.toDouble)} " +
+        s"${config.userRecordsPerAggregate} user records x ${config.payloadBytes} B = " +
+        s"${grouped(backlog.userRecords.toDouble)} " +
         s"user records, ${fmt(backlog.bytes / 1048576.0, 1)} MiB",
-      s"   filled in ${fmt(backlog.fillSeconds, 1)} s (${grouped(backlog.aggregates / backlog.fillSeconds)} aggregates/s); " +
+      s"   filled in ${fmt(backlog.fillSeconds, 1)} s (${grouped(backlog.aggregates / backlog.fillSeconds)} " +
+        s"aggregates/s); " +
         s"connector options: ${config.drainOptions.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")}",
       header,
       row(s"raw SDK v2 client, ${config.rawThreads} thread(s)", raw),
       row("connector local[2], from start()", connector.total),
       row("connector local[2], from first batch", connector.afterStart),
-      s"   connector: query start to first batch ${fmt(connector.startSeconds, 2)} s; ${connector.batches} batch(es); " +
-        s"raw read ${grouped(raw.userRecords.toDouble)} user / ${grouped(raw.kinesisRecords.toDouble)} Kinesis records, " +
+      s"   connector: query start to first batch ${fmt(connector.startSeconds, 2)} s; ${connector.batches} " +
+        s"batch(es); " +
+        s"raw read ${grouped(raw.userRecords.toDouble)} user / ${grouped(raw.kinesisRecords.toDouble)} Kinesis " +
+        s"records, " +
         s"mean ${raw.meanShardMs} ms per shard",
       s"   connector batches: ${connector.progress}",
       s"   connector tasks: ${connector.tasks}").mkString("\n")
@@ -37,7 +42,8 @@ object Report {
         f"${values.lastOption.fold("-")(_.toString)}%7s"
     Seq(
       "",
-      s"== Latency: ${result.stream}: ${config.latencyShards} shards, one record every ${config.latencyIntervalMs} ms " +
+      s"== Latency: ${result.stream}: ${config.latencyShards} shards, one record every ${config.latencyIntervalMs} " +
+        s"ms " +
         s"for ${config.latencySeconds} s (${result.sent} sent, ${result.latenciesMs.size} received, " +
         s"${result.batches} batches); default trigger; connector options: " +
         (if (config.latencyOptions.isEmpty) "defaults"
@@ -70,7 +76,8 @@ object Report {
       header) ++ all.map(row) ++ all.map { m =>
       val l = m.landed
       s"   ${m.writer}: read back all ${grouped(l.distinct.toDouble)} rows written to its stream, " +
-        s"plus ${l.duplicates} extra copies (at least once); the timed write's ${grouped(l.kinesisRecords.toDouble)} Kinesis records " +
+        s"plus ${l.duplicates} extra copies (at least once); the timed write's ${grouped(l.kinesisRecords.toDouble)} " +
+        s"Kinesis records " +
         s"hold ${grouped(l.aggregates.toDouble)} KPL aggregates; " +
         m.primeSeconds.fold("")(p => s"priming write ${fmt(p, 1)} s; ") + m.detail
     }

@@ -117,7 +117,8 @@ object SinkBench {
     val landed = Landed.count(stream, config.primeRows + rows, config)
     if (!landed.isComplete(config.primeRows + rows)) {
       throw new IllegalStateException(s"$writer wrote ${config.primeRows + rows} rows to $stream, but reading it " +
-        s"back found ${landed.distinct} distinct rows of the write and ${landed.strangers} records that are none: $landed")
+        s"back found ${landed.distinct} distinct rows of the write and ${landed.strangers} records that are none: " +
+        s"$landed")
     }
     SinkMeasurement(writer, rows, seconds, prime, landed, detail)
   }

@@ -78,7 +78,8 @@ private[client] final class SdkErrors(
       case ex: AwsServiceException if isAccessProblem(ex) =>
         // No cause: the messages of signature errors can echo the signed request, session token included.
         new AccessException(
-          s"Kinesis refused $operation on $where (${code(ex)}, HTTP ${ex.statusCode}): ${accessAdvice(ex, operation)} " +
+          s"Kinesis refused $operation on $where (${code(ex)}, HTTP ${ex.statusCode}): " +
+            s"${accessAdvice(ex, operation)} " +
             s"$origin Kinesis said: ${scrub(firstLine(message(ex)))} (request id ${ex.requestId})")
       case ex if unreachable(ex).isDefined =>
         new UnreachableException(

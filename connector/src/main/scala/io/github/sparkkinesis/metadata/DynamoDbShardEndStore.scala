@@ -169,7 +169,8 @@ final class DynamoDbShardEndStore(
     while (!round()) {
       attempt += 1
       if (attempt >= MaxUnprocessedRounds) throw new IllegalStateException(
-        s"DynamoDB left part of a $operation on table ${table.name} unprocessed $attempt times in a row (throttling): " +
+        s"DynamoDB left part of a $operation on table ${table.name} unprocessed $attempt times in a row " +
+          s"(throttling): " +
           "the table's throughput is exhausted; retry later.")
       Thread.sleep(math.min(100L << attempt, 10000L)) // DynamoDB's advice: back off before asking again
     }

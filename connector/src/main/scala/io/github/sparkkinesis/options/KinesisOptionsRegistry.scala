@@ -37,7 +37,8 @@ object KinesisOptionsRegistry {
     matches(
       s"$StreamArnPattern(\\s*,\\s*$StreamArnPattern)*",
       "an ARN such as arn:aws:kinesis:us-east-1:123456789012:stream/orders, or a comma-separated list of them",
-      "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a comma-separated list of " +
+      "it is not a Kinesis stream ARN (arn:aws:kinesis:<region>:<account>:stream/<name>) or a comma-separated list " +
+        "of " +
         "them"),
     usage = Source)
 

@@ -82,7 +82,8 @@ object KinesisSourceOptions {
       }.mkString(
         "Options " + StreamName.name + " and " + StreamARN.name + " must name each stream once: ",
         "; ",
-        ". Rows and metrics tell streams apart by name; read same-named streams of other accounts in separate queries."))
+        ". Rows and metrics tell streams apart by name; read same-named streams of other accounts in separate " +
+          "queries."))
     }
     val start = getOrDefault(StartingPositionOption)
     if (streams.size > 1 && start.isInstanceOf[StartingPosition.PerShard]) {

@@ -61,7 +61,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
     }
   }
 
-  test("Given AccessDenied on AssumeRole, when a Kinesis call needs credentials, then it fails naming the role and options, no secret") {
+  test("Given AccessDenied on AssumeRole, when a Kinesis call needs credentials, then it fails naming the role and " +
+    "options, no secret") {
     withStub(Some("ext-42")) { sts =>
       // Given a role whose trust policy wants an external id the options do not give
       val client = new SdkKinesisClient(settings(sts, None))
@@ -84,7 +85,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
     }
   }
 
-  test("Given credentials inside the stale window of their expiry, when they are asked for again, then the role is assumed again") {
+  test("Given credentials inside the stale window of their expiry, when they are asked for again, then the role is " +
+    "assumed again") {
     withStub(None, validFor = Duration.ofSeconds(30)) { sts =>
       // Given sessions that expire within the one-minute stale window, as a long query's session eventually does
       val provider = new AssumedRoleProvider(
@@ -117,7 +119,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
   private val noRole = ClientSettings(Some("us-east-1"), None, None, RetrySettings(0, 1, 1))
 
   test(
-    "Given a provider class of the connector's SDK with a parameter, when loaded, then it is built with the parameter") {
+    "Given a provider class of the connector's SDK with a parameter, when loaded, then it is built with the " +
+      "parameter") {
     val provider = CredentialsProviders.of(noRole.copy(providerClass =
       Some(ProviderClassSettings(classOf[ParamCredentialsProvider].getName, Some("from-param")))))
     resolve(provider).accessKeyId shouldBe "AKID-from-param"
@@ -137,7 +140,8 @@ class CredentialsProvidersSuite extends AnyFunSuite with Matchers with LoneEleme
   test(
     "Given a missing class, one of the wrong type or without the constructor, when checked, then the option is named") {
     def problem(name: String, param: Option[String] = None) =
-      (the[IllegalArgumentException] thrownBy UserCredentialsProvider.check(ProviderClassSettings(name, param))).getMessage
+      (the[IllegalArgumentException] thrownBy UserCredentialsProvider.check(ProviderClassSettings(name, param)))
+        .getMessage
 
     problem("com.example.Missing") should (include("kinesis.credentialProviderClass") and
       include("com.example.Missing") and include("--jars"))

@@ -67,12 +67,14 @@ final class StsStub(requiredExternalId: Option[String], validFor: java.time.Dura
        |</AssumeRoleResponse>""".stripMargin
   }
 
+  private val BaseUser = "arn:aws:iam::111122223333:user/base"
+
   private def denied(roleArn: String): String =
     s"""<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
        |  <Error>
        |    <Type>Sender</Type>
        |    <Code>AccessDenied</Code>
-       |    <Message>User: arn:aws:iam::111122223333:user/base is not authorized to perform: sts:AssumeRole on resource: $roleArn</Message>
+       |    <Message>User: $BaseUser is not authorized to perform: sts:AssumeRole on resource: $roleArn</Message>
        |  </Error>
        |  <RequestId>stub-denied</RequestId>
        |</ErrorResponse>""".stripMargin

@@ -24,7 +24,8 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
   private def options(extra: (String, String)*) =
     KinesisSourceOptions.parse(Map("kinesis.streamName" -> "orders") ++ extra)
 
-  test("Given a checkpoint on an object store without atomic rename, when the Hadoop store opens, then it refuses naming DYNAMODB") {
+  test("Given a checkpoint on an object store without atomic rename, when the Hadoop store opens, then it refuses " +
+    "naming DYNAMODB") {
     // When
     val e = the[IllegalArgumentException] thrownBy ShardEndStores.open(options(), "s3a://bucket/checkpoints/q1", conf())
 
@@ -44,7 +45,8 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
     e.getMessage should include("DYNAMODB")
   }
 
-  test("Given a checkpoint on an object store and kinesis.metadataPath on a local disk, when opened, then the Hadoop store is used") {
+  test("Given a checkpoint on an object store and kinesis.metadataPath on a local disk, when opened, then the Hadoop " +
+    "store is used") {
     val local = Files.createTempDirectory("metadata").toString
     ShardEndStores.checkAtLoad(options("kinesis.metadataPath" -> local), conf())
     ShardEndStores.open(options("kinesis.metadataPath" -> local), "s3a://bucket/checkpoints/q1", conf()) shouldBe

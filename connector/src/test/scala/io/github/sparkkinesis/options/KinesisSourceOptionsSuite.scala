@@ -130,7 +130,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     start("AT_TIMESTAMP 2024-05-01T14:00:00+02:00") shouldBe StartingPosition.AtTimestamp(1714564800000L)
     start("""{"shardId-000000000000":{"iteratorType":"AFTER_SEQUENCE_NUMBER","iteratorPosition":"4955"},
             | "shardId-000000000001":{"iteratorType":"LATEST"},
-            | "shardId-000000000002":{"iteratorType":"AT_TIMESTAMP","iteratorPosition":"1714564800000"}}""".stripMargin) shouldBe
+            | "shardId-000000000002":{"iteratorType":"AT_TIMESTAMP","iteratorPosition":"1714564800000"}}"""
+      .stripMargin) shouldBe
       StartingPosition.PerShard(Map(
         "shardId-000000000000" -> Some(ShardPosition.AfterSequenceNumber("4955")),
         "shardId-000000000001" -> None,
@@ -140,9 +141,8 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
   test("given a bad starting position, when parsed, then the message explains the accepted forms") {
     failure(minimal + ("kinesis.startingPosition" -> "yesterday")) should include("AT_TIMESTAMP <ISO-8601 instant>")
     failure(minimal + ("kinesis.startingPosition" -> "AT_TIMESTAMP noon")) should include("not an ISO-8601 instant")
-    failure(
-      minimal + ("kinesis.startingPosition" -> """{"s":{"iteratorType":"AT_SEQUENCE_NUMBER","iteratorPosition":"x"}}""")) should
-      include("not a sequence number")
+    val badSequence = """{"s":{"iteratorType":"AT_SEQUENCE_NUMBER","iteratorPosition":"x"}}"""
+    failure(minimal + ("kinesis.startingPosition" -> badSequence)) should include("not a sequence number")
   }
 
   test("given the registry, then every option has a description, an accepted-values text and a default that " +

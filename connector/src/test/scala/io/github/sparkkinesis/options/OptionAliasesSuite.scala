@@ -117,7 +117,8 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   }
 
   test(
-    "given qubole's JSON map of shard to position (with its metadata entry), when parsed, then each shard starts there") {
+    "given qubole's JSON map of shard to position (with its metadata entry), when parsed, then each shard starts " +
+      "there") {
     val json = """{"metadata":{"streamName":"orders","batchId":"3"},""" +
       """"shardId-000000000000":{"iteratorType":"AFTER_SEQUENCE_NUMBER","iteratorPosition":"4959"},""" +
       """"shardId-000000000001":{"iteratorType":"TRIM_HORIZON","iteratorPosition":""}}"""
@@ -128,10 +129,12 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
   }
 
   test(
-    "given qubole's fetch time in milliseconds that is not whole seconds, when resolved, then it is rounded up and said") {
+    "given qubole's fetch time in milliseconds that is not whole seconds, when resolved, then it is rounded up and " +
+      "said") {
     source("streamName" -> "s", "kinesis.executor.maxFetchTimeInMs" -> "1500").maxFetchTimePerShardMs shouldBe 2000L
     warnings("kinesis.executor.maxFetchTimeInMs" -> "1500") shouldBe Seq(
-      "Option kinesis.executor.maxFetchTimeInMs (qubole/roncemer) is read as kinesis.maxFetchTimePerShard: read as 2 s.")
+      "Option kinesis.executor.maxFetchTimeInMs (qubole/roncemer) is read as kinesis.maxFetchTimePerShard: read as 2 " +
+        "s.")
     warnings("kinesis.executor.maxFetchTimeInMs" -> "1000") shouldBe empty
   }
 
@@ -205,7 +208,8 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
 
   test("given two spellings of one option with different values, when parsed, then the error names both") {
     failure("kinesis.streamName" -> "a", "streamName" -> "b") shouldBe
-      "Options kinesis.streamName='a' and streamName='b' both set kinesis.streamName, to different values: keep one of them."
+      "Options kinesis.streamName='a' and streamName='b' both set kinesis.streamName, to different values: keep one " +
+      "of them."
     failure("streamName" -> "s", "initialPosition" -> "latest", "startingPosition" -> "trim_horizon") shouldBe
       "Options initialPosition='latest' and startingPosition='trim_horizon' both set kinesis.startingPosition, to " +
       "different values: keep one of them."
@@ -215,7 +219,8 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
       "awsAccessKeyId" -> "a",
       "kinesis.awsSecretKey" -> "x",
       "awsSecretKey" -> "y") shouldBe
-      "Options awsSecretKey and kinesis.awsSecretKey both set kinesis.awsSecretKey, to different values: keep one of them."
+      "Options awsSecretKey and kinesis.awsSecretKey both set kinesis.awsSecretKey, to different values: keep one of " +
+      "them."
   }
 
   test("given two spellings of one option with the same value, when parsed, then it is accepted") {
@@ -239,7 +244,8 @@ class OptionAliasesSuite extends AnyFunSuite with Matchers {
       "Option kinesis.client.avoidEmptyBatches (qubole/roncemer) has no effect with spark-kinesis: the source always " +
         "checks for unread records before it plans a micro-batch, and plans none without them.",
       "Option kinesis.executor.flushWaitTimeMillis (qubole/roncemer) has no effect with spark-kinesis: a write task " +
-        "waits until Kinesis has confirmed each of its rows (at most kinesis.sink.recordTtl), not for a fixed flush time.",
+        "waits until Kinesis has confirmed each of its rows (at most kinesis.sink.recordTtl), not for a fixed flush " +
+        "time.",
       "Option maxFetchRate (Databricks) has no effect with spark-kinesis: the source paces each shard by " +
         "kinesis.getRecords.fetchInterval between GetRecords calls, not by MB/s.")
     source("streamName" -> "s", "fetchBufferSize" -> "2gb", "kinesis.minBatchesToRetain" -> "5").streams shouldBe Seq(

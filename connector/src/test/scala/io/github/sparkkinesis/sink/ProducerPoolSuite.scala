@@ -24,7 +24,8 @@ class ProducerPoolSuite extends AnyFunSuite with Matchers {
     maxPendingBytes = 1000)
 
   test(
-    "given a producer no task holds, when idle for the idle time, then it is destroyed and the next task gets a new one") {
+    "given a producer no task holds, when idle for the idle time, then it is destroyed and the next task gets a new " +
+      "one") {
     // Given one producer per settings (a role's rotating credentials live in its provider, not in the key)
     var now = 0L
     val made = scala.collection.mutable.Buffer.empty[FakeRecordProducer]

@@ -25,7 +25,8 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
   }
 
   test(
-    "given a split and a merge and no child shards in events (the emulator), when drained, then each record comes once") {
+    "given a split and a merge and no child shards in events (the emulator), when drained, then each record comes " +
+      "once") {
     splitAndMerge(childShardsInEvents = false)
   }
 
@@ -102,7 +103,8 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
     // Then every record came once (the split shard's children are read only once it was read to its end), and the
     // listings stayed one a batch
     driver.batches.flatten.map(_.data) should contain theSameElementsAs expected.result()
-    (fake.listShardsCalls - listedAtStart) should be <= driver.batches.size + 1 + 2 // a look after the last, the throttled
+    // (plus a look after the last batch, and the throttled listing)
+    (fake.listShardsCalls - listedAtStart) should be <= driver.batches.size + 1 + 2
   }
 
   test("given a shard streaming through a subscription whose records reach the task seconds after they arrived, " +

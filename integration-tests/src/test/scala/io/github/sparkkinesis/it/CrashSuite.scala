@@ -70,7 +70,8 @@ class CrashSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   }
 
   test(
-    s"Given the DynamoDB metadata store, a query SIGKILLed and restarted 3-4 times writes each record once (seed $seed)") {
+    s"Given the DynamoDB metadata store, a query SIGKILLed and restarted 3-4 times writes each record once (seed " +
+      s"$seed)") {
     val store = DynamoDbLocal.storeOptions()
     crashesAndRestarts("it-crash", kills = 3 + random.nextInt(2), _ => store)
   }

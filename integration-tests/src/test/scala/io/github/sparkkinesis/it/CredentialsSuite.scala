@@ -46,7 +46,8 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
   }
 
   test(
-    "Given base keys of another account, when the sink assumes a role, then the KPL writes with the role's credentials") {
+    "Given base keys of another account, when the sink assumes a role, then the KPL writes with the role's " +
+      "credentials") {
     // Given
     val stream = TestStreams.createStream("it-role-sink", shards = 2)
     val rows = (0 until 300).map(i => (s"key-${i % 7}", s"role-row-$i"))
@@ -61,7 +62,8 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     RecordChecks.assertExactlyOnce(rows, keyed(readBack(stream)._1), s"rows in $stream")
   }
 
-  test("Given only a web identity in the environment, when a child JVM reads and writes, then the shaded SDK's default chain assumes the role") {
+  test("Given only a web identity in the environment, when a child JVM reads and writes, then the shaded SDK's " +
+    "default chain assumes the role") {
     /* Given a token file and a role in the environment, as EKS gives a pod (IRSA), STS at moto, and no other
      * credentials */
     val source = TestStreams.createStream("it-web-identity", shards = 2)

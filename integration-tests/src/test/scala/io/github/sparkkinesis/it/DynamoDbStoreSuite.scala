@@ -86,7 +86,8 @@ class DynamoDbStoreSuite extends AnyFunSuite with Matchers with SparkIntegration
     open(options, checkpoint).get(5L, 149) shouldBe Some(record(5L, 149, "5149"))
   }
 
-  test("Given a query reading with the DynamoDB store, when it restarts from its checkpoint, then it reads each record once") {
+  test("Given a query reading with the DynamoDB store, when it restarts from its checkpoint, then it reads each " +
+    "record once") {
     // Given
     val stream = TestStreams.createStream("it-dynamodb", shards = 2)
     val first = TestStreams.putStrings(stream, TestStreams.testRecords("before", 100, keys = 10))

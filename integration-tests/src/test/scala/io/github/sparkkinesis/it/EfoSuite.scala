@@ -47,7 +47,9 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
   /** The stream's consumers that are not being deleted, with their status. */
   private def consumers(stream: String): Seq[String] = TestStreams.client.listStreamConsumers(
     ListStreamConsumersRequest.builder().streamARN(streamArn(stream)).build()).consumers.asScala
-    .filterNot(_.consumerStatusAsString == "DELETING").map(c => s"${c.consumerName} ${c.consumerStatusAsString}").toVector
+    .filterNot(_.consumerStatusAsString == "DELETING")
+    .map(c => s"${c.consumerName} ${c.consumerStatusAsString}")
+    .toVector
 
   test("TRIM_HORIZON through a managed consumer reads every record once, and the consumer goes on stop") {
     val stream = TestStreams.createStream("it-efo-trim", shards = 2)

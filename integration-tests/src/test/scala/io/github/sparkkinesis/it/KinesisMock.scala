@@ -18,7 +18,8 @@ object KinesisMock
         endpoint // started with the TLS port
         ownPorts("KINESIS_MOCK_TLS_PORT")
       case Some(running) => sys.env.get("KINESIS_MOCK_TLS_PORT").getOrElse(throw new IllegalStateException(
-          s"KINESIS_MOCK_ENDPOINT names a running kinesis-mock ($running) but KINESIS_MOCK_TLS_PORT is not set: set it " +
+          s"KINESIS_MOCK_ENDPOINT names a running kinesis-mock ($running) but KINESIS_MOCK_TLS_PORT is not set: set " +
+            s"it " +
             "to that emulator's TLS port, which writes through the sink need"))
     }
     s"https://127.0.0.1:$port"

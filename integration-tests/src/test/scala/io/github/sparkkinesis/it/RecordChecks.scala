@@ -47,7 +47,8 @@ object RecordChecks {
       if (w != g) {
         val firstDiff = w.zipAll(g, "<none>", "<none>").indexWhere { case (a, b) => a != b }
         fail(s"partition key $key: records delivered out of order or not exactly once; first difference at " +
-          s"#$firstDiff: expected ${w.lift(firstDiff).getOrElse("<none>")}, got ${g.lift(firstDiff).getOrElse("<none>")} " +
+          s"#$firstDiff: expected ${w.lift(firstDiff).getOrElse("<none>")}, got " +
+          s"${g.lift(firstDiff).getOrElse("<none>")} " +
           s"(expected ${w.size} records, got ${g.size})")
       }
     }

@@ -54,8 +54,10 @@ private[sparkkinesis] final class FanOutConsumer(
     resolved.getOrElse {
       val consumer = options.consumerArn match {
         case Some(arn) => awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
-            .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option kinesis.consumerArn " +
-              s"does not exist: register it (aws kinesis register-stream-consumer), or set option kinesis.consumerName " +
+            .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option " +
+              s"kinesis.consumerArn " +
+              s"does not exist: register it (aws kinesis register-stream-consumer), or set option " +
+              s"kinesis.consumerName " +
               "for a consumer the query registers itself."))
         case None => managed(options.consumerName.get)
       }

@@ -27,11 +27,11 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  * Transitions:
  *   - a look ([[look]]) checks the due shards that are not expected: nothing new or no answer makes a shard due
  *     `kinesis.idleShardCheckInterval` later (an AvailableNow run instead counts a shard with nothing new as having
- *     reached its target, and looks no more at it); a walk on through empty pages, `kinesis.fetchInterval` later; news
- *     leaves it to the batch;
- *   - a batch's end ([[batchEnded]]) makes each shard it read expected, due `kinesis.fetchInterval` later, when its
- *     read expected more records ([[expected]]), else checked next, due `kinesis.idleShardCheckInterval` later
- *     (`kinesis.fetchInterval` in an AvailableNow run, which must look again soon);
+ *     reached its target, and looks no more at it); a walk on through empty pages, `kinesis.getRecords.fetchInterval`
+ *     later; news leaves it to the batch;
+ *   - a batch's end ([[batchEnded]]) makes each shard it read expected, due `kinesis.getRecords.fetchInterval` later,
+ *     when its read expected more records ([[expected]]), else checked next, due `kinesis.idleShardCheckInterval` later
+ *     (`kinesis.getRecords.fetchInterval` in an AvailableNow run, which must look again soon);
  *   - a resumed run ([[resumedAfter]]) makes the shards an earlier run's last batch expected more of expected, due as
  *     before (nobody knows when that batch ended);
  *   - a shard no longer tracked ([[track]]) is forgotten; a check of an expected shard (made only when a finished

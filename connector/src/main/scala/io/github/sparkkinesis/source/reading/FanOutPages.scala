@@ -294,7 +294,8 @@ private[sparkkinesis] final class FanOutPages(
       if (failuresInARow > settings.maxRetries) {
         throw new KinesisClientException(
           s"Subscribing to shard $shardId of stream $stream through consumer " +
-            s"${settings.consumerArn} failed $failuresInARow times in a row (option kinesis.subscribeToShard.maxRetries " +
+            s"${settings.consumerArn} failed $failuresInARow times in a row (option " +
+            s"kinesis.subscribeToShard.maxRetries " +
             s"is ${settings.maxRetries}): ${error.getMessage}",
           error)
       }

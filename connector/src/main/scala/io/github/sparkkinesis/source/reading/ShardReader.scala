@@ -211,7 +211,8 @@ final class ShardReader(
     throw new IllegalStateException(
       s"Cannot re-read batch $batch of shard $shardId (stream $stream) from $start up to its recorded end $end: " +
         s"$why. Its records were lost since the batch was planned: trimmed by the stream's retention period (the " +
-        "query was stopped for longer than that), or the stream was deleted and created again. Set kinesis.failOnDataLoss=false and " +
+        "query was stopped for longer than that), or the stream was deleted and created again. Set " +
+        "kinesis.failOnDataLoss=false and " +
         "restart the query on the same checkpoint to go on from the oldest retained record.")
 
   /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
