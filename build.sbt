@@ -6,22 +6,33 @@ import sbtassembly.AssemblyPlugin.autoImport._
 lazy val scala212 = "2.12.18"
 lazy val scala213 = "2.13.16"
 
-/** The Spark version each line compiles against: the oldest release of the line, so one JAR runs on all. */
+/**
+ * The Spark version each line compiles against. Spark 3.5: the oldest release of the line, so one JAR runs on all. Spark
+ * 4: 4.1.0, the first release with real-time mode, whose interfaces only the real-time classes (in the connector's
+ * scala-2.13 folders) use; every other class uses only what 4.0.0 has too, so the one JAR still runs on 4.0 (bin/test's
+ * smoke run on the oldest release checks it), where the real-time classes are never loaded.
+ */
 def sparkCompileVersion(scalaBinary: String): String = scalaBinary match {
+  case "2.12" => "3.5.0"
+  case _ => "4.1.0"
+}
+
+/** The oldest Spark release each line's JAR runs on. */
+def sparkOldestVersion(scalaBinary: String): String = scalaBinary match {
   case "2.12" => "3.5.0"
   case _ => "4.0.0"
 }
 
 /**
- * The Spark version the integration tests run on; `-Dspark.test.version=4.2.0` picks another release, and `oldest` the
- * one the line compiles against (bin/test's smoke run on the oldest release the JAR supports).
+ * The Spark version the integration tests run on; `-Dspark.test.version=4.1.1` picks another release, and `oldest` the
+ * oldest release the line's JAR supports (bin/test's smoke run).
  */
 def sparkTestVersion(scalaBinary: String): String = {
   val chosen = scalaBinary match {
     case "2.12" => sys.props.getOrElse("spark.test.version.212", "3.5.8")
     case _ => sys.props.getOrElse("spark.test.version", "4.2.0")
   }
-  if (chosen == "oldest") sparkCompileVersion(scalaBinary) else chosen
+  if (chosen == "oldest") sparkOldestVersion(scalaBinary) else chosen
 }
 
 lazy val awsSdkVersion = "2.42.34"

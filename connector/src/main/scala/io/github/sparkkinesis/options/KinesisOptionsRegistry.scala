@@ -125,6 +125,18 @@ object KinesisOptionsRegistry {
     duration(0L, 60000L),
     usage = Source)
 
+  val RealTimePollInterval: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.realTime.pollInterval",
+    Some(200L),
+    "Real-time mode (Trigger.RealTime, Spark 4.1+), polling: least time between two GetRecords calls on one " +
+      "shard. A task reads a shard again as soon as this allows while pages bring records, and waits this long " +
+      "after an empty page, so a record waits half of it on average. The default spends Kinesis' whole 5 calls " +
+      "per second per shard, which every polling consumer of the stream shares: raise it where other " +
+      "applications poll the stream too, or use enhanced fan-out (kinesis.consumerType=SubscribeToShard), " +
+      "which has its own 2 MB/s per shard and no call budget.",
+    duration(50L, 60000L),
+    usage = Source)
+
   val IdleShardCheckInterval: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.idleShardCheckInterval",
     Some(1000L),
@@ -459,6 +471,7 @@ object KinesisOptionsRegistry {
     NumberOfRecordsPerFetch,
     FetchInterval,
     IdleShardCheckInterval,
+    RealTimePollInterval,
     MaxRecordsPerTrigger,
     DriverRetryTimeout,
     ClientNumRetries,

@@ -34,7 +34,8 @@ final case class KinesisSourceOptions(
     endingPosition: Option[StartingPosition] = None,
     checkNewRecordThreads: Int = 8,
     metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs,
-    fanOut: Option[FanOutOptions] = None) {
+    fanOut: Option[FanOutOptions] = None,
+    realTimePollIntervalMs: Long = 200L) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
@@ -112,6 +113,7 @@ object KinesisSourceOptions {
       endingPosition = get(EndingPosition),
       checkNewRecordThreads = getOrDefault(CheckNewRecordThreads),
       metadataStore = MetadataStoreSettings.parse(options),
-      fanOut = FanOutOptions.parse(options))
+      fanOut = FanOutOptions.parse(options),
+      realTimePollIntervalMs = getOrDefault(RealTimePollInterval))
   }
 }

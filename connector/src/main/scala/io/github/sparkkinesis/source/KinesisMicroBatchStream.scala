@@ -12,8 +12,8 @@ import org.apache.spark.sql.connector.read.streaming.{
 }
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{Backoff, ClientSettings, KinesisClient, StreamRef}
-import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndStores}
+import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, KinesisClient, StreamRef}
+import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndStore, ShardEndStores}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.planning.{
@@ -25,13 +25,15 @@ import io.github.sparkkinesis.source.planning.{
   TaskPlan
 }
 import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSettings, TaskReaderFactory}
+import io.github.sparkkinesis.source.realtime.{RealTimePlan, RealTimeTaskOffset}
 
 /**
  * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended (as
  * its tasks recorded in the metadata store, one record per task: [[BatchEnds]]), follows each stream's shards
  * ([[StreamPlanner]]), and starts a batch only when some shard has new records; a batch reads only the shards that
  * have, several per task ([[TaskPlan]]). With Trigger.AvailableNow, the run's target is fixed when it starts and the
- * run ends once every shard has reached it.
+ * run ends once every shard has reached it. On Spark 4.1 and later the same stream also runs in real-time mode
+ * ([[startRealTime]], by the subclass that implements Spark's real-time interfaces).
  *
  * @param parallelism
  *   the cluster's cores when a batch is planned (Spark's default parallelism)
@@ -42,11 +44,11 @@ import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSett
  *   the cluster's executors as task locations: with enhanced fan-out each shard's tasks prefer one of them, where the
  *   subscription the last task parked is waiting
  */
-final class KinesisMicroBatchStream(
+class KinesisMicroBatchStream(
     options: KinesisSourceOptions,
     checkpointLocation: String,
     hadoopConf: Configuration,
-    clients: ClientSettings => KinesisClient,
+    protected val clients: ClientSettings => KinesisClient,
     parallelism: () => Int = () => 1,
     clock: () => Long = () => System.currentTimeMillis(),
     metadataOnExecutorDisks: Boolean = false,
@@ -56,7 +58,7 @@ final class KinesisMicroBatchStream(
 
   private val log = LoggerFactory.getLogger(getClass)
   private lazy val client = clients(options.client)
-  private val store = ShardEndStores.open(options, checkpointLocation, hadoopConf)
+  protected val store: ShardEndStore = ShardEndStores.open(options, checkpointLocation, hadoopConf)
   private val planners = options.streams.map(s => s -> new StreamPlanner(s, options, () => client, clock)).toMap
   private val ends = new BatchEnds(store)
 
@@ -97,6 +99,11 @@ final class KinesisMicroBatchStream(
   /** Batches in a row, planned by this run, of which the driver found some recorded end missing. */
   private var batchesWithoutEnds = 0
 
+  /** Whether the query runs in real-time mode ([[startRealTime]]), and its last real-time batch's plan and ends. */
+  private var realTime = false
+  private var realTimePlan: Option[RealTimePlan] = None
+  private var realTimeEnds = Map.empty[String, Seq[ShardEndRecord]]
+
   override def initialOffset(): Offset = initial
 
   /** Resolved once per query and persisted, so a restart before the first batch keeps the same start. */
@@ -115,7 +122,11 @@ final class KinesisMicroBatchStream(
   override def latestOffset(): Offset = throw new UnsupportedOperationException(
     "the Kinesis source implements SupportsAdmissionControl; Spark calls latestOffset(start, limit)")
 
-  override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset = {
+  override def latestOffset(startOffset: Offset, limit: ReadLimit): Offset =
+    if (realTime) startOffset // a real-time batch's end is where its tasks stop: mergeRealTime
+    else microBatchEnd(startOffset, limit)
+
+  private def microBatchEnd(startOffset: Offset, limit: ReadLimit): Offset = {
     fanOut.values.foreach(_.checkResolution())
     val start = KinesisSourceOffset.of(startOffset)
     val moved = positionsAfter(start)
@@ -192,7 +203,9 @@ final class KinesisMicroBatchStream(
       checksReported = checks
       val byStream = ends.of(offset).toSeq.flatMap { case ((s, _), record) => record.map(s -> _) }
         .groupBy(_._1).map { case (s, records) => s -> records.map(_._2) }
-      SourceMetrics.ofBatch(byStream, planners.map { case (s, planner) => s -> planner.shardCounts }) +
+      SourceMetrics.ofBatch(
+        if (realTime) realTimeEnds else byStream,
+        planners.map { case (s, planner) => s -> planner.shardCounts }) +
         (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
     }
     val out = new java.util.HashMap[String, String]()
@@ -202,14 +215,58 @@ final class KinesisMicroBatchStream(
 
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val offset = KinesisSourceOffset.of(end)
-    TaskPlan.partitions(
-      offset,
-      (s, shardIds) =>
-        if (options.dropMisroutedRecords) planners.get(s).map(_.rangesOf(shardIds)).getOrElse(Map.empty) else Map.empty,
-      homes,
-      expiredOf(offset),
-      closed = s => if (fanOut.contains(s)) planners.get(s).fold(Set.empty[String])(_.closedShards) else Set.empty)
-      .toArray[InputPartition]
+    TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards).toArray[InputPartition]
+  }
+
+  /** A stream's shards' hash key ranges, when sub-records outside them are dropped. */
+  private def rangesOf(stream: String, shardIds: Seq[String]): Map[String, HashKeyRange] =
+    if (options.dropMisroutedRecords) planners.get(stream).map(_.rangesOf(shardIds)).getOrElse(Map.empty)
+    else Map.empty
+
+  /** The shards the driver's listing shows closed, which a fan-out task checks the end of itself. */
+  private def closedShards(stream: String): Set[String] =
+    if (fanOut.contains(stream)) planners.get(stream).fold(Set.empty[String])(_.closedShards) else Set.empty
+
+  /**
+   * Real-time mode from now on (Spark calls this before the query plans its first batch): batches are planned by
+   * [[planRealTime]] and end where their tasks stop ([[mergeRealTime]]). Options that shape micro-batches only are
+   * refused here, with what to do.
+   */
+  protected def startRealTime(): Unit = {
+    if (options.maxRecordsPerTrigger.isDefined) {
+      throw new IllegalArgumentException("Option kinesis.maxRecordsPerTrigger caps the records of each micro-batch, " +
+        "but real-time mode (Trigger.RealTime) hands records over as they arrive, in batches that end by time. " +
+        "Remove the option, or use a micro-batch trigger.")
+    }
+    realTime = true
+  }
+
+  /**
+   * The tasks of the real-time batch that starts at `start`: every readable shard from where the last batch left it,
+   * the stream's shards listed afresh (children of a reshard added after their parents), read until the batch's time is
+   * up ([[RealTimePlan]]). No shard is checked first: a real-time task waits on its shards for as long as it runs.
+   */
+  protected def planRealTime(start: Offset): Seq[InputPartition] = {
+    fanOut.values.foreach(_.checkResolution())
+    val moved = positionsAfter(KinesisSourceOffset.of(start))
+    val (streams, _) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
+    val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
+    val plan = RealTimePlan(moved.offset.batch, tracked, options.shardsPerTask, parallelism(), rangesOf, closedShards)
+    if (plan.partitions.isEmpty) {
+      log.info(s"Real-time batch ${plan.batch}: no shard is readable (every stream closed?); waiting " +
+        s"${options.describeShardIntervalMs} ms (kinesis.describeShardInterval) before the batch ends.")
+      Thread.sleep(options.describeShardIntervalMs)
+    }
+    realTimePlan = Some(plan)
+    plan.partitions
+  }
+
+  /** The end offset of the real-time batch last planned, from where its tasks stopped. */
+  protected def mergeRealTime(reports: Seq[RealTimeTaskOffset]): Offset = {
+    val plan = realTimePlan.getOrElse(
+      throw new IllegalStateException("Spark merged real-time task offsets before planning the batch"))
+    realTimeEnds = plan.endsByStream(reports)
+    plan.endOffset(reports)
   }
 
   /**
@@ -252,19 +309,23 @@ final class KinesisMicroBatchStream(
    */
   private def homes: IndexedSeq[String] = if (fanOut.isEmpty) IndexedSeq.empty else executors()
 
-  override def createReaderFactory(): PartitionReaderFactory = new TaskReaderFactory(
-    ReaderSettings(
-      options.client,
-      options.recordsPerFetch,
-      options.fetchIntervalMs,
-      options.maxFetchRecordsPerShard,
-      options.maxFetchTimePerShardMs,
-      options.client.retry.baseDelayMs,
-      options.client.retry.maxDelayMs,
-      options.dropMisroutedRecords,
-      fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings }),
-    store,
-    clients)
+  override def createReaderFactory(): PartitionReaderFactory = new TaskReaderFactory(readerSettings, store, clients)
+
+  /**
+   * What every task reads with. In real-time mode, polling is paced by `kinesis.realTime.pollInterval` and a fan-out
+   * reader checks whether its shard has closed every [[KinesisMicroBatchStream.RealTimeEndCheckMs]].
+   */
+  protected def readerSettings: ReaderSettings = ReaderSettings(
+    options.client,
+    options.recordsPerFetch,
+    if (realTime) options.realTimePollIntervalMs else options.fetchIntervalMs,
+    options.maxFetchRecordsPerShard,
+    options.maxFetchTimePerShardMs,
+    options.client.retry.baseDelayMs,
+    options.client.retry.maxDelayMs,
+    options.dropMisroutedRecords,
+    fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings },
+    fanOutEndCheckMs = if (realTime) Some(KinesisMicroBatchStream.RealTimeEndCheckMs) else None)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 
@@ -359,4 +420,10 @@ object KinesisMicroBatchStream {
 
   /** Batches of shard-end records kept behind the last committed one, for inspection after a failure. */
   val RetainedBatches = 10L
+
+  /**
+   * How often a real-time fan-out reader that is caught up checks whether its shard has closed (two calls): AWS names a
+   * closed shard's children in its last event, the emulator never does.
+   */
+  val RealTimeEndCheckMs = 5000L
 }

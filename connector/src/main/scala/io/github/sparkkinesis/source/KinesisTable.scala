@@ -26,6 +26,7 @@ import io.github.sparkkinesis.options.{
   KinesisSourceOptions
 }
 import io.github.sparkkinesis.sink.KinesisWriteBuilder
+import io.github.sparkkinesis.source.realtime.{RealTimeSupport, StreamArgs}
 
 /**
  * A Kinesis stream as a Spark table: micro-batch and bounded batch reads, and batch or streaming appends of any schema
@@ -104,7 +105,7 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
     }
     val spark = SparkSession.active
     val hadoopConf = new Configuration(spark.sparkContext.hadoopConfiguration)
-    new KinesisMicroBatchStream(
+    RealTimeSupport.stream(StreamArgs(
       options,
       checkpointLocation,
       hadoopConf,
@@ -112,6 +113,6 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
       () => spark.sparkContext.defaultParallelism,
       metadataOnExecutorDisks =
         ShardEndStores.onExecutorDisks(options, checkpointLocation, hadoopConf, localMode = spark.sparkContext.isLocal),
-      executors = () => ExecutorLocations.sorted())
+      executors = () => ExecutorLocations.sorted()))
   }
 }

@@ -122,7 +122,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
           } else {
             clock match {
               case manual: ManualClock => manual.advance(timeoutMs)
-              case _ =>
+              case _ => if (timeoutMs > 0) owner.wait(math.min(timeoutMs, 20L)) // on the wall clock, as a wait would
             }
             None
           }

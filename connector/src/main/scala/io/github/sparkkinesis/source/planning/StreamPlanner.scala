@@ -108,7 +108,12 @@ private[source] final class StreamPlanner(
    * trim horizon. `lastRead` are the shard-end records of the batch that moved them.
    */
   def track(moved: Map[String, ShardState], lastRead: Map[String, ShardEndRecord]): Map[String, ShardState] = {
-    val reconciled = TrackedShards.reconcile(moved, listing.current(force = false))
+    // A shard the cached listing does not know was found since (a real-time task went on into a reshard's child): only
+    // a fresh listing can tell it from a shard that is gone.
+    val cached = listing.current(force = false)
+    val known = cached.map(_.shardId).toSet
+    val current = if (moved.keys.forall(known)) cached else listing.current(force = true)
+    val reconciled = TrackedShards.reconcile(moved, current)
     val tracked = checkTrimHorizon(reconciled.shards -- handleLost(reconciled.lost), lastRead)
     schedule.retain(tracked.contains)
     tracked

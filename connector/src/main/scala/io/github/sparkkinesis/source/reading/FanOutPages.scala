@@ -36,7 +36,8 @@ import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, Aft
  *
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
- * child shards; a task never lists the stream). Caught up means the last event said MillisBehindLatest 0 and every
+ * child shards; a task never lists the stream). A reader that outlives reshards (real-time mode) makes that check
+ * every `endCheckEveryMs` while caught up, whatever the listing showed. Caught up means the last event said MillisBehindLatest 0 and every
  * record received was handed out; a subscription taken over from an earlier task waits at most
  * [[FanOutPages.TipWaitMs]] for an event before it trusts that, so an idle shard never holds a task.
  */
@@ -51,7 +52,8 @@ private[sparkkinesis] final class FanOutPages(
     backoff: Backoff,
     cache: SubscriptionCache,
     clock: () => Long,
-    sleep: Long => Unit = Thread.sleep) extends ShardPages {
+    sleep: Long => Unit = Thread.sleep,
+    endCheckEveryMs: Option[Long] = None) extends ShardPages {
   import FanOutPages._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -81,6 +83,9 @@ private[sparkkinesis] final class FanOutPages(
   private var millisBehindFresh = false
   private var finalEventSeen = false
   private var closedChecked = false
+
+  /** When the shard's end was last checked; a shard not listed closed is first checked one interval in. */
+  private var endCheckedAtMs: Option[Long] = if (listedClosed) None else Some(clock())
   private var ended = start == ShardEnd
   private var healthy = true
   private var failuresInARow = 0
@@ -205,13 +210,25 @@ private[sparkkinesis] final class FanOutPages(
    * and goes on sending empty events, with a lag that says nothing about the shard's end. A shard that closes while its
    * task reads is ended by the next look (the driver's check, or the next task).
    */
-  private def endReached: Boolean = listedClosed && !closedChecked && {
+  private def endReached: Boolean = endCheckDue && {
     closedChecked = true
+    endCheckedAtMs = Some(clock())
     val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
     val rest = polling.getRecords(stream, polling.shardIterator(stream, shardId, from), 1)
     val ended = rest.records.isEmpty && rest.nextIterator.isEmpty
     if (ended) log.info(s"Shard $shardId of stream $stream is closed and read to its end.")
     ended
+  }
+
+  private def endCheckDue: Boolean = endCheckEveryMs match {
+    case Some(every) => endCheckedAtMs.forall(clock() - _ >= every)
+    case None => listedClosed && !closedChecked
+  }
+
+  override def awaitMore(maxWaitMs: Long): Unit = if (!ended && buffered.isEmpty && !finalEventSeen) {
+    fetching = true
+    try receive(maxWaitMs)
+    finally fetching = false
   }
 
   /** Waits at most `waitMs` for the subscription's next signal and applies it; false when nothing came. */

@@ -146,7 +146,7 @@ private[source] final class ParallelRows(
   }
 }
 
-private object ParallelRows {
+private[source] object ParallelRows {
 
   /** Shards of a task read at once; a task with more reads the others as these finish. */
   val MaxThreads = 8

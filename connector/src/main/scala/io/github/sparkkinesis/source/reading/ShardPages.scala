@@ -32,6 +32,12 @@ private[sparkkinesis] trait ShardPages {
   def throttledCalls: Long
 
   /**
+   * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long as
+   * its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
+   */
+  def awaitMore(maxWaitMs: Long): Unit = ()
+
+  /**
    * The reader is done with these pages: it read them to where its task ends the shard and handed every row over
    * (`handedOver`), or it was cut short (it failed, was interrupted, or its task stopped reading early).
    */
@@ -70,6 +76,7 @@ private[sparkkinesis] object ShardPages {
           new Backoff(settings.retryBaseMs, settings.retryMaxMs),
           SubscriptionCache.shared,
           clock,
-          sleep)
+          sleep,
+          settings.fanOutEndCheckMs)
     }
 }

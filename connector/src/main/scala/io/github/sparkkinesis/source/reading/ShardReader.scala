@@ -5,7 +5,6 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
 import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
@@ -197,14 +196,7 @@ final class ShardReader(
   private def emit(records: Seq[KinesisRecord]): Unit = {
     recordsRead += records.size
     records.foreach(r => bytesRead += r.data.length)
-    buffered = records.iterator.flatMap { record =>
-      val users = KplDeaggregator.subRecords(record.data) match {
-        case Some(subRecords) =>
-          misrouted.fold(subRecords)(range => subRecords.filter(u => range.contains(KplDeaggregator.hashKey(u))))
-        case None => UserRecord(record.data, record.partitionKey, None, 0L) :: Nil
-      }
-      users.iterator.map(rows.row(record, _))
-    }
+    buffered = records.iterator.flatMap(rows.rows(_, misrouted))
   }
 
   private def missingEnd(end: ShardPosition, why: String): Nothing =

@@ -1,0 +1,78 @@
+package io.github.sparkkinesis.source.realtime
+
+import org.apache.spark.sql.connector.read.InputPartition
+
+import io.github.sparkkinesis.source.reading.TaskShard
+
+/** A shard of one stream, as real-time mode names it across tasks. */
+final case class ShardRef(stream: String, shardId: String) {
+  override def toString: String = s"$stream/$shardId"
+}
+
+/**
+ * The work of one real-time task: task `task` of real-time batch `batch` reads `shards` from their starts, in parallel,
+ * for as long as the batch runs, and goes on into the children of a shard it reads to its end when `lineage` makes it
+ * their reader.
+ */
+final case class RealTimePartition(batch: Long, task: Int, shards: Seq[TaskShard], lineage: RealTimeLineage)
+    extends InputPartition
+
+/**
+ * What every task of a real-time batch knows of the shards the driver planned, so that the tasks agree, without talking
+ * to each other, on who reads a child shard that appears while the batch runs (a reshard): the task that reads the
+ * child's first parent still being read (by shard id), once every such parent has been read to its end. A parent read
+ * by another task is known to be finished by the record that task leaves in the metadata store under the parent's
+ * `slot` (a task number no real task has).
+ *
+ * @param readers
+ *   the task that reads each shard planned for the batch
+ * @param finished
+ *   the shards the batch's offset has read to their end already
+ */
+final case class RealTimeLineage(readers: Map[ShardRef, Int], finished: Set[ShardRef]) {
+
+  /** The slot under which a task records that it read `shard` to its end, if the driver planned it. */
+  def slot(shard: ShardRef): Option[Int] = slots.get(shard)
+
+  private lazy val slots: Map[ShardRef, Int] =
+    readers.keys.toSeq.sortBy(r => (r.stream, r.shardId)).zipWithIndex.map { case (r, i) =>
+      r -> (RealTimeLineage.SlotBase + i)
+    }.toMap
+
+  /**
+   * Who reads child shard `child`, whose parents are `parents`, as task `task` sees it, having read `local` itself:
+   * this task, waiting for the parents it lists; another task; or nobody in this batch (a parent no task of the batch
+   * knows, such as one created while the batch runs and read by another task), which leaves it to the next batch.
+   */
+  def readerOf(child: ShardRef, parents: Seq[String], task: Int, local: Set[ShardRef]): ChildReader = {
+    val pending = parents.map(ShardRef(child.stream, _)).filterNot(finished).sortBy(_.shardId)
+    if (readers.contains(child) || local(child)) ChildReader.Other
+    else if (pending.exists(p => !local(p) && !readers.contains(p))) ChildReader.NextBatch
+    else pending.headOption match {
+      case Some(first) if local(first) || readers.get(first).contains(task) => ChildReader.ThisTask(pending)
+      case Some(_) => ChildReader.Other
+      case None => ChildReader.NextBatch // no parent read in this batch: the driver plans it
+    }
+  }
+}
+
+object RealTimeLineage {
+
+  /** The first slot number: far above any task number a batch has. */
+  val SlotBase = 1000000
+}
+
+/** Who reads a child shard that appeared during a real-time batch ([[RealTimeLineage.readerOf]]). */
+sealed trait ChildReader
+
+object ChildReader {
+
+  /** This task, once each of `parents` has been read to its end. */
+  final case class ThisTask(parents: Seq[ShardRef]) extends ChildReader
+
+  /** Another task of the batch. */
+  case object Other extends ChildReader
+
+  /** No task of this batch; the next batch's plan reads it after its parents. */
+  case object NextBatch extends ChildReader
+}

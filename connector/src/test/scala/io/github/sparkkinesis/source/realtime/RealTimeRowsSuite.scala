@@ -1,0 +1,254 @@
+package io.github.sparkkinesis.source.realtime
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import scala.collection.mutable
+
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.LoneElement
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.aggregation.KplTestAggregates
+import io.github.sparkkinesis.client._
+import io.github.sparkkinesis.metadata.{HadoopShardEndStore, ShardEndStore}
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, TrimHorizon}
+import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettings, SubscriptionCache, TaskShard}
+
+/** A real-time task's rows against the fake client, on the wall clock: what it hands over, when, and where it stands. */
+class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
+
+  private val shard0 = "shardId-000000000000"
+  private val wall: () => Long = () => System.currentTimeMillis()
+
+  private def settings(pollMs: Long = 20L, fanOut: Map[String, FanOutReaderSettings] = Map.empty) = ReaderSettings(
+    ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+    10000,
+    pollMs,
+    Long.MaxValue,
+    60000L,
+    5L,
+    20L,
+    dropMisroutedRecords = false,
+    fanOut = fanOut,
+    fanOutEndCheckMs = Some(100L))
+
+  private def newStore(): ShardEndStore =
+    new HadoopShardEndStore(Files.createTempDirectory("rt-ends").toString, new Configuration())
+
+  private def rows(
+      fake: FakeKinesisClient,
+      shards: Seq[String],
+      task: Int = 0,
+      lineage: Option[RealTimeLineage] = None,
+      s: ReaderSettings = settings(),
+      store: ShardEndStore = newStore(),
+      start: ShardPosition = TrimHorizon): RealTimeRows = {
+    val partition = RealTimePartition(
+      1L,
+      task,
+      shards.map(id => TaskShard("s", id, 1L, start, None)),
+      lineage.getOrElse(RealTimeLineage(shards.map(id => ShardRef("s", id) -> task).toMap, Set.empty)))
+    new RealTimeRows(partition, s, store, fake, wall)
+  }
+
+  /** Rows until `n` have come or `withinMs` has passed: (value, shard) each. */
+  private def take(r: RealTimeRows, n: Int, withinMs: Long = 10000L): Seq[(String, String)] = {
+    val out = mutable.Buffer.empty[(String, String)]
+    val deadline = wall() + withinMs
+    while (out.size < n && wall() < deadline) {
+      if (r.next(deadline - wall())) out += (new String(r.get().getBinary(0), UTF_8) -> r.get().getUTF8String(5).toString)
+    }
+    out.toVector
+  }
+
+  private def put(fake: FakeKinesisClient, shard: String, values: Seq[String]): Unit =
+    values.foreach(v => fake.putRecordToShard("s", shard, v.getBytes(UTF_8)))
+
+  test("given records put while a task runs, when it reads, then it hands each over once, in order, as it arrives") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    val r = rows(fake, Seq(shard0))
+    try {
+      put(fake, shard0, Seq("a", "b"))
+      take(r, 2).map(_._1) shouldBe Seq("a", "b")
+      put(fake, shard0, Seq("c"))
+      take(r, 1).map(_._1) shouldBe Seq("c")
+      r.next(50L) shouldBe false
+      val end = r.offset.ends.loneElement
+      end.end shouldBe AfterSequenceNumber(fake.recordsOf("s").last.sequenceNumber)
+      end.recordCount shouldBe 3
+    } finally r.close()
+  }
+
+  test("given rows read ahead but not handed over, when the offset is asked, then it stands after the last handed") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    put(fake, shard0, (1 to 5).map(i => s"r$i"))
+    val r = rows(fake, Seq(shard0))
+    try {
+      take(r, 2).map(_._1) shouldBe Seq("r1", "r2")
+      r.offset.ends.loneElement.end shouldBe AfterSequenceNumber(fake.recordsOf("s")(1).sequenceNumber)
+    } finally r.close()
+  }
+
+  test("given a KPL aggregate, when its sub-records are handed over, then the position moves only after the last") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    val aggregate = KplTestAggregates.aggregate((1 to 3).map(i => ("pk", None, s"u$i".getBytes(UTF_8))))
+    fake.putRecordToShard("s", shard0, aggregate)
+    val r = rows(fake, Seq(shard0))
+    try {
+      take(r, 2).map(_._1) shouldBe Seq("u1", "u2")
+      r.offset.ends.loneElement.end shouldBe TrimHorizon
+      take(r, 1).map(_._1) shouldBe Seq("u3")
+      r.offset.ends.loneElement.end shouldBe AfterSequenceNumber(fake.recordsOf("s").head.sequenceNumber)
+    } finally r.close()
+  }
+
+  test("given nothing arrives, when next waits with a timeout, then it returns false within the timeout") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    val r = rows(fake, Seq(shard0))
+    try {
+      Seq(0L, 30L, 200L).foreach { timeout =>
+        val started = System.nanoTime()
+        r.next(timeout) shouldBe false
+        (System.nanoTime() - started) / 1000000L should be < timeout + 150L
+      }
+    } finally r.close()
+  }
+
+  test("given GetRecords calls that hang, when next waits, then it still returns at its timeout") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    val hang = new java.util.concurrent.CountDownLatch(1)
+    fake.failNextCalls("GetRecords", 1000) { hang.await(); new KinesisClientException("released") }
+    val r = rows(fake, Seq(shard0))
+    try {
+      val started = System.nanoTime()
+      r.next(100L) shouldBe false
+      (System.nanoTime() - started) / 1000000L should be < 400L
+    } finally {
+      hang.countDown()
+      r.close()
+    }
+  }
+
+  test("given throttling and empty pages with records ahead, when the task reads, then it backs off and never fails") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    put(fake, shard0, Seq("a", "b"))
+    fake.emptyPagesAhead("s", shard0, 3)
+    fake.throttleNextGetRecords(5)
+    val r = rows(fake, Seq(shard0))
+    try {
+      take(r, 2).map(_._1) shouldBe Seq("a", "b")
+      val stats = r.offset.ends.loneElement.stats.get
+      stats.throttledCalls shouldBe 5
+    } finally r.close()
+  }
+
+  test("given an idle shard, when the task polls it, then calls are paced by the real-time poll interval") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    val r = rows(fake, Seq(shard0), s = settings(pollMs = 200L))
+    try {
+      val started = wall()
+      r.next(1000L) shouldBe false
+      val calls = fake.getRecordsCalls
+      val seconds = (wall() - started) / 1000.0
+      calls.toDouble should be <= (seconds * 5.0 + 1.0)
+      calls should be >= 3
+    } finally r.close()
+  }
+
+  test("given a shard split while a task reads it, when the parent ends, then its children follow in the same task") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    put(fake, shard0, Seq("p1", "p2"))
+    val r = rows(fake, Seq(shard0))
+    try {
+      take(r, 2).map(_._1) shouldBe Seq("p1", "p2")
+      val (left, right) = fake.splitShard("s", shard0, BigInt(2).pow(127))
+      put(fake, left, Seq("l1"))
+      put(fake, right, Seq("r1"))
+      take(r, 2).map(_._1).toSet shouldBe Set("l1", "r1")
+      val offset = r.offset
+      offset.ends.map(e => e.shardId -> e.end).toMap.apply(shard0) shouldBe ShardEnd
+      offset.children shouldBe Map(ShardRef("s", left) -> Seq(shard0), ShardRef("s", right) -> Seq(shard0))
+    } finally r.close()
+  }
+
+  test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
+    "child, only after the other task has handed over its parent's last row") {
+    val fake = new FakeKinesisClient(wall)
+    val Seq(a, b) = fake.createStream("s", 2)
+    val store = newStore()
+    val lineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
+    put(fake, a, Seq("a1"))
+    put(fake, b, Seq("b1", "b2"))
+    val first = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
+    val second = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
+    try {
+      take(first, 1).map(_._1) shouldBe Seq("a1")
+      val child = fake.mergeShards("s", a, b)
+      put(fake, child, Seq("c1"))
+      // The child's reader waits for the other task: nothing of the child comes while b's rows are not handed over.
+      first.next(700L) shouldBe false
+      take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
+      second.next(300L) shouldBe false // hands over b's end
+      take(first, 1).map(_._1) shouldBe Seq("c1")
+      first.offset.children shouldBe Map(ShardRef("s", child) -> Seq(a, b))
+      second.offset.children shouldBe empty
+      second.offset.ends.loneElement.end shouldBe ShardEnd
+    } finally {
+      first.close()
+      second.close()
+    }
+  }
+
+  test("given enhanced fan-out, when subscriptions end every few hundred ms, then every record comes once, in order") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.fanOut.lifetimeMillis = 300L
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    val s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, 30000L, 5)))
+    val r = rows(fake, Seq(shard0), s = s)
+    try {
+      val expected = (1 to 30).map(i => s"e$i")
+      val producer = new Thread(() => expected.foreach { v => put(fake, shard0, Seq(v)); Thread.sleep(100L) })
+      producer.start()
+      take(r, 30, withinMs = 20000L).map(_._1) shouldBe expected
+      producer.join()
+      fake.callsOf("SubscribeToShard") should be >= 2 // renewed at least once (one subscribe per second at most)
+      r.next(100L) shouldBe false
+    } finally {
+      r.close()
+      SubscriptionCache.shared.evict(0L)
+    }
+  }
+
+  test("given enhanced fan-out on an emulator that names no children, when the shard splits, then the task finds its " +
+    "end by itself and reads the children") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.fanOut.sendChildShards = false
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    val s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, 30000L, 5)))
+    put(fake, shard0, Seq("p1"))
+    val r = rows(fake, Seq(shard0), s = s)
+    try {
+      take(r, 1).map(_._1) shouldBe Seq("p1")
+      val (left, right) = fake.splitShard("s", shard0, BigInt(2).pow(127))
+      put(fake, left, Seq("l1"))
+      put(fake, right, Seq("r1"))
+      take(r, 2, withinMs = 15000L).map(_._1).toSet shouldBe Set("l1", "r1")
+    } finally {
+      r.close()
+      SubscriptionCache.shared.evict(0L)
+    }
+  }
+}
