@@ -5,9 +5,9 @@ import scala.util.Try
 import io.github.sparkkinesis.source.KinesisMicroBatchStream
 
 /**
- * The stream a query gets on Spark 4: on 4.1 and later one that also runs in real-time mode ([[KinesisRealTimeStream]]);
- * on 4.0, which has no real-time mode (and no `Trigger.RealTime` to ask for it), the micro-batch stream, and the
- * real-time classes, which need 4.1's interfaces, are never loaded.
+ * The stream a query gets on Spark 4: on 4.1 and later one that also runs in real-time mode
+ * ([[KinesisRealTimeStream]]); on 4.0, which has no real-time mode (and no `Trigger.RealTime` to ask for it), the
+ * micro-batch stream, and the real-time classes, which need 4.1's interfaces, are never loaded.
  */
 object RealTimeSupport {
 

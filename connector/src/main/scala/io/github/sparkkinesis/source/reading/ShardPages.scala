@@ -32,8 +32,8 @@ private[sparkkinesis] trait ShardPages {
   def throttledCalls: Long
 
   /**
-   * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long as
-   * its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
+   * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long
+   * as its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
    */
   def awaitMore(maxWaitMs: Long): Unit = ()
 

@@ -17,9 +17,9 @@ final case class RealTimePlan(
 
   /**
    * The batch's end offset from what its tasks report: every shard a task read moves to where it handed its last row
-   * over (its end, for a shard read to its end), a child shard a task found is tracked with its parents, and every other
-   * shard stays where the batch found it. The offset plans no reads (`reads` is empty): its positions are final, so the
-   * next batch, real-time or micro-batch, starts there without reading the metadata store.
+   * over (its end, for a shard read to its end), a child shard a task found is tracked with its parents, and every
+   * other shard stays where the batch found it. The offset plans no reads (`reads` is empty): its positions are final,
+   * so the next batch, real-time or micro-batch, starts there without reading the metadata store.
    */
   def endOffset(reports: Seq[RealTimeTaskOffset]): KinesisSourceOffset = {
     val ends = reports.flatMap(_.ends)

@@ -31,7 +31,8 @@ class RealTimePlanSuite extends AnyFunSuite with Matchers {
       "s" -> (open("a", "b") + ("c" -> ShardState(TrimHorizon, Seq("a")))),
       "t" -> (open("x") + ("y" -> ShardState(ShardEnd, Nil))))
     val p = plan(tracked, cores = 8)
-    p.partitions.flatMap(_.shards.map(s => s.stream -> s.shardId)).toSet shouldBe Set("s" -> "a", "s" -> "b", "t" -> "x")
+    val read = p.partitions.flatMap(_.shards.map(s => s.stream -> s.shardId)).toSet
+    read shouldBe Set("s" -> "a", "s" -> "b", "t" -> "x")
     p.partitions.head.lineage.finished shouldBe Set(ShardRef("t", "y"))
     p.partitions.head.lineage.slot(ShardRef("s", "a")).get should be >= RealTimeLineage.SlotBase
   }

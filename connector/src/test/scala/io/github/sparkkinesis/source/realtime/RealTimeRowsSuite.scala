@@ -17,7 +17,9 @@ import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, TrimHorizon}
 import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettings, SubscriptionCache, TaskShard}
 
-/** A real-time task's rows against the fake client, on the wall clock: what it hands over, when, and where it stands. */
+/**
+ * A real-time task's rows against the fake client, on the wall clock: what it hands over, when, and where it stands.
+ */
 class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
 
   private val shard0 = "shardId-000000000000"
@@ -59,7 +61,9 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
     val out = mutable.Buffer.empty[(String, String)]
     val deadline = wall() + withinMs
     while (out.size < n && wall() < deadline) {
-      if (r.next(deadline - wall())) out += (new String(r.get().getBinary(0), UTF_8) -> r.get().getUTF8String(5).toString)
+      if (r.next(deadline - wall())) {
+        out += (new String(r.get().getBinary(0), UTF_8) -> r.get().getUTF8String(5).toString)
+      }
     }
     out.toVector
   }

@@ -1,0 +1,16 @@
+package io.github.sparkkinesis.it
+
+/**
+ * The real-time query [[RealTimeSuite]] kills: reads a stream from TRIM_HORIZON in real-time mode (5-second batches)
+ * into the real-time test sink until the JVM dies. Arguments: stream name, checkpoint directory, output directory, then
+ * options as `name=value`. The emulator comes from `KINESIS_MOCK_ENDPOINT`, which the parent sets to its own.
+ */
+object RealTimeDriver {
+  def main(args: Array[String]): Unit = {
+    val (stream, checkpoint, output, extra) = CrashDriver.arguments("RealTimeDriver", args)
+    val query = RealTimeSink.writeTo(SparkHarness.readKinesis(stream, "TRIM_HORIZON", extra: _*), output, "5 seconds",
+      checkpoint).start()
+    println(s"RealTimeDriver: query ${query.id} started") // the parent kills this JVM; it never stops on its own
+    query.awaitTermination()
+  }
+}
