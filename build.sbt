@@ -45,6 +45,15 @@ ThisBuild / organization := "io.github.spark-kinesis"
 ThisBuild / organizationName := "spark-kinesis"
 ThisBuild / version := IO.read(file("VERSION")).trim
 ThisBuild / licenses := Seq("Apache-2.0" -> url("https://www.apache.org/licenses/LICENSE-2.0.txt"))
+// What Maven Central requires of a POM besides the coordinates and the licence (python/pyproject.toml names the same
+// URLs; a test compares them).
+ThisBuild / homepage := Some(url("https://github.com/spark-kinesis/spark-kinesis"))
+ThisBuild / scmInfo := Some(ScmInfo(
+  url("https://github.com/spark-kinesis/spark-kinesis"),
+  "scm:git:https://github.com/spark-kinesis/spark-kinesis.git"))
+ThisBuild / developers := List(
+  Developer("spark-kinesis", "The spark-kinesis authors", "", url("https://github.com/spark-kinesis")))
+ThisBuild / description := "Amazon Kinesis Data Streams source and sink for Apache Spark Structured Streaming"
 ThisBuild / scalaVersion := scala212
 ThisBuild / crossScalaVersions := Seq(scala212, scala213)
 
@@ -103,6 +112,23 @@ lazy val connector = (project in file("connector"))
     // current, so one run of bin/lint covers the whole tree.
     Compile / scalafmt / unmanagedSources :=
       ((Compile / sourceDirectory).value * "scala*" ** "*.scala").get.sorted,
+    // The project's LICENSE and NOTICE in every JAR's META-INF (the assembly prefers them to its dependencies').
+    Compile / resourceGenerators += Def.task {
+      val root = (ThisBuild / baseDirectory).value
+      Seq("LICENSE", "NOTICE").map { name =>
+        val out = (Compile / resourceManaged).value / "META-INF" / name
+        IO.copyFile(root / name, out)
+        out
+      }
+    }.taskValue,
+    // Publishing locally again after a rebuild replaces the artifacts (sbt refuses to overwrite a release version by
+    // default); publishing to Maven Central never overwrites, whatever this says.
+    publishM2Configuration := publishM2Configuration.value.withOverwrite(true),
+    publishLocalConfiguration := publishLocalConfiguration.value.withOverwrite(true),
+    // `-Dsparkkinesis.publishTo=<folder>` publishes to a Maven repository in that folder (the install-path tests
+    // resolve the coordinates from it), again after each rebuild.
+    publishTo := sys.props.get("sparkkinesis.publishTo").map(dir => MavenCache("local-folder", file(dir))),
+    publishConfiguration := publishConfiguration.value.withOverwrite(sys.props.contains("sparkkinesis.publishTo")),
     // The version, readable at run time (one version number for the JAR and the Python package).
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "io" / "github" / "sparkkinesis" / "version.properties"
@@ -177,10 +203,13 @@ lazy val connector = (project in file("connector"))
       case PathList("META-INF", "services", f) if f.startsWith("reactor.blockhound") => MergeStrategy.discard
       case PathList("META-INF", "services", _*) => MergeStrategy.filterDistinctLines
       case PathList("META-INF", f) if f.matches("(?i).*\\.(sf|dsa|rsa)") => MergeStrategy.discard
+      // The project's own licence and notice; each dependency's keeps its text, renamed after its JAR (NOTICE says so).
+      case PathList("META-INF", "LICENSE" | "NOTICE") => MergeStrategy.preferProject
       case PathList("META-INF", f) if f.toUpperCase.contains("LICENSE") || f.toUpperCase.contains("NOTICE") =>
-        MergeStrategy.concat
+        MergeStrategy.rename
       case PathList("META-INF", "io.netty.versions.properties") => MergeStrategy.concat
       case PathList("google", "protobuf", _*) => MergeStrategy.discard
+      case PathList(KplNatives.Folder, rest @ _*) if KplNatives.Unused(rest.mkString("/")) => MergeStrategy.discard
       case PathList(KplNatives.Folder, _*) => MergeStrategy.preferProject
       case x if x.endsWith("module-info.class") => MergeStrategy.discard
       case x if x.endsWith(".proto") || x.endsWith(".java") => MergeStrategy.discard

@@ -12,6 +12,12 @@ import scala.sys.process._
 object KplNatives {
   val Folder = "amazon-kinesis-producer-native-binaries"
 
+  /**
+   * Files of the KPL JAR's native folder that the KPL never reads: it runs `<platform>/kinesis_producer` only, and this
+   * zip is a second copy of the macOS daemon (6 MB in every JAR and twice in the wheel).
+   */
+  val Unused: Set[String] = Set("osx/kinesis-producer.zip")
+
   /** The ELF binaries to strip, and the strip commands able to, in order of preference. */
   private val Targets = Seq(
     "linux-x86_64/kinesis_producer" -> Seq("x86_64-linux-gnu-strip", "strip", "llvm-strip"),
@@ -21,7 +27,8 @@ object KplNatives {
   def extract(kplJar: File, out: File, log: String => Unit): Seq[File] = {
     val zip = new ZipFile(kplJar)
     try {
-      zip.entries().asScala.filter(e => e.getName.startsWith(Folder + "/") && !e.isDirectory).map { entry =>
+      val natives = zip.entries().asScala.filter(e => e.getName.startsWith(Folder + "/") && !e.isDirectory)
+      natives.filterNot(e => Unused(e.getName.stripPrefix(Folder + "/"))).map { entry =>
         val target = new File(out, entry.getName)
         sbt.IO.createDirectory(target.getParentFile)
         sbt.IO.transfer(zip.getInputStream(entry), target)
