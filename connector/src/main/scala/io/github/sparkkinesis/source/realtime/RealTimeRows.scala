@@ -128,11 +128,12 @@ private[source] final class RealTimeRows(
   private def start(shard: TaskShard): Unit = if (!closed) {
     val pages = ShardPages.open(client, shard, settings, clock, sleep)
     val feed = new ShardFeed(shard, pages, settings.recordsPerFetch, settings.dropMisroutedRecords, enqueue)
-    try {
-      pool.execute(feed)
-      feeds.put(feed.ref, feed)
-    } catch {
-      case _: RejectedExecutionException => pages.close(handedOver = false) // the task ended meanwhile
+    feeds.put(feed.ref, feed) // before it runs: its items name it
+    try pool.execute(feed)
+    catch {
+      case _: RejectedExecutionException => // the task ended meanwhile
+        feeds.remove(feed.ref)
+        pages.close(handedOver = false)
     }
   }
 
