@@ -91,7 +91,8 @@ object BenchConfig {
       s"--aggregates (${config.aggregates}) must be at least --shards (${config.shards}), which must be positive")
     require(
       config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
-        config.latencyShards > 0 && config.realtimeShards > 0 && config.latencySeconds > 0 && config.latencyIntervalMs > 0,
+        config.latencyShards > 0 && config.realtimeShards > 0 && config.latencySeconds > 0 &&
+        config.latencyIntervalMs > 0,
       "counts, sizes and durations must be positive")
     config.sink.check()
     config

@@ -29,7 +29,12 @@ object RealTimeBench {
     val realTimeShort = short.map { batch =>
       log(s"realtime: latency, real-time ($batch batches)")
       val within = Duration(batch) + 30.seconds
-      RealTimeLatency.run(spark, rt, "real-time short", Some(RealTimeQueries.realTime(batch)), config.latencyOptions,
+      RealTimeLatency.run(
+        spark,
+        rt,
+        "real-time short",
+        Some(RealTimeQueries.realTime(batch)),
+        config.latencyOptions,
         Some(FiniteDuration(within.toMillis, MILLISECONDS)))
     }
     log(s"realtime: drain, filling ${config.shards} shards with ${config.aggregates} aggregates")
@@ -49,8 +54,13 @@ object RealTimeBench {
     log(f"realtime: real-time done in ${rtDrain.total.seconds}%.2f s")
     TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(backlog.stream).build())
     log("realtime: fan-out latency, real-time")
-    val efo = RealTimeLatency.run(spark, rt, "real-time fan-out", Some(long),
-      config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo"), None)
+    val efo = RealTimeLatency.run(
+      spark,
+      rt,
+      "real-time fan-out",
+      Some(long),
+      config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo"),
+      None)
     log("realtime: fan-out latency, raw SubscribeToShard client")
     val rawEfo = RawSubscribeLatency.run(rt)
     report(rt, Latencies(microBatch, realTime, realTimeShort, efo, rawEfo), backlog, raw, mbDrain, rtDrain, rtOptions)

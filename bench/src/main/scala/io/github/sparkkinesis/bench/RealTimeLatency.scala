@@ -25,11 +25,10 @@ final case class RealTimeLatencyResult(
     reports: Int)
 
 /**
- * Put-to-row latency of one query on a fresh stream: the latency part's producer (one record every
- * `latencyIntervalMs`, its data the send time in epoch milliseconds, partition key `key-<i>`), read from TRIM_HORIZON
- * into a `foreach` sink that takes `now - sent` as its task hands it each row. Micro-batch and real-time queries get
- * the same sink, so the figures differ only by the trigger (and the options). Fails unless every record sent reached
- * the sink exactly once.
+ * Put-to-row latency of one query on a fresh stream: the latency part's producer (one record every `latencyIntervalMs`,
+ * its data the send time in epoch milliseconds, partition key `key-<i>`), read from TRIM_HORIZON into a `foreach` sink
+ * that takes `now - sent` as its task hands it each row. Micro-batch and real-time queries get the same sink, so the
+ * figures differ only by the trigger (and the options). Fails unless every record sent reached the sink exactly once.
  */
 object RealTimeLatency {
 
