@@ -86,7 +86,9 @@ object RealTimeQueries {
   /** `df`'s partition key and data written to `writer`, with `trigger` (None: the default micro-batch trigger). */
   def start(df: DataFrame, writer: ForeachWriter[Row], checkpoint: String, trigger: Option[Trigger]): StreamingQuery = {
     val w = df.select("partitionKey", "data").writeStream.foreach(writer).option("checkpointLocation", checkpoint)
-    trigger.fold(w)(w.trigger).start()
+    // Real-time mode refuses the default Append output mode (STREAMING_REAL_TIME_MODE.OUTPUT_MODE_NOT_SUPPORTED);
+    // Update means the same for a query without aggregation.
+    trigger.fold(w)(t => w.trigger(t).outputMode("update")).start()
   }
 
   /** GetRecords calls of the tasks and the driver's checks in `reports`, as the source's progress metrics give them. */
