@@ -16,15 +16,21 @@ final case class BenchConfig(
     latencySeconds: Int = 30,
     latencyIntervalMs: Int = 5,
     latencyOptions: Map[String, String] = Map.empty,
+    realtimeShards: Int = 4,
+    realtimeBatch: String = "5 minutes",
+    realtimeShortBatch: Option[String] = Some("10 seconds"),
     sink: SinkConfig = SinkConfig(),
-    parts: Set[String] = BenchConfig.Parts) {
+    parts: Set[String] = BenchConfig.Parts -- BenchConfig.OptInParts) {
 
   def userRecords: Long = aggregates.toLong * userRecordsPerAggregate
 }
 
 object BenchConfig {
 
-  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency", "efo")
+  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency", "efo", "realtime")
+
+  /** Parts a run without --only leaves out: real-time mode needs Spark 4.1+, which the 2.12 line does not have. */
+  val OptInParts: Set[String] = Set("realtime")
 
   /**
    * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query paces at 50
@@ -49,6 +55,10 @@ object BenchConfig {
       |  --latency-seconds N        how long the producer runs [30]
       |  --latency-interval-ms N    one record every N ms (200 records/s) [5]
       |  --latency-option K=V       connector option for the latency query (repeatable; default: none)
+      |  --realtime-shards N        shards of the realtime part's latency streams [4]
+      |  --realtime-batch D         real-time batch (checkpoint interval) of its latency and drain queries [5 minutes]
+      |  --realtime-short-batch D   a second real-time latency query with these shorter batches, whose progress
+      |                             reports give its GetRecords calls; "" for none [10 seconds]
       |  --sink-shards N            shards of each stream the sink part writes to (a new one per write) [40]
       |  --sink-rows N              rows written by the raw client and by the sink without aggregation [20000]
       |  --sink-aggregated-rows N   rows written by the sink with aggregation [200000]
@@ -64,7 +74,8 @@ object BenchConfig {
       |  --sink-latency-rows-per-second N  pace of its writers (the sink's rate source, the raw client) [1000]
       |  --sink-latency-seconds N   how long its rows are measured [30]
       |  --sink-latency-warm-up-seconds N  how long it writes before measuring [10]
-      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency, efo
+      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency, efo, realtime
+      |                             (realtime, Spark 4.1+ only, runs only when named here)
       |""".stripMargin
 
   /** Parses `--name value` pairs; fails with a message naming the bad argument. */
@@ -80,7 +91,8 @@ object BenchConfig {
       s"--aggregates (${config.aggregates}) must be at least --shards (${config.shards}), which must be positive")
     require(
       config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
-        config.latencyShards > 0 && config.latencySeconds > 0 && config.latencyIntervalMs > 0,
+        config.latencyShards > 0 && config.realtimeShards > 0 && config.latencySeconds > 0 &&
+        config.latencyIntervalMs > 0,
       "counts, sizes and durations must be positive")
     config.sink.check()
     config
@@ -98,6 +110,9 @@ object BenchConfig {
     case "latency-seconds" => c.copy(latencySeconds = int(name, value))
     case "latency-interval-ms" => c.copy(latencyIntervalMs = int(name, value))
     case "latency-option" => c.copy(latencyOptions = c.latencyOptions + keyValue(name, value))
+    case "realtime-shards" => c.copy(realtimeShards = int(name, value))
+    case "realtime-batch" => c.copy(realtimeBatch = value)
+    case "realtime-short-batch" => c.copy(realtimeShortBatch = Some(value.trim).filter(_.nonEmpty))
     case "only" => c.copy(parts = parts(value))
     case n if n.startsWith("sink-") => c.copy(sink = setSink(c.sink, name, value))
     case _ => throw new IllegalArgumentException(s"unknown option --$name\n$Usage")
