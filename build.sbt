@@ -9,8 +9,8 @@ lazy val scala213 = "2.13.16"
 /**
  * The Spark version each line compiles against. Spark 3.5: the oldest release of the line, so one JAR runs on all.
  * Spark 4: 4.1.0, the first release with real-time mode, whose interfaces only the real-time classes (in the
- * connector's scala-2.13 folders) use; every other class uses only what 4.0.0 has too, so the one JAR still runs on
- * 4.0 (bin/test's smoke run on the oldest release checks it), where the real-time classes are never loaded.
+ * connector's scala-2.13 folders) use; every other class uses only what 4.0.0 has too, so the one JAR still runs on 4.0
+ * (bin/test's smoke run on the oldest release checks it), where the real-time classes are never loaded.
  */
 def sparkCompileVersion(scalaBinary: String): String = scalaBinary match {
   case "2.12" => "3.5.0"

@@ -19,7 +19,8 @@ class LicenceFilesSuite extends AnyFunSuite with Matchers {
     fail("system property sparkkinesis.assemblyJar is not set; run the tests through build/sbt"))
   private val root = new File(sys.props.getOrElse("sparkkinesis.projectRoot", fail("sparkkinesis.projectRoot unset")))
 
-  private def rootFile(name: String) = new String(Files.readAllBytes(new File(root, name).toPath), StandardCharsets.UTF_8)
+  private def rootFile(name: String) =
+    new String(Files.readAllBytes(new File(root, name).toPath), StandardCharsets.UTF_8)
 
   private def withJar[T](f: ZipFile => T): T = {
     val zip = new ZipFile(jarPath)
@@ -88,9 +89,11 @@ class LicenceFilesSuite extends AnyFunSuite with Matchers {
 
   test("Given the KPL's native folder, then only the daemons it runs are bundled, not the unused macOS zip") {
     withJar { zip =>
-      val natives = zip.entries().asScala.map(_.getName).filter(_.startsWith("amazon-kinesis-producer-native-binaries/"))
+      val natives =
+        zip.entries().asScala.map(_.getName).filter(_.startsWith("amazon-kinesis-producer-native-binaries/"))
       natives.filterNot(_.endsWith("/")).toSet shouldBe
-        Set("linux-x86_64", "linux-aarch64", "osx").map(p => s"amazon-kinesis-producer-native-binaries/$p/kinesis_producer")
+        Set("linux-x86_64", "linux-aarch64", "osx").map(p =>
+          s"amazon-kinesis-producer-native-binaries/$p/kinesis_producer")
     }
   }
 }

@@ -36,8 +36,8 @@ import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, Aft
  *
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
- * child shards; a task never lists the stream). A reader that outlives reshards (real-time mode) makes that check
- * every `endCheckEveryMs` while caught up, whatever the listing showed. Caught up means the last event said
+ * child shards; a task never lists the stream). A reader that outlives reshards (real-time mode) makes that check every
+ * `endCheckEveryMs` while caught up, whatever the listing showed. Caught up means the last event said
  * MillisBehindLatest 0 and every record received was handed out; a subscription taken over from an earlier task waits
  * at most [[FanOutPages.TipWaitMs]] for an event before it trusts that, so an idle shard never holds a task.
  */

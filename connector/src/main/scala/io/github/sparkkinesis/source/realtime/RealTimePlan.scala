@@ -45,9 +45,9 @@ object RealTimePlan {
    * Plans real-time batch `batch` over the `tracked` shards: every readable shard (unfinished, its parents finished) is
    * read by one of the tasks, dealt round-robin in (stream, shard) order. Every task of a real-time batch runs for the
    * whole batch at once, so there are never more tasks than `cores`: one per `shardsPerTask` readable shards, at least
-   * one per core while there are enough shards, and at most one per core (a task then reads more than
-   * `shardsPerTask`). `ranges` gives the hash key ranges of a stream's shards when misrouted sub-records are dropped,
-   * `closed` the shards the driver's listing shows closed.
+   * one per core while there are enough shards, and at most one per core (a task then reads more than `shardsPerTask`).
+   * `ranges` gives the hash key ranges of a stream's shards when misrouted sub-records are dropped, `closed` the shards
+   * the driver's listing shows closed.
    */
   def apply(
       batch: Long,

@@ -27,8 +27,8 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * exactly what was handed over, whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]]
  * of record data (or one larger record), so a fast shard cannot fill the executor's memory.
  *
- * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read
- * the parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A
+ * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read the
+ * parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A
  * child's rows are handed over only after every row of its parents.
  */
 private[source] final class RealTimeRows(
@@ -84,7 +84,8 @@ private[source] final class RealTimeRows(
           handed.put(shard, ShardPosition.ShardEnd)
           children.parentEnded(shard, feeds.get(shard).shard.start, named)
         case FeedItem.Failed(shard, error) =>
-          throw new IllegalStateException(s"Reading shard $shard in real-time batch $batch failed: ${error.getMessage}",
+          throw new IllegalStateException(
+            s"Reading shard $shard in real-time batch $batch failed: ${error.getMessage}",
             error)
       }
     }

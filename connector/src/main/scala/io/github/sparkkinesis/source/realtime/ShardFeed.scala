@@ -27,8 +27,8 @@ private[realtime] object FeedItem {
 
 /**
  * Reads one shard of a real-time task from `shard.start` for as long as the task runs, on a thread of its own: each
- * page's records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. An empty page
- * is followed by a wait on the pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the
+ * page's records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. An empty page is
+ * followed by a wait on the pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the
  * shard's end, or when interrupted.
  */
 private[realtime] final class ShardFeed(
@@ -48,30 +48,31 @@ private[realtime] final class ShardFeed(
   @volatile private var millisBehind = 0L
   @volatile private var lastArrivalMs: Option[Long] = None
 
-  override def run(): Unit = try {
-    while (!pages.isEnded && !Thread.currentThread().isInterrupted) {
-      pages.fetch(Long.MaxValue, recordsPerFetch).foreach { page =>
-        millisBehind = page.millisBehindLatest
-        page.records.foreach { record =>
-          recordsRead += 1
-          bytesRead += record.data.length
-          lastArrivalMs = Some(record.approximateArrivalTimestampMillis)
-          emit(FeedItem.Record(
-            ref,
-            rows.rows(record, misrouted).toArray,
-            record.approximateArrivalTimestampMillis,
-            ShardPosition.AfterSequenceNumber(record.sequenceNumber),
-            record.data.length.toLong))
+  override def run(): Unit =
+    try {
+      while (!pages.isEnded && !Thread.currentThread().isInterrupted) {
+        pages.fetch(Long.MaxValue, recordsPerFetch).foreach { page =>
+          millisBehind = page.millisBehindLatest
+          page.records.foreach { record =>
+            recordsRead += 1
+            bytesRead += record.data.length
+            lastArrivalMs = Some(record.approximateArrivalTimestampMillis)
+            emit(FeedItem.Record(
+              ref,
+              rows.rows(record, misrouted).toArray,
+              record.approximateArrivalTimestampMillis,
+              ShardPosition.AfterSequenceNumber(record.sequenceNumber),
+              record.data.length.toLong))
+          }
+          if (pages.isEnded) emit(FeedItem.Ended(ref, page.childShardIds))
+          else if (page.records.isEmpty) pages.awaitMore(awaitMs)
         }
-        if (pages.isEnded) emit(FeedItem.Ended(ref, page.childShardIds))
-        else if (page.records.isEmpty) pages.awaitMore(awaitMs)
       }
+    } catch {
+      case _: InterruptedException => () // the task ended: nobody waits for more
+      case e: Throwable if Thread.currentThread().isInterrupted => () // a call cut short by the task's end
+      case e: Throwable => emit(FeedItem.Failed(ref, e))
     }
-  } catch {
-    case _: InterruptedException => () // the task ended: nobody waits for more
-    case e: Throwable if Thread.currentThread().isInterrupted => () // a call cut short by the task's end
-    case e: Throwable => emit(FeedItem.Failed(ref, e))
-  }
 
   /** Where the task stands in this shard at `handed`, and what the feed saw, as the batch's end record of the shard. */
   def endRecord(batch: Long, handed: ShardPosition): ShardEndRecord = ShardEndRecord(

@@ -16,8 +16,14 @@ class RealTimePlanSuite extends AnyFunSuite with Matchers {
     RealTimePlan(7L, tracked, perTask, cores, (_, _) => Map.empty, _ => Set.empty)
 
   private def end(stream: String, id: String, at: String, count: Long = 1L) =
-    ShardEndRecord(stream, id, 7L, TrimHorizon, AfterSequenceNumber(at), count, Some(ReadStats(0L, false, false, None,
-      1L, 2L, 0L)))
+    ShardEndRecord(
+      stream,
+      id,
+      7L,
+      TrimHorizon,
+      AfterSequenceNumber(at),
+      count,
+      Some(ReadStats(0L, false, false, None, 1L, 2L, 0L)))
 
   test("given more readable shards than cores, when a real-time batch is planned, then it has one task per core") {
     val p = plan(Map("s" -> open("a", "b", "c", "d", "e", "f", "g")), perTask = 2, cores = 3)
@@ -41,8 +47,11 @@ class RealTimePlanSuite extends AnyFunSuite with Matchers {
     val tracked = Map("s" -> (open("a", "b") + ("w" -> ShardState(TrimHorizon, Seq("b")))))
     val p = plan(tracked)
     val reports = Seq(
-      RealTimeTaskOffset(0, Seq(end("s", "a", "5").copy(end = ShardEnd), end("s", "c", "9")), Map(
-        ShardRef("s", "c") -> Seq("a"))),
+      RealTimeTaskOffset(
+        0,
+        Seq(end("s", "a", "5").copy(end = ShardEnd), end("s", "c", "9")),
+        Map(
+          ShardRef("s", "c") -> Seq("a"))),
       RealTimeTaskOffset(1, Seq(end("s", "b", "6")), Map.empty))
     val offset = p.endOffset(reports)
     offset.batch shouldBe 7L
