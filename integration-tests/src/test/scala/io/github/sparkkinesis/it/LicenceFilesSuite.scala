@@ -65,7 +65,8 @@ class LicenceFilesSuite extends AnyFunSuite with Matchers {
 
   test("Given every relocated package in the JAR, then NOTICE names the component it comes from") {
     val prefix = "io/github/sparkkinesis/shaded/"
-    val packages = withJar(_.entries().asScala.map(_.getName).filter(_.startsWith(prefix)).toVector)
+    val packages = withJar(_.entries().asScala.map(_.getName).toVector)
+      .filter(n => n.startsWith(prefix) && !n.endsWith("/"))
       .map(_.stripPrefix(prefix))
     val unnamed = packages.filterNot(p => Components.keys.exists(k => p.startsWith(k + "/"))).map(_.split('/').head)
     withClue("relocated packages with no NOTICE line (add the component to NOTICE and to this map): ") {
