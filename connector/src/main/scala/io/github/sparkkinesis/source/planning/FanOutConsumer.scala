@@ -7,11 +7,14 @@ import org.apache.hadoop.fs.Path
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{
+  AccessException,
   Backoff,
   ConsumerDescription,
   FanOutClient,
   KinesisClientException,
-  ThrottledException
+  ResourceMissingException,
+  ThrottledException,
+  UnreachableException
 }
 import io.github.sparkkinesis.metadata.AtomicFiles
 import io.github.sparkkinesis.options.FanOutOptions
@@ -153,7 +156,7 @@ private[sparkkinesis] final class FanOutConsumer(
     if (existing.forall(_.status == "DELETING")) {
       failIfStopping() // a query stopping already registers nothing more
       val registered =
-        try Some(retryingThrottled(s"registering consumer $name")(client.registerConsumer(streamArn, name)))
+        try Some(retryingThrottled(s"registering $name", passing = false)(client.registerConsumer(streamArn, name)))
         catch {
           // Registered meanwhile by someone else (ResourceInUse): theirs, to reuse and never to deregister.
           case e: KinesisClientException if client.describeConsumer(streamArn, name).isDefined =>
@@ -203,7 +206,13 @@ private[sparkkinesis] final class FanOutConsumer(
     current
   }
 
-  private def retryingThrottled[T](what: String)(body: => T): T = {
+  /**
+   * Runs `body` again, with back-off, for at most `waitMs`, while it is throttled or, with `passing`, fails in a way
+   * that may pass (a connection reset or timeout, a server error), as the driver's listing does: refused credentials, a
+   * missing resource and an endpoint that cannot be reached fail at once. A registration is not retried on those: its
+   * failure is looked into by its caller.
+   */
+  private def retryingThrottled[T](what: String, passing: Boolean = true)(body: => T): T = {
     val since = clock()
     val throttledBackoff = new Backoff(MinPollMs, MaxPollMs)
     while (true) {
@@ -212,9 +221,17 @@ private[sparkkinesis] final class FanOutConsumer(
         case e: ThrottledException if clock() - since < waitMs =>
           log.info(s"Throttled while $what: ${e.getMessage}")
           pause(throttledBackoff.nextDelayMs())
+        case e: KinesisClientException if passing && mayPass(e) && clock() - since < waitMs =>
+          log.warn(s"Failed while $what; trying again: ${e.getMessage}")
+          pause(throttledBackoff.nextDelayMs())
       }
     }
     throw new IllegalStateException("unreachable")
+  }
+
+  private def mayPass(e: KinesisClientException): Boolean = e match {
+    case _: AccessException | _: ResourceMissingException | _: UnreachableException => false
+    case _ => true
   }
 
   /** A wait between Kinesis calls, which ends the resolution instead once the query is stopping. */

@@ -158,6 +158,22 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.callsOf("RegisterStreamConsumer") shouldBe 4
   }
 
+  test("given describe calls failing with a passing connection error, when the query starts, then it retries them") {
+    val t = new Setup()
+    val passing = new KinesisClientException("Unable to execute HTTP request: Acquire operation took longer (injected)")
+    t.fake.failNextCalls("DescribeStreamSummary", 2)(passing)
+    t.fake.failNextCalls("DescribeStreamConsumer", 2)(passing)
+    t.consumer(managed()).arn should include("consumer/q:")
+    t.fake.callsOf("DescribeStreamSummary") should be >= 3
+  }
+
+  test("given refused credentials while describing, when the query starts, then it fails at once") {
+    val t = new Setup()
+    t.fake.failNextCalls("DescribeStreamSummary", 1)(new AccessException("not authorized (injected)"))
+    intercept[AccessException](t.consumer(managed()).arn)
+    t.fake.callsOf("DescribeStreamSummary") shouldBe 1
+  }
+
   test("given a consumer ARN, when the query starts and stops, then it is used as is and never deregistered") {
     val t = new Setup()
     val arn = t.fake.registerConsumer(t.fake.streamArn("s"), "admin").arn
