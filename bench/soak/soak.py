@@ -69,7 +69,7 @@ def main() -> int:
 
     emulator = KinesisMock()
     emulator.start()
-    admin = kinesis_client(emulator.endpoint)
+    admin = kinesis_client(emulator.endpoint, attempts=10)
     stream = f"soak-{uuid.uuid4().hex[:8]}"
     admin.create_stream(StreamName=stream, ShardCount=args.shards)
     admin.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2, "MaxAttempts": 150})
@@ -117,9 +117,13 @@ def main() -> int:
             if query.exception() is not None:
                 raise RuntimeError(f"the query failed: {query.exception()}")
             if elapsed >= next_reshard:
-                reshard(admin, stream, "split" if reshards % 2 == 0 else "merge")
-                reshards += 1
-                next_reshard += args.reshard_minutes * 60
+                try:
+                    reshard(admin, stream, "split" if reshards % 2 == 0 else "merge")
+                    reshards += 1
+                except Exception as e:  # the emulator, not the query: try again at the next sample
+                    print(f"soak: the reshard failed, trying again in a minute: {e}", file=sys.stderr, flush=True)
+                else:
+                    next_reshard += args.reshard_minutes * 60
             calls, lag = 0, 0.0
             for p in query.recentProgress:
                 key = (p["batchId"], p["timestamp"])
@@ -130,7 +134,11 @@ def main() -> int:
                 calls += int(metrics.get("getRecordsCalls", 0)) + int(metrics.get("driverGetRecordsCalls", 0))
                 lag = max(lag, float(metrics.get("maxMsBehindLatest", 0)))
                 read_rows += int(p["numInputRows"])
-            shards = open_shards(admin, stream)
+            try:
+                shards = open_shards(admin, stream)
+            except Exception as e:  # the emulator did not answer: the last count stands
+                print(f"soak: listing the shards failed: {e}", file=sys.stderr, flush=True)
+                shards = int(rows[-1]["open_shards"]) if rows else args.shards
             executors = probes.jvms_below(driver_pid, b"CoarseGrainedExecutorBackend")
             ck_bytes, _ = probes.tree_size(checkpoint)
             _, md_files = probes.tree_size(checkpoint / "sources" / "0" / "shard-ends")

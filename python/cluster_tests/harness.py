@@ -36,7 +36,9 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
         time.sleep(0.1)
 
 
-def kinesis_client(endpoint: str, **config: Any) -> Any:
+def kinesis_client(endpoint: str, attempts: int = 1) -> Any:
+    """A boto3 Kinesis client of the emulator; ``attempts`` > 1 retries what botocore deems passing (the producer
+    retries on its own, so that a failed call is seen; set-up and resharding calls should just get through)."""
     return boto3.client(
         "kinesis",
         endpoint_url=endpoint,
@@ -95,7 +97,7 @@ class Producer:
     """Puts numbered records into a stream at a steady pace from a thread; :meth:`pause` holds it between calls.
     A failed call is retried (the emulator may be restarting); what the stream holds is read back at the end."""
 
-    def __init__(self, endpoint: str, stream: str, per_second: int = 40) -> None:
+    def __init__(self, endpoint: str, stream: str, per_second: int = 20) -> None:
         self.client = kinesis_client(endpoint)
         self.stream = stream
         self.per_second = per_second
@@ -152,7 +154,7 @@ class Producer:
 
 def stream_records(endpoint: str, stream: str) -> Tuple[Counter[Record], Dict[Record, bytes]]:
     """Every record the stream holds, read with a plain client from the trim horizon of every shard."""
-    client = kinesis_client(endpoint)
+    client = kinesis_client(endpoint, attempts=10)
     shards, token = [], None
     while True:
         page = client.list_shards(NextToken=token) if token else client.list_shards(StreamName=stream)
@@ -235,7 +237,7 @@ class DriverProcess:
             )
         self.kills = 0
 
-    def await_ready(self, timeout: float = 120) -> None:
+    def await_ready(self, timeout: float = 300) -> None:
         wait_for(lambda: (self.control / "ready").exists() or self.exited(), timeout, "the driver to start its query")
         if self.exited():
             raise AssertionError(f"the driver exited during start-up ({self.process.returncode}):\n{self.tail()}")

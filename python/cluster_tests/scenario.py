@@ -57,7 +57,7 @@ class Scenario:
     storm_seconds: float = 10.0
     outage_seconds: float = 5.0
     step_records: int = 60
-    step_timeout: float = 150.0
+    step_timeout: float = 300.0
     background_faults: float = 0.005  # each of: 5xx burst, dropped connection, slow answer, per request
 
 
@@ -118,7 +118,7 @@ def run(scenario: Scenario, folder: Path, dynamodb_endpoint: Optional[str] = Non
     producer: Optional[Producer] = None
     driver: Optional[DriverProcess] = None
     try:
-        admin = kinesis_client(emulator.mock.endpoint)
+        admin = kinesis_client(emulator.mock.endpoint, attempts=10)
         stream = f"faults-{uuid.uuid4().hex[:8]}"
         admin.create_stream(StreamName=stream, ShardCount=2)
         admin.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2, "MaxAttempts": 150})

@@ -17,7 +17,13 @@ import software.amazon.awssdk.services.kinesis.model.{
   ProvisionedThroughputExceededException
 }
 
-import io.github.sparkkinesis.client.{AwsCredentials, ClientSettings, RetrySettings, SdkKinesisClient, ThrottledException}
+import io.github.sparkkinesis.client.{
+  AwsCredentials,
+  ClientSettings,
+  RetrySettings,
+  SdkKinesisClient,
+  ThrottledException
+}
 
 /**
  * The cluster fault tests' injector (python/cluster_tests/fault_injector.py) throttles as AWS does, as the Java SDK
@@ -32,9 +38,10 @@ class FaultInjectorSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
   override def beforeAll(): Unit = {
     val script = new File(sys.props("sparkkinesis.projectRoot"), "python/cluster_tests/fault_injector.py")
     val upstream = URI.create(KinesisMock.endpoint).getPort
-    injector = new ProcessBuilder("python3", script.getPath, "--upstream-port", upstream.toString, "--storm-fraction", "1")
-      .redirectError(ProcessBuilder.Redirect.INHERIT)
-      .start()
+    injector =
+      new ProcessBuilder("python3", script.getPath, "--upstream-port", upstream.toString, "--storm-fraction", "1")
+        .redirectError(ProcessBuilder.Redirect.INHERIT)
+        .start()
     // The injector prints its port once it listens: a bounded read of one line, not a sleep.
     val line = new BufferedReader(new InputStreamReader(injector.getInputStream, UTF_8)).readLine()
     require(line != null && line.startsWith("port "), s"the fault injector did not start (it printed: $line)")
@@ -87,8 +94,7 @@ class FaultInjectorSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       region = Some(TestStreams.Region),
       endpointUrl = Some(URI.create(endpoint)),
       credentials = Some(AwsCredentials(TestStreams.AccessKeyId, TestStreams.SecretKey, None)),
-      retry = RetrySettings(numRetries = 0, baseDelayMs = 10, maxDelayMs = 10)
-    )
+      retry = RetrySettings(numRetries = 0, baseDelayMs = 10, maxDelayMs = 10))
     val client = new SdkKinesisClient(settings)
     try {
       // When / Then: both the control call and the read are throttled, and named so
