@@ -3,6 +3,7 @@ package io.github.sparkkinesis.metadata
 import scala.util.control.NonFatal
 
 import software.amazon.awssdk.awscore.exception.AwsServiceException
+import software.amazon.awssdk.core.exception.AbortedException
 import software.amazon.awssdk.services.dynamodb.model.{ConditionalCheckFailedException, ResourceNotFoundException}
 
 import io.github.sparkkinesis.client.{
@@ -24,7 +25,16 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
     try body
     catch {
       case e: ConditionalCheckFailedException => throw e
+      // Spark stops a query by interrupting its threads; it must see an interruption, not a failed store.
+      case e: AbortedException if Thread.currentThread().isInterrupted || isInterruption(e) =>
+        throw new InterruptedException(s"DynamoDB $operation on table $table was interrupted")
       case NonFatal(e) => throw translate(operation, e)
+    }
+
+  private def isInterruption(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
+      case _: InterruptedException | _: java.io.InterruptedIOException => true
+      case _ => false
     }
 
   private def translate(operation: String, e: Throwable): Throwable = {

@@ -3,7 +3,7 @@ package io.github.sparkkinesis.metadata
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.awscore.exception.{AwsErrorDetails, AwsServiceException}
-import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.core.exception.{AbortedException, SdkClientException}
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException
 
 import io.github.sparkkinesis.client.{AwsCredentials, ClientSettings, RetrySettings}
@@ -21,6 +21,15 @@ class DynamoDbErrorsSuite extends AnyFunSuite with Matchers {
 
   private def failureOf(e: Throwable, errors: DynamoDbErrors = new DynamoDbErrors("meta", settings)): Throwable =
     intercept[IllegalStateException](errors.call("GetItem")(throw e))
+
+  test("given a call aborted because its thread was interrupted (a query being stopped), when the store meets it, " +
+    "then it is an interruption, which Spark takes for a stop, not a failure") {
+    val errors = new DynamoDbErrors("meta", settings)
+    val aborted = AbortedException.builder().message("Thread was interrupted")
+      .cause(new InterruptedException("sleep interrupted")).build()
+    val thrown = intercept[InterruptedException](errors.call("BatchGetItem")(throw aborted))
+    thrown.getMessage should include("BatchGetItem")
+  }
 
   test("signature and token errors of HTTP 400 say the credentials were rejected and keep no signed request in " +
     "their message or causes") {
