@@ -1,5 +1,5 @@
-"""The Spark driver of a cluster fault run: one streaming query on ``local-cluster[2,1,1024]`` (a master, two workers
-and two executor JVMs of their own), run as a process of its own so that the run can SIGKILL it.
+"""The Spark driver of a cluster fault run: one streaming query on the config's standalone master (two workers, an
+executor JVM on each), run as a process of its own so that the run can SIGKILL it.
 
 ``python cluster_driver.py CONFIG.json``. The query reads the ``aws-kinesis`` source with the config's options and
 writes either JSON files or the ``aws-kinesis`` sink, under the config's checkpoint. The driver answers the run
@@ -24,33 +24,18 @@ from typing import Any, Dict, List
 import pyspark_kinesis
 
 
-def descendants(root: int) -> List[int]:
-    """Every process below ``root`` (from /proc), children first."""
-    children: Dict[int, List[int]] = {}
+def executor_pids(app_id: str) -> List[int]:
+    """The executor JVMs of this application, wherever the workers launched them (found by the app id that each
+    executor's command line carries)."""
+    pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
+                command = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
                 continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def executor_pids() -> List[int]:
-    """The executor JVMs this driver's workers launched (its descendants running CoarseGrainedExecutorBackend)."""
-    pids = []
-    for pid in descendants(os.getpid()):
-        try:
-            if b"CoarseGrainedExecutorBackend" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                pids.append(pid)
-        except OSError:
-            continue
+            if b"CoarseGrainedExecutorBackend" in command and app_id.encode() in command:
+                pids.append(int(entry))
     return sorted(pids)
 
 
@@ -67,7 +52,7 @@ def build_session(config: Dict[str, Any]) -> Any:
     from pyspark.sql import SparkSession
 
     builder = (
-        SparkSession.builder.master("local-cluster[2,1,1024]")
+        SparkSession.builder.master(config["master"])
         .appName(f"cluster-faults {config['name']}")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
@@ -81,9 +66,14 @@ def build_session(config: Dict[str, Any]) -> Any:
         .config("spark.speculation.quantile", "0.5")
         .config("spark.speculation.multiplier", "1.1")
         .config("spark.speculation.minTaskRuntime", "100ms")
+        # Without this, Spark 3.4+ speculates only tasks whose input rate it finds low, which a source that reads
+        # until it has caught up rarely shows.
+        .config("spark.speculation.efficiency.enabled", "false")
         .config("spark.executor.memory", "700m")
+        .config("spark.cores.max", "2")
         .config("spark.eventLog.enabled", "true")
         .config("spark.eventLog.dir", config["eventLogDir"])
+        .config("spark.eventLog.compress", "false")  # read by the run, to count speculative copies
     )
     session = pyspark_kinesis.configure_spark_with_kinesis(builder).getOrCreate()
     session.sparkContext.setLogLevel("WARN")
@@ -98,7 +88,12 @@ def start_query(spark: Any, config: Dict[str, Any]) -> Any:
         rows = events.selectExpr("concat(shardId, '|', sequenceNumber) AS data", "partitionKey")
         writer = rows.writeStream.format("aws-kinesis").options(**config["sinkOptions"])
     else:
-        rows = events.selectExpr("shardId", "sequenceNumber", "subSequenceNumber", "CAST(data AS STRING) AS data")
+        # Every row of a batch's first task waits 20 ms: that task runs longer than the other, so that speculation
+        # starts a copy of it on the other host, and two attempts of one task race to record where the batch ends.
+        rows = events.selectExpr(
+            "shardId", "sequenceNumber", "subSequenceNumber", "CAST(data AS STRING) AS data",
+            "reflect('java.lang.Thread', 'sleep', CAST(IF(spark_partition_id() = 0, 20, 0) AS BIGINT)) AS pause",
+        )  # fmt: skip
         writer = rows.writeStream.format("json").option("path", config["outputDir"])
     return writer.option("checkpointLocation", config["checkpoint"]).trigger(processingTime="500 milliseconds").start()
 
@@ -107,7 +102,8 @@ def control_loop(spark: Any, query: Any, control: Path, rng: random.Random) -> N
     """Writes the status file and obeys the run's commands until ``stop``."""
     done = set()
     while True:
-        status = {"activeTasks": active_tasks(spark), "executors": executor_pids(), "time": time.time()}
+        app_id = spark.sparkContext.applicationId
+        status = {"activeTasks": active_tasks(spark), "executors": executor_pids(app_id), "time": time.time()}
         progress = query.lastProgress
         status["lastBatch"] = progress["batchId"] if progress else -1
         tmp = control / "status.json.tmp"
@@ -132,7 +128,7 @@ def kill_executor_mid_batch(spark: Any, rng: random.Random, wait: float = 30.0) 
     while active_tasks(spark) == 0 and time.monotonic() < deadline:
         time.sleep(0.02)
     mid_batch = active_tasks(spark) > 0
-    pids = executor_pids()
+    pids = executor_pids(spark.sparkContext.applicationId)
     if not pids:
         return {"pid": None, "midBatch": mid_batch}
     pid = rng.choice(pids)

@@ -46,9 +46,7 @@ def kinesis_client(endpoint: str, attempts: int = 1) -> Any:
         aws_access_key_id=ACCESS_KEY_ID,
         aws_secret_access_key=SECRET_KEY,
         verify=False,
-        config=Config(
-            retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=2, read_timeout=10, **config
-        ),
+        config=Config(retries={"total_max_attempts": attempts, "mode": "standard"}, connect_timeout=2, read_timeout=10),
     )
 
 

@@ -35,6 +35,7 @@ from harness import (  # noqa: E402
     stream_records,
     wait_for,
 )
+from standalone import StandaloneCluster  # noqa: E402
 
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY  # noqa: E402
 
@@ -58,7 +59,7 @@ class Scenario:
     outage_seconds: float = 5.0
     step_records: int = 60
     step_timeout: float = 300.0
-    background_faults: float = 0.005  # each of: 5xx burst, dropped connection, slow answer, per request
+    background_faults: float = 0.02  # each of: 5xx burst, dropped connection, slow answer, per request
 
 
 @dataclass
@@ -107,7 +108,8 @@ def speculative_tasks(event_log_dir: Path) -> int:
     return count
 
 
-def run(scenario: Scenario, folder: Path, dynamodb_endpoint: Optional[str] = None) -> Report:
+def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Optional[str] = None) -> Report:
+    """Runs ``scenario`` on the standalone cluster at ``master`` (see standalone.py) in ``folder``."""
     started = time.monotonic()
     report = Report()
     faults = fault_order(scenario)
@@ -152,6 +154,7 @@ def run(scenario: Scenario, folder: Path, dynamodb_endpoint: Optional[str] = Non
         target = f"{stream}-out"
         config: Dict[str, Any] = {
             "name": f"{scenario.consumer}-{scenario.store}-{scenario.sink}",
+            "master": master,
             "seed": scenario.seed,
             "sourceOptions": source,
             "sink": scenario.sink,
@@ -312,7 +315,9 @@ def main() -> int:
         faults=None if args.sink == "files" else sink_faults,
     )  # fmt: skip
     args.folder.mkdir(parents=True, exist_ok=False)
-    report = run(scenario, args.folder.resolve(), os.environ.get("DYNAMODB_LOCAL_ENDPOINT"))
+    folder = args.folder.resolve()
+    with StandaloneCluster(folder / "cluster") as cluster:
+        report = run(scenario, folder, cluster.url, os.environ.get("DYNAMODB_LOCAL_ENDPOINT"))
     print(f"cluster faults (seed {args.seed}): {report.summary()}")
     exact = report.missing == 0 and report.unexpected == 0 and (args.sink == "kinesis" or report.duplicates == 0)
     print("EXACTLY ONCE" if exact and args.sink == "files" else ("NOTHING LOST" if exact else "FAILED"))
