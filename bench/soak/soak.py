@@ -112,7 +112,9 @@ def main() -> int:
     status = 0
     try:
         while (elapsed := time.monotonic() - started) < args.minutes * 60:
-            time.sleep(max(0.0, (len(rows) + 1) * args.sample_seconds - elapsed))  # the sampling period
+            # The sampling period, from the last sample on: a late sample is not followed by a burst of catch-up
+            # samples (each forces a full GC, after which Spark's cleaner may briefly grow its thread pools).
+            time.sleep(max(0.0, (rows[-1]["elapsed_s"] if rows else 0.0) + args.sample_seconds - elapsed))
             elapsed = time.monotonic() - started
             if query.exception() is not None:
                 raise RuntimeError(f"the query failed: {query.exception()}")
