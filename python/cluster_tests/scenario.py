@@ -1,0 +1,328 @@
+"""A cluster fault run: a producer writes, a query on a multi-JVM cluster reads, faults are injected one after the
+other in an order the seed decides, and at the end every record the stream holds must be in the sink exactly once
+(file sink) or at least once with duplicates counted and bounded (Kinesis sink).
+
+Each fault waits until the sink has moved on by ``step_records`` since the previous one, so faults never pile up on a
+query that has not recovered, and a query that stops making progress fails the run within a bounded time.
+
+``python scenario.py --consumer polling --store hdfs --faults 100`` runs the long variant and prints the fault counts
+and the exactness result (``bench/cluster-faults`` runs it in the pyspark environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Counter, Dict, List, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fault_injector import FaultInjector  # noqa: E402
+from harness import (  # noqa: E402
+    DriverProcess,
+    FileSinkOutput,
+    PersistentEmulator,
+    Producer,
+    TcpRelay,
+    kinesis_client,
+    stream_records,
+    wait_for,
+)
+from standalone import StandaloneCluster  # noqa: E402
+
+from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY  # noqa: E402
+
+#: What a polling run draws its faults from (fan-out replaces the injector's faults with subscription drops).
+POLLING_FAULTS = ["executor", "driver", "outage", "storm", "emulator", "split", "merge"]
+EFO_FAULTS = ["executor", "driver", "subscriptions", "split", "merge"]
+SINK_FAULTS = ["executor", "driver", "executor"]
+
+
+@dataclass
+class Scenario:
+    """One run. ``faults`` None draws ``count`` faults from the consumer's kinds, each kind at least once."""
+
+    consumer: str = "polling"  # or "efo"
+    store: str = "hdfs"  # or "dynamodb"
+    sink: str = "files"  # or "kinesis"
+    seed: int = 23
+    count: int = 7
+    faults: Optional[List[str]] = None
+    storm_seconds: float = 10.0
+    outage_seconds: float = 5.0
+    step_records: int = 60
+    step_timeout: float = 300.0
+    background_faults: float = 0.02  # each of: 5xx burst, dropped connection, slow answer, per request
+
+
+@dataclass
+class Report:
+    faults: Counter[str] = field(default_factory=collections.Counter)
+    injected: Dict[str, int] = field(default_factory=dict)
+    expected: int = 0
+    got: int = 0
+    missing: int = 0
+    duplicates: int = 0
+    unexpected: int = 0
+    mid_batch_kills: int = 0
+    speculative_tasks: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(self.faults.items()))
+        injected = ", ".join(f"{k} {v}" for k, v in self.injected.items() if v)
+        return (
+            f"faults: {faults} ({self.mid_batch_kills} kills while tasks ran); injector: {injected or 'none'}; "
+            f"speculative task copies {self.speculative_tasks}; records in the stream {self.expected}, in the sink "
+            f"{self.got}: missing {self.missing}, duplicates {self.duplicates}, unexpected {self.unexpected}; "
+            f"{self.seconds:.0f} s"
+        )
+
+
+def fault_order(scenario: Scenario) -> List[str]:
+    if scenario.faults is not None:
+        return list(scenario.faults)
+    kinds = {"polling": POLLING_FAULTS, "efo": EFO_FAULTS}[scenario.consumer]
+    rng = random.Random(scenario.seed)
+    drawn = kinds + [rng.choice(kinds) for _ in range(max(0, scenario.count - len(kinds)))]
+    rng.shuffle(drawn)
+    return drawn
+
+
+def speculative_tasks(event_log_dir: Path) -> int:
+    """Speculative task attempts started, counted in the event logs of every driver of the run."""
+    count = 0
+    for log in event_log_dir.rglob("*"):  # Spark 4 writes each application's log as a folder of rolled files
+        if not log.is_file():
+            continue
+        for line in log.read_text(errors="replace").splitlines():
+            if '"SparkListenerTaskStart"' in line and '"Speculative":true' in line:
+                count += 1
+    return count
+
+
+def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Optional[str] = None) -> Report:
+    """Runs ``scenario`` on the standalone cluster at ``master`` (see standalone.py) in ``folder``."""
+    started = time.monotonic()
+    report = Report()
+    faults = fault_order(scenario)
+    print(f"cluster run {scenario}: faults in order {faults}", flush=True)
+    emulator = PersistentEmulator(folder / "emulator").start()
+    injector: Optional[FaultInjector] = None
+    relay: Optional[TcpRelay] = None
+    producer: Optional[Producer] = None
+    driver: Optional[DriverProcess] = None
+    try:
+        admin = kinesis_client(emulator.mock.endpoint, attempts=10)
+        stream = f"faults-{uuid.uuid4().hex[:8]}"
+        admin.create_stream(StreamName=stream, ShardCount=2)
+        admin.get_waiter("stream_exists").wait(StreamName=stream, WaiterConfig={"Delay": 0.2, "MaxAttempts": 150})
+        source = {
+            "kinesis.streamName": stream,
+            "kinesis.region": REGION,
+            "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
+            "kinesis.awsSecretKey": SECRET_KEY,
+            "kinesis.startingPosition": "TRIM_HORIZON",
+            "kinesis.maxRecordsPerTrigger": "400",
+        }
+        if scenario.consumer == "efo":
+            relay = TcpRelay(emulator.mock.tls_port).start()
+            source.update({
+                "kinesis.endpointUrl": f"https://127.0.0.1:{relay.port}",
+                "kinesis.verifyCertificate": "false",
+                "kinesis.consumerType": "SubscribeToShard",
+                "kinesis.consumerName": f"faults-{scenario.seed}",
+            })  # fmt: skip
+        else:
+            p = scenario.background_faults
+            injector = FaultInjector(emulator.mock.port, scenario.seed, p_burst=p, p_drop=p, p_slow=p).start()
+            source["kinesis.endpointUrl"] = injector.endpoint
+        if scenario.store == "dynamodb":
+            assert dynamodb_endpoint, "the DynamoDB store needs DYNAMODB_LOCAL_ENDPOINT"
+            source.update({
+                "kinesis.metadataCommitterType": "DYNAMODB",
+                "kinesis.dynamodb.endpointUrl": dynamodb_endpoint,
+                "kinesis.dynamodb.tableName": f"faults-{uuid.uuid4().hex[:8]}",
+            })  # fmt: skip
+        target = f"{stream}-out"
+        config: Dict[str, Any] = {
+            "name": f"{scenario.consumer}-{scenario.store}-{scenario.sink}",
+            "master": master,
+            "seed": scenario.seed,
+            "sourceOptions": source,
+            "sink": scenario.sink,
+            "checkpoint": str(folder / "checkpoint"),
+            "outputDir": str(folder / "output"),
+            "eventLogDir": str(folder / "events"),
+        }
+        (folder / "events").mkdir(parents=True, exist_ok=True)
+        if scenario.sink == "kinesis":
+            admin.create_stream(StreamName=target, ShardCount=2)
+            admin.get_waiter("stream_exists").wait(StreamName=target, WaiterConfig={"Delay": 0.2})
+            config["sinkOptions"] = {
+                "kinesis.streamName": target,
+                "kinesis.region": REGION,
+                "kinesis.endpointUrl": emulator.mock.tls_endpoint,
+                "kinesis.verifyCertificate": "false",
+                "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
+                "kinesis.awsSecretKey": SECRET_KEY,
+                "kinesis.sink.aggregationEnabled": "false",
+            }
+        output = FileSinkOutput(folder / "output")
+        target_reads = [0]
+
+        def delivered() -> int:
+            if scenario.sink == "kinesis":
+                if time.monotonic() - target_reads[0] < 1:
+                    return -1
+                target_reads[0] = int(time.monotonic())
+                return sum(stream_records(emulator.mock.endpoint, target)[0].values())
+            return len(output.rows())
+
+        producer = Producer(emulator.mock.endpoint, stream).start()
+        attempt = 0
+        driver = DriverProcess(sys.executable, config, folder, attempt)
+        driver.await_ready()
+        mark = 0
+        for number, fault in enumerate(faults, 1):
+            goal = mark + scenario.step_records
+            wait_for(
+                lambda: driver.failure() or delivered() >= goal,  # noqa: B023
+                scenario.step_timeout,
+                f"the sink to reach {goal} rows before fault {number} ({fault})",
+            )
+            if driver.failure():
+                raise AssertionError(f"the query failed before fault {number} ({fault}): {driver.failure()}")
+            mark = max(goal, delivered())
+            print(f"fault {number}/{len(faults)}: {fault} (sink rows {mark})", flush=True)
+            if fault == "executor":
+                report.mid_batch_kills += bool(driver.kill_executor()["midBatch"])
+            elif fault == "driver":
+                report.mid_batch_kills += driver.sigkill()
+                attempt += 1
+                driver = DriverProcess(sys.executable, config, folder, attempt)
+                driver.await_ready()
+            elif fault == "outage":
+                assert injector is not None
+                injector.outage(scenario.outage_seconds)
+            elif fault == "storm":
+                assert injector is not None
+                injector.storm(1 / 3, scenario.storm_seconds)
+            elif fault == "subscriptions":
+                assert relay is not None
+                relay.drop_all()
+            elif fault == "emulator":
+                emulator.restart(producer.pause())
+                producer.resume()
+            elif fault in ("split", "merge"):
+                reshard(admin, stream, fault)
+            report.faults[fault] += 1
+        producer.stop()
+        expected, _ = stream_records(emulator.mock.endpoint, stream)
+        report.expected = sum(expected.values())
+        wait_for(
+            lambda: driver.failure() or delivered() >= report.expected,  # noqa: B023
+            scenario.step_timeout,
+            f"the sink to hold all {report.expected} records",
+        )
+        if driver.failure():
+            raise AssertionError(f"the query failed: {driver.failure()}")
+        driver.stop()
+        if driver.failure():
+            raise AssertionError(f"the query failed when stopped: {driver.failure()}")
+        if scenario.sink == "kinesis":
+            got_target, data = stream_records(emulator.mock.endpoint, target)
+            got: Counter[Any] = collections.Counter()
+            for key, n in got_target.items():
+                got[data[key].decode()] += n
+            wanted = collections.Counter(f"{shard}|{seq}" for shard, seq, _ in expected)
+        else:
+            got, wanted = output.records(), expected
+        report.got = sum(got.values())
+        report.missing = sum((wanted - got).values())
+        report.unexpected = sum(1 for key in got if key not in wanted)
+        report.duplicates = sum(n - 1 for key, n in got.items() if key in wanted and n > 1)
+        report.speculative_tasks = speculative_tasks(folder / "events")
+        if injector is not None:
+            report.injected = dict(injector.counts)
+            print(injector.summary(), flush=True)
+        return report
+    finally:
+        report.seconds = time.monotonic() - started
+        for stop in (
+            producer.stop if producer else None,
+            (lambda: driver.exited() or driver.sigkill(0)) if driver else None,
+            injector.stop if injector else None,
+            relay.stop if relay else None,
+            emulator.stop,
+        ):
+            if stop is not None:
+                try:
+                    stop()
+                except Exception as e:  # cleaning up must not hide the run's own failure
+                    print(f"cleanup: {e}", file=sys.stderr)
+
+
+def reshard(admin: Any, stream: str, kind: str) -> None:
+    """Splits the open shard with the widest hash range, or merges the first two adjacent open shards."""
+    open_shards = [
+        s for s in admin.list_shards(StreamName=stream)["Shards"]
+        if "EndingSequenceNumber" not in s["SequenceNumberRange"]
+    ]  # fmt: skip
+    ranges = sorted(open_shards, key=lambda s: int(s["HashKeyRange"]["StartingHashKey"]))
+    if kind == "split" or len(ranges) < 2:
+        widest = max(
+            ranges, key=lambda s: int(s["HashKeyRange"]["EndingHashKey"]) - int(s["HashKeyRange"]["StartingHashKey"])
+        )
+        low, high = int(widest["HashKeyRange"]["StartingHashKey"]), int(widest["HashKeyRange"]["EndingHashKey"])
+        admin.split_shard(StreamName=stream, ShardToSplit=widest["ShardId"], NewStartingHashKey=str((low + high) // 2))
+    else:
+        admin.merge_shards(
+            StreamName=stream, ShardToMerge=ranges[0]["ShardId"], AdjacentShardToMerge=ranges[1]["ShardId"]
+        )
+    wait_for(
+        lambda: (
+            admin.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamStatus"] == "ACTIVE"
+        ),
+        30,
+        f"the stream to be active after the {kind}",
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="A cluster fault run; prints the fault counts and the exactness.")
+    parser.add_argument("--consumer", choices=["polling", "efo"], default="polling")
+    parser.add_argument("--store", choices=["hdfs", "dynamodb"], default="hdfs")
+    parser.add_argument("--sink", choices=["files", "kinesis"], default="files")
+    parser.add_argument("--faults", type=int, default=100, help="how many faults (default 100)")
+    parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    parser.add_argument("--storm-seconds", type=float, default=60.0)
+    parser.add_argument("--outage-seconds", type=float, default=8.0)
+    parser.add_argument("--folder", type=Path, default=Path("build") / f"cluster-faults-{os.getpid()}")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    sink_faults = [rng.choice(SINK_FAULTS) for _ in range(args.faults)]
+    scenario = Scenario(
+        consumer=args.consumer, store=args.store, sink=args.sink, seed=args.seed, count=args.faults,
+        storm_seconds=args.storm_seconds, outage_seconds=args.outage_seconds,
+        faults=None if args.sink == "files" else sink_faults,
+    )  # fmt: skip
+    args.folder.mkdir(parents=True, exist_ok=False)
+    folder = args.folder.resolve()
+    with StandaloneCluster(folder / "cluster") as cluster:
+        report = run(scenario, folder, cluster.url, os.environ.get("DYNAMODB_LOCAL_ENDPOINT"))
+    print(f"cluster faults (seed {args.seed}): {report.summary()}")
+    exact = report.missing == 0 and report.unexpected == 0 and (args.sink == "kinesis" or report.duplicates == 0)
+    print("EXACTLY ONCE" if exact and args.sink == "files" else ("NOTHING LOST" if exact else "FAILED"))
+    return 0 if exact else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
