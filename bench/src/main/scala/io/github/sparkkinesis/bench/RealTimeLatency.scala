@@ -98,7 +98,9 @@ object RealTimeLatency {
       query.stop()
       RealTimeQueries.endRun(run)
       SparkHarness.deleteRecursively(checkpoint)
-      TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(stream).build())
+      // With consumers still registered (fan-out), the stream is deleted with them.
+      TestStreams.client.deleteStream(
+        DeleteStreamRequest.builder().streamName(stream).enforceConsumerDeletion(true).build())
     }
   }
 
