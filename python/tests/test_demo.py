@@ -8,9 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Any
 
-import pytest
 from conftest import eventually
 
 from pyspark_kinesis._emulator import KinesisMock
@@ -135,32 +133,3 @@ def test_given_no_node_then_the_demo_says_how_to_install_it(tmp_path: "os.PathLi
     done = run_demo("--seconds", "1", env=env, timeout=60)
     assert done.returncode == 2, done.stderr[-3000:]
     assert "'node' was not found" in done.stderr and "apt-get install nodejs npm" in done.stderr
-
-
-def test_given_realtime_when_the_demo_runs_then_it_prints_the_latency_of_events_as_they_arrive() -> None:
-    # Given/When the demo runs in real-time mode for a few seconds against its own emulator
-    done = run_demo("--realtime", "--seconds", "30")
-    out = done.stdout
-    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{out[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
-
-    # Then it printed, second by second, how long events took from the producer to the sink, and stopped cleanly
-    latencies = re.findall(
-        r"Real-time: (\d+) events in the last [\d.]+ s; producer to sink p50 (\d+) ms, p99 (\d+) ms", out
-    )
-    assert len(latencies) >= 5, out[-3000:]
-    assert sum(int(n) for n, _, _ in latencies) > 100
-    assert all(0 <= int(p50) <= int(p99) for _, p50, p99 in latencies)
-    assert re.search(r"Stopped after \d+ real-time batches, \d+ events produced\.", out), out[-3000:]
-    assert_stopped_cleanly(out)
-
-
-def test_given_a_pyspark_without_real_time_mode_then_realtime_says_which_to_use(monkeypatch: Any) -> None:
-    import pyspark
-
-    from pyspark_kinesis._emulator import PrerequisiteMissing
-    from pyspark_kinesis.demo import _check_real_time_mode
-
-    monkeypatch.setattr(pyspark, "__version__", "3.5.9")
-    expected = r"needs pyspark 4\.2 or newer.*PYSPARK_VERSION=4\.3\.0 bin/demo --realtime"
-    with pytest.raises(PrerequisiteMissing, match=expected):
-        _check_real_time_mode()

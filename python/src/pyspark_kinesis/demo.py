@@ -11,10 +11,6 @@ repository's docker-compose LocalStack (``http://localhost:4566``), instead of s
 
 ``--stream NAME --region REGION`` reads that AWS stream instead (credentials from the AWS default chain)
 and prints running counts per shard; nothing is produced into it.
-
-``--realtime`` runs the query in Spark's real-time mode (``trigger(realTime=...)``, pyspark 4.2 or newer)
-instead of micro-batches, and prints each second how long the events took from the producer to the query's
-sink (p50, p99, max): each record is handed through as it arrives.
 """
 
 from __future__ import annotations
@@ -120,7 +116,6 @@ class Producer(threading.Thread):
                         "eventType": rng.choice(EVENT_TYPES),
                         "userId": user,
                         "amount": round(rng.random() * 100, 2),
-                        "sentAtMs": int(time.time() * 1000),
                     }
                     records.append({"Data": json.dumps(event).encode(), "PartitionKey": user})
                 self.client.put_records(StreamName=self.stream, Records=records)
@@ -183,14 +178,7 @@ def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     )
     parser.add_argument("--shards", type=int, default=2, help="shards of the local stream (default 2)")
     parser.add_argument("--trigger-seconds", type=int, default=2, help="seconds between micro-batches (default 2)")
-    parser.add_argument(
-        "--realtime",
-        action="store_true",
-        help="real-time mode (pyspark 4.2+): print each second how long events took from the producer to the sink",
-    )
     args = parser.parse_args(argv)
-    if args.realtime and args.stream:
-        parser.error("--realtime measures events the demo produces itself: leave out --stream")
     if args.region and not (args.stream or args.endpoint):
         parser.error("--region goes with --stream or --endpoint")
     if args.stream and args.endpoint:
@@ -204,8 +192,6 @@ def run(args: argparse.Namespace) -> int:
     """Runs the pipeline; returns the exit status."""
     local = args.stream is None
     _check_prerequisites(local)
-    if args.realtime:
-        _check_real_time_mode()
     from pyspark_kinesis import KinesisSourceOptions
 
     emulator: Optional[KinesisMock] = None
@@ -254,33 +240,23 @@ def run(args: argparse.Namespace) -> int:
         spark = _start_spark()
         stop.install()  # again: SparkContext installs a SIGINT handler of its own that interrupts py4j calls
         stop.check()
-        latencies = LatencyFiles(Path(checkpoint) / "latencies") if args.realtime else None
-        if latencies is not None:
-            query = _start_real_time_query(spark, options, checkpoint, latencies.directory)
-        else:
-            query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
+        query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
         _say(f"Streaming for {args.seconds} s (Ctrl-C stops earlier); the Spark UI is at {spark.sparkContext.uiWebUrl}")
         deadline = time.monotonic() + args.seconds
         reported = -1
         while query.isActive and time.monotonic() < deadline and not stop.requested.is_set():
             query.awaitTermination(max(0.1, min(1.0, deadline - time.monotonic())))
-            if latencies is not None:
-                line = latencies.report()
-                if line is not None:
-                    _say(line)
-            else:
-                reported = _report_lag(query.lastProgress, reported)
+            reported = _report_lag(query.lastProgress, reported)
             if producer is not None and producer.error is not None:
                 raise RuntimeError(f"the producer failed: {producer.error}") from producer.error
         if not query.isActive and query.exception() is not None:
             raise RuntimeError(f"the query failed: {query.exception()}")
         batches = (query.lastProgress or {}).get("batchId", -1) + 1
-        kind = "real-time batches" if args.realtime else "micro-batches"
         # Stopping interrupts the running micro-batch, which Spark logs as an aborted write: nothing is wrong.
         spark.sparkContext.setLogLevel("OFF")
         query.stop()
         produced = f", {producer.sent} events produced" if producer is not None else ""
-        _say(f"Stopped after {batches} {kind}{produced}.")
+        _say(f"Stopped after {batches} micro-batches{produced}.")
         return 0
     except Stop:
         _say("Stopped during start-up.")
@@ -352,68 +328,6 @@ def _start_query(spark: Any, options: Any, local: bool, checkpoint: str, trigger
         .option("truncate", "false")
         .option("checkpointLocation", checkpoint)
         .trigger(processingTime=f"{trigger_seconds} seconds")
-        .start()
-    )
-
-
-def _check_real_time_mode() -> None:
-    import pyspark
-
-    major, minor = (int(part) for part in pyspark.__version__.split(".")[:2])
-    if (major, minor) < (4, 2):
-        raise PrerequisiteMissing(
-            f"--realtime needs pyspark 4.2 or newer (real-time mode came in Spark 4.1, its PySpark trigger in 4.2); "
-            f"this is pyspark {pyspark.__version__}. Run: PYSPARK_VERSION=4.3.0 bin/demo --realtime"
-        )
-
-
-class LatencyFiles:
-    """The producer-to-sink latencies the real-time query's sink appends, one file per Python worker, read as they
-    grow: :meth:`report` summarises what came since its last call."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
-        self._read: Dict[Path, int] = {}
-        self._since = time.monotonic()
-
-    def report(self) -> Optional[str]:
-        """p50/p99/max of the latencies written since the last report, or None when none came yet."""
-        fresh: List[int] = []
-        for path in sorted(self.directory.glob("latency-*.txt")):
-            with open(path, "rb") as f:
-                f.seek(self._read.get(path, 0))
-                chunk = f.read()
-            complete = chunk[: chunk.rfind(b"\n") + 1]
-            self._read[path] = self._read.get(path, 0) + len(complete)
-            fresh.extend(int(line) for line in complete.split())
-        now, seconds = time.monotonic(), time.monotonic() - self._since
-        if not fresh:
-            return None
-        self._since = now
-        fresh.sort()
-        p50, p99 = fresh[len(fresh) // 2], fresh[min(len(fresh) - 1, int(len(fresh) * 0.99))]
-        return (
-            f"Real-time: {len(fresh)} events in the last {seconds:.1f} s; producer to sink p50 {p50} ms, "
-            f"p99 {p99} ms, max {fresh[-1]} ms"
-        )
-
-
-def _start_real_time_query(spark: Any, options: Any, checkpoint: str, latencies: Path) -> Any:
-    """Every event, as it arrives, into a sink that notes how long it took since the producer sent it."""
-    directory = str(latencies)
-
-    def note_latency(row: Any) -> None:
-        with open(os.path.join(directory, f"latency-{os.getpid()}.txt"), "a", encoding="utf-8") as out:
-            out.write(f"{int(time.time() * 1000) - int(row.sentAtMs)}\n")
-
-    events = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
-    return (
-        events.selectExpr("get_json_object(CAST(data AS STRING), '$.sentAtMs') AS sentAtMs")
-        .writeStream.foreach(note_latency)
-        .outputMode("update")
-        .option("checkpointLocation", os.path.join(checkpoint, "query"))
-        .trigger(realTime="5 minutes")
         .start()
     )
 
