@@ -45,11 +45,11 @@ final case class RealTimeLineage(readers: Map[ShardRef, Int], finished: Set[Shar
    * knows, such as one created while the batch runs and read by another task), which leaves it to the next batch.
    */
   def readerOf(child: ShardRef, parents: Seq[String], task: Int, local: Set[ShardRef]): ChildReader = {
-    val pending = parents.map(ShardRef(child.stream, _)).filterNot(finished).sortBy(_.shardId)
+    val unfinished = parents.map(ShardRef(child.stream, _)).filterNot(finished).sortBy(_.shardId)
     if (readers.contains(child) || local(child)) ChildReader.Other
-    else if (pending.exists(p => !local(p) && !readers.contains(p))) ChildReader.NextBatch
-    else pending.headOption match {
-      case Some(first) if local(first) || readers.get(first).contains(task) => ChildReader.ThisTask(pending)
+    else if (unfinished.exists(p => !local(p) && !readers.contains(p))) ChildReader.NextBatch
+    else unfinished.headOption match {
+      case Some(first) if local(first) || readers.get(first).contains(task) => ChildReader.ThisTask(unfinished)
       case Some(_) => ChildReader.Other
       case None => ChildReader.NextBatch // no parent read in this batch: the driver plans it
     }
