@@ -13,27 +13,38 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_kinesis
-from pyspark_kinesis import configure_spark_with_kinesis, jar_path
+from pyspark_kinesis import configure_spark_with_kinesis, jar_path, jar_paths
 
 
 def expected_scala() -> str:
     return "2.12" if pyspark.__version__.startswith("3.5.") else "2.13"
 
 
-def test_given_the_installed_pyspark_then_the_jar_of_its_scala_line_is_chosen() -> None:
-    jar = Path(jar_path())
-    assert jar.is_file()
-    assert jar.name == f"spark-kinesis-assembly_{expected_scala()}-{pyspark_kinesis.__version__}.jar"
-    assert Path(jar_path("3.5.0")).name.startswith("spark-kinesis-assembly_2.12-")
-    assert Path(jar_path("4.0.1")).name.startswith("spark-kinesis-assembly_2.13-")
+def test_given_the_installed_pyspark_then_the_jars_of_its_scala_line_are_chosen() -> None:
+    version = pyspark_kinesis.__version__
+    line, shared = (Path(p) for p in jar_paths())
+    assert line.is_file() and shared.is_file()
+    assert line.name == f"spark-kinesis-connector_{expected_scala()}-{version}.jar"
+    assert shared.name == f"spark-kinesis-dependencies-{version}.jar"
+    assert jar_path() == f"{line},{shared}"
+    assert Path(jar_paths("3.5.0")[0]).name.startswith("spark-kinesis-connector_2.12-")
+    assert Path(jar_paths("4.0.1")[0]).name.startswith("spark-kinesis-connector_2.13-")
+    assert jar_paths("3.5.0")[1] == jar_paths("4.0.1")[1] == str(shared)
 
 
-def test_given_the_wheel_then_both_jars_carry_the_packages_version() -> None:
+def test_given_the_wheel_then_its_jars_carry_the_packages_version() -> None:
     jars = sorted(p.name for p in (Path(pyspark_kinesis.__file__).parent / "jars").glob("*.jar"))
     version = pyspark_kinesis.__version__
-    assert jars == [f"spark-kinesis-assembly_2.12-{version}.jar", f"spark-kinesis-assembly_2.13-{version}.jar"]
-    with zipfile.ZipFile(jar_path()) as jar:
-        properties = jar.read("io/github/sparkkinesis/version.properties").decode()
+    assert jars == [
+        f"spark-kinesis-connector_2.12-{version}.jar",
+        f"spark-kinesis-connector_2.13-{version}.jar",
+        f"spark-kinesis-dependencies-{version}.jar",
+    ]
+    properties = ""
+    for path in jar_paths():
+        with zipfile.ZipFile(path) as jar:
+            if "io/github/sparkkinesis/version.properties" in jar.namelist():
+                properties = jar.read("io/github/sparkkinesis/version.properties").decode()
     assert properties.strip() == f"version={version}"
 
 
@@ -55,6 +66,7 @@ def test_given_a_builder_with_jars_then_the_connector_is_appended_once() -> None
     builder = SparkSession.Builder().config("spark.jars", "/opt/jars/a.jar,/opt/jars/b.jar")
     configure_spark_with_kinesis(configure_spark_with_kinesis(builder))
     assert builder._options["spark.jars"] == f"/opt/jars/a.jar,/opt/jars/b.jar,{jar_path()}"
+    assert len(builder._options["spark.jars"].split(",")) == 4
 
 
 def test_given_something_else_than_a_builder_then_type_error_says_what_is_expected() -> None:
@@ -69,7 +81,7 @@ def test_given_a_spark_connect_builder_then_it_is_refused_with_a_pointer_to_the_
 
 
 def test_given_the_session_then_the_connector_is_on_its_classpath(spark: Any) -> None:
-    assert jar_path() in spark.sparkContext.getConf().get("spark.jars")
+    assert all(jar in spark.sparkContext.getConf().get("spark.jars") for jar in jar_paths())
     with pytest.raises(Exception, match="Option kinesis.streamName is required"):
         spark.readStream.format("aws-kinesis").load()
 
@@ -100,6 +112,7 @@ def test_given_the_package_then_it_is_typed_and_exports_its_api() -> None:
             "data_as_json",
             "data_as_text",
             "jar_path",
+            "jar_paths",
             "parse_json_payload",
         ]
     )

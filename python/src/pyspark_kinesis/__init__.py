@@ -20,7 +20,7 @@ Example::
 
 from ._sink_options import KinesisSinkOptions
 from ._source_options import KinesisSourceOptions
-from ._spark import SUPPORTED_SPARK_LINES, configure_spark_with_kinesis, jar_path
+from ._spark import SUPPORTED_SPARK_LINES, configure_spark_with_kinesis, jar_path, jar_paths
 from ._version import __version__
 from .payloads import data_as_json, data_as_text, parse_json_payload
 
@@ -33,5 +33,6 @@ __all__ = [
     "data_as_json",
     "data_as_text",
     "jar_path",
+    "jar_paths",
     "parse_json_payload",
 ]
