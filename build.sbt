@@ -129,6 +129,8 @@ lazy val connector = (project in file("connector"))
     // resolve the coordinates from it), again after each rebuild.
     publishTo := sys.props.get("sparkkinesis.publishTo").map(dir => MavenCache("local-folder", file(dir))),
     publishConfiguration := publishConfiguration.value.withOverwrite(sys.props.contains("sparkkinesis.publishTo")),
+    // The sources JAR holds the sources, not the KPL's daemons (resources the build generates).
+    Compile / packageSrc / mappings ~= (_.filterNot { case (_, path) => path.startsWith(KplNatives.Folder) }),
     // The version, readable at run time (one version number for the JAR and the Python package).
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "io" / "github" / "sparkkinesis" / "version.properties"
