@@ -13,7 +13,9 @@
 # tests; e.g. "tests/test_demo.py -k ctrl_c"), PYTHON (default python3), WHEEL (a built wheel to test instead of
 # building one), SPARK_KINESIS_SKIP_SBT (passed to build-wheel.sh: the JARs and options JSON were built already),
 # KINESIS_MOCK_ENDPOINT (an emulator to use; otherwise the tests start one) with its TLS endpoint for the sink in
-# KINESIS_MOCK_TLS_ENDPOINT (default https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567).
+# KINESIS_MOCK_TLS_ENDPOINT (default https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567), MOTO_ENDPOINT (moto's server, S3
+# for the JAR-from-S3 test; otherwise it starts one through integration-tests/scripts/moto.sh). The Maven tests resolve
+# the folder repository build-wheel.sh (or bin/test) publishes to, python/build/maven-repo.
 set -euo pipefail
 python_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$python_dir/.." && pwd)"
@@ -22,8 +24,11 @@ listed="$(grep -v '^#' "$python_dir/pyspark-versions" | xargs)"
 read -r -a full_versions <<< "${PYSPARK_VERSIONS-${listed##* }}"
 others=""; [[ "$listed" != *" "* ]] || others="${listed% *}"
 read -r -a smoke_versions <<< "${PYSPARK_SMOKE_VERSIONS-$others}"
+# The install paths differ by Spark line too: the JAR from S3 beside Hadoop's AWS SDK, the Maven coordinates.
 smoke_tests=(tests/test_attach.py tests/test_read_emulator.py tests/test_write_emulator.py
-  tests/test_streams_and_batch_reads.py tests/test_payloads.py)
+  tests/test_streams_and_batch_reads.py tests/test_payloads.py tests/test_jar_from_s3.py
+  "tests/test_maven_coordinates.py::test_given_the_published_pom_then_it_has_what_maven_central_asks_and_no_transitive_dependencies"
+  "tests/test_maven_coordinates.py::test_given_the_coordinates_when_spark_submit_resolves_them_with_packages_then_a_stream_is_read")
 
 command -v "$python" >/dev/null || { echo "run-tests.sh: $python not found; install Python 3.9 or newer" >&2; exit 1; }
 "$python" -c 'import venv, ensurepip' 2>/dev/null ||
