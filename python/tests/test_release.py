@@ -115,7 +115,10 @@ def test_given_the_versions_the_tests_run_then_each_is_in_the_table() -> None:
         assert f"pyspark {version}" in line_of(version).tested
     build = (ROOT / "build.sbt").read_text()
     scala_tested = re.findall(r'getOrElse\("spark\.test\.version(?:\.212)?", "([\d.]+)"\)', build)
-    oldest = re.search(r'case _ => "([\d.]+)"', build)
+    # The oldest Spark 4 the 2.13 JAR runs on, which bin/test's Java 21 smoke run uses ("oldest").
+    oldest = re.search(r'def sparkOldestVersion.*?case _ => "([\d.]+)"', build, re.S) or re.search(
+        r'def sparkCompileVersion.*?case _ => "([\d.]+)"', build, re.S
+    )
     assert len(scala_tested) == 2 and oldest
     for version in [*scala_tested, oldest.group(1)]:
         assert f"Spark {version} " in line_of(version).tested
