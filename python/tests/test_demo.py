@@ -8,7 +8,9 @@ import signal
 import subprocess
 import sys
 import threading
+from typing import Any
 
+import pytest
 from conftest import eventually
 
 from pyspark_kinesis._emulator import KinesisMock
@@ -133,3 +135,49 @@ def test_given_no_node_then_the_demo_says_how_to_install_it(tmp_path: "os.PathLi
     done = run_demo("--seconds", "1", env=env, timeout=60)
     assert done.returncode == 2, done.stderr[-3000:]
     assert "'node' was not found" in done.stderr and "apt-get install nodejs npm" in done.stderr
+
+
+def needs_real_time_mode() -> Any:
+    import pyspark
+
+    old = tuple(int(part) for part in pyspark.__version__.split(".")[:2]) < (4, 2)
+    return pytest.mark.skipif(old, reason=f"real-time mode needs pyspark 4.2+, this is {pyspark.__version__}")
+
+
+@needs_real_time_mode()
+def test_given_realtime_when_the_demo_runs_then_it_prints_each_batchs_producer_to_spark_latency() -> None:
+    # Given/When the demo runs in real-time mode for a few 5-second batches against its own emulator
+    done = run_demo("--realtime", "--seconds", "30")
+    out = done.stdout
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{out[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+
+    # Then it printed, batch by batch, how long events took from the producer to Spark, and stopped cleanly
+    batches = re.findall(
+        r"Real-time batch: (\d+) events, each from the producer to Spark in p50 (\d+) ms, p99 (\d+) ms", out
+    )
+    assert len(batches) >= 3, out[-3000:]
+    assert all(0 <= int(p50) <= int(p99) for _, p50, p99 in batches)
+    # the first batch also reads what was produced while Spark started; the next ones hand events over within
+    # milliseconds, not at the batch's end (5 s)
+    assert min(int(p50) for _, p50, _ in batches[1:]) < 1000, out[-3000:]
+    assert re.search(r"Stopped after \d+ real-time batches, \d+ events produced\.", out), out[-3000:]
+    assert_stopped_cleanly(out)
+
+
+def test_given_a_pyspark_without_real_time_mode_then_realtime_says_which_to_use(monkeypatch: Any) -> None:
+    import pyspark
+
+    from pyspark_kinesis._demo_realtime import check_real_time_mode
+    from pyspark_kinesis._emulator import PrerequisiteMissing
+
+    monkeypatch.setattr(pyspark, "__version__", "3.5.9")
+    expected = r"needs pyspark 4\.2 or newer.*PYSPARK_VERSION=4\.3\.0 bin/demo --realtime"
+    with pytest.raises(PrerequisiteMissing, match=expected):
+        check_real_time_mode()
+
+
+def test_given_realtime_with_a_short_batch_or_an_aws_stream_then_the_demo_says_what_to_give() -> None:
+    short = run_demo("--realtime", "--trigger-seconds", "2")
+    assert short.returncode == 2 and "a real-time batch lasts at least 5 seconds" in short.stderr, short.stderr
+    aws = run_demo("--realtime", "--stream", "orders")
+    assert aws.returncode == 2 and "--realtime measures events the demo produces itself" in aws.stderr, aws.stderr

@@ -11,6 +11,10 @@ repository's docker-compose LocalStack (``http://localhost:4566``), instead of s
 
 ``--stream NAME --region REGION`` reads that AWS stream instead (credentials from the AWS default chain)
 and prints running counts per shard; nothing is produced into it.
+
+``--realtime`` runs the query in Spark's real-time mode (``trigger(realTime=...)``, pyspark 4.2 or newer) instead
+of micro-batches and prints, for each real-time batch, how long its events took from the producer to Spark (p50,
+p99, max): each event is handed through as it arrives (see ``_demo_realtime``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Dict, List, Optional
 
+from ._demo_realtime import MIN_BATCH_SECONDS, LatencyFiles, check_real_time_mode, start_real_time_query
 from ._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, KinesisMock, PrerequisiteMissing
 
 _LOG_CONFIG = Path(__file__).resolve().parent / "demo_log4j2.properties"
@@ -116,6 +121,8 @@ class Producer(threading.Thread):
                         "eventType": rng.choice(EVENT_TYPES),
                         "userId": user,
                         "amount": round(rng.random() * 100, 2),
+                        # the real-time demo's latency: the JVM's wall clock when Spark sees the event, minus this
+                        "sentAtMs": int(time.time() * 1000),
                     }
                     records.append({"Data": json.dumps(event).encode(), "PartitionKey": user})
                 self.client.put_records(StreamName=self.stream, Records=records)
@@ -177,8 +184,27 @@ def _parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
         help=f"the AWS region of --stream (default: the AWS default region chain) or of --endpoint (default {REGION})",
     )
     parser.add_argument("--shards", type=int, default=2, help="shards of the local stream (default 2)")
-    parser.add_argument("--trigger-seconds", type=int, default=2, help="seconds between micro-batches (default 2)")
+    parser.add_argument(
+        "--trigger-seconds",
+        type=int,
+        help=f"seconds between micro-batches (default 2), or a real-time batch's duration (default and least "
+        f"{MIN_BATCH_SECONDS})",
+    )
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="real-time mode (pyspark 4.2+): print how long events took from the producer to Spark",
+    )
     args = parser.parse_args(argv)
+    if args.realtime and args.stream:
+        parser.error("--realtime measures events the demo produces itself: leave out --stream")
+    if args.trigger_seconds is None:
+        args.trigger_seconds = MIN_BATCH_SECONDS if args.realtime else 2
+    if args.realtime and args.trigger_seconds < MIN_BATCH_SECONDS:
+        parser.error(
+            f"a real-time batch lasts at least {MIN_BATCH_SECONDS} seconds (Spark's minimum): "
+            f"give --trigger-seconds {MIN_BATCH_SECONDS} or more"
+        )
     if args.region and not (args.stream or args.endpoint):
         parser.error("--region goes with --stream or --endpoint")
     if args.stream and args.endpoint:
@@ -192,6 +218,8 @@ def run(args: argparse.Namespace) -> int:
     """Runs the pipeline; returns the exit status."""
     local = args.stream is None
     _check_prerequisites(local)
+    if args.realtime:
+        check_real_time_mode()
     from pyspark_kinesis import KinesisSourceOptions
 
     emulator: Optional[KinesisMock] = None
@@ -240,13 +268,21 @@ def run(args: argparse.Namespace) -> int:
         spark = _start_spark()
         stop.install()  # again: SparkContext installs a SIGINT handler of its own that interrupts py4j calls
         stop.check()
-        query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
+        latencies = LatencyFiles(Path(checkpoint) / "latencies") if args.realtime else None
+        if latencies is not None:
+            query = start_real_time_query(spark, options, checkpoint, latencies.directory, args.trigger_seconds)
+        else:
+            query = _start_query(spark, options, local, checkpoint, args.trigger_seconds)
         _say(f"Streaming for {args.seconds} s (Ctrl-C stops earlier); the Spark UI is at {spark.sparkContext.uiWebUrl}")
         deadline = time.monotonic() + args.seconds
         reported = -1
         while query.isActive and time.monotonic() < deadline and not stop.requested.is_set():
             query.awaitTermination(max(0.1, min(1.0, deadline - time.monotonic())))
-            reported = _report_lag(query.lastProgress, reported)
+            line = latencies.report() if latencies is not None else None
+            if line is not None:
+                _say(line)
+            if latencies is None:
+                reported = _report_lag(query.lastProgress, reported)
             if producer is not None and producer.error is not None:
                 raise RuntimeError(f"the producer failed: {producer.error}") from producer.error
         if not query.isActive and query.exception() is not None:
@@ -256,7 +292,8 @@ def run(args: argparse.Namespace) -> int:
         spark.sparkContext.setLogLevel("OFF")
         query.stop()
         produced = f", {producer.sent} events produced" if producer is not None else ""
-        _say(f"Stopped after {batches} micro-batches{produced}.")
+        kind = "real-time batches" if args.realtime else "micro-batches"
+        _say(f"Stopped after {batches} {kind}{produced}.")
         return 0
     except Stop:
         _say("Stopped during start-up.")
