@@ -65,7 +65,8 @@ class LicenceFilesSuite extends AnyFunSuite with Matchers {
 
   test("Given every relocated package in the JAR, then NOTICE names the component it comes from") {
     val prefix = "io/github/sparkkinesis/shaded/"
-    val packages = withJar(_.entries().asScala.map(_.getName).filter(_.startsWith(prefix)).toVector)
+    val packages = withJar(_.entries().asScala.map(_.getName).toVector)
+      .filter(n => n.startsWith(prefix) && !n.endsWith("/"))
       .map(_.stripPrefix(prefix))
     val unnamed = packages.filterNot(p => Components.keys.exists(k => p.startsWith(k + "/"))).map(_.split('/').head)
     withClue("relocated packages with no NOTICE line (add the component to NOTICE and to this map): ") {
@@ -89,9 +90,11 @@ class LicenceFilesSuite extends AnyFunSuite with Matchers {
 
   test("Given the KPL's native folder, then only the daemons it runs are bundled, not the unused macOS zip") {
     withJar { zip =>
-      val folder = "amazon-kinesis-producer-native-binaries/"
-      val natives = zip.entries().asScala.map(_.getName).filter(n => n.startsWith(folder) && !n.endsWith("/"))
-      natives.toSet shouldBe Set("linux-x86_64", "linux-aarch64", "osx").map(p => s"$folder$p/kinesis_producer")
+      val natives =
+        zip.entries().asScala.map(_.getName).filter(_.startsWith("amazon-kinesis-producer-native-binaries/"))
+      natives.filterNot(_.endsWith("/")).toSet shouldBe
+        Set("linux-x86_64", "linux-aarch64", "osx").map(p =>
+          s"amazon-kinesis-producer-native-binaries/$p/kinesis_producer")
     }
   }
 }
