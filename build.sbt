@@ -246,12 +246,31 @@ lazy val integrationTests = (project in file("integration-tests"))
     Test / envVars ++= sys.env.filter { case (k, _) =>
       Seq("KINESIS_MOCK", "MOTO_", "DYNAMODB_LOCAL").exists(k.startsWith)
     },
-    // Another JVM to run the tests on when asked (bin/test runs the shaded JAR's checks and fan-out on Java 21 too);
-    // compiling stays on sbt's own JDK.
-    Test / forkOptions := sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").filter(_.nonEmpty)
+    // Another JVM to run the tests on when asked (bin/test runs the smoke suites on Java 21 too); compiling stays on
+    // sbt's own JDK. A system property as well as the environment, so that one sbt session can switch with `reload`.
+    Test / forkOptions := integrationJavaHome
       .fold((Test / forkOptions).value)(home => (Test / forkOptions).value.withJavaHome(file(home))),
-    Test / javaOptions ++= sys.env.get("SPARK_KINESIS_IT_JAVA_HOME").filter(_.nonEmpty)
-      .map(home => s"-Dsparkkinesis.javaHome=$home").toSeq)
+    Test / javaOptions ++= integrationJavaHome.map(home => s"-Dsparkkinesis.javaHome=$home").toSeq,
+    // Two test JVMs side by side: the suites mostly wait on emulators, timers and child JVMs, so two cores carry two
+    // at once. The slowest suites (the SIGKILL runs, real-time mode's long batches) go in one JVM, the rest in the
+    // other, which takes about as long.
+    Test / parallelExecution := true,
+    Test / testGrouping := {
+      val (slowest, others) = (Test / definedTests).value.partition(t => SlowestIntegrationSuites(t.name))
+      Seq("slowest" -> slowest, "others" -> others).collect {
+        case (name, tests) if tests.nonEmpty => Tests.Group(name, tests, Tests.SubProcess((Test / forkOptions).value))
+      }
+    })
+
+/** The integration suites that take half the run between them (bin/test's full run on 2 cores). */
+lazy val SlowestIntegrationSuites =
+  Set("CrashSuite", "RealTimeSuite").map("io.github.sparkkinesis.it." + _)
+
+/** The JDK the integration tests run on, when not sbt's own: `-Dsparkkinesis.itJavaHome` or the environment. */
+def integrationJavaHome: Option[String] =
+  sys.props.get("sparkkinesis.itJavaHome").orElse(sys.env.get("SPARK_KINESIS_IT_JAVA_HOME")).filter(_.nonEmpty)
+
+Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, 2)
 
 /**
  * The benchmark (`bench/run`): a main program, not a test, so `test` never runs it. Like the integration tests it sees
