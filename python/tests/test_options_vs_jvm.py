@@ -7,7 +7,8 @@ passes on, and the connector's message is what the user sees."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional
 
 from pyspark_kinesis import KinesisSourceOptions
 from pyspark_kinesis._registry import ALIASES, OPTIONS
@@ -221,6 +222,15 @@ def provider_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
         return jvm_message(e)
 
 
+def verdicts(
+    check: Callable[[Any, Dict[str, str]], Optional[str]], spark: Any, cases: List[Dict[str, str]]
+) -> List[Optional[str]]:
+    """``check`` on each case, several at once: each verdict is a few py4j round trips, and thousands of them one
+    after the other would spend minutes waiting on the socket (py4j gives each Python thread a connection)."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(lambda options: check(spark, options), cases))
+
+
 def python_verdict(options: Dict[str, str]) -> Optional[str]:
     try:
         KinesisSourceOptions.from_options(options)
@@ -250,16 +260,16 @@ def test_the_python_registry_is_the_jars_registry(spark: Any) -> None:
 def test_every_option_and_value_gets_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
     mismatches = []
     checked = refused = 0
-    for option in SOURCE_OPTIONS:
-        for value in CORPUS:
-            options = {"kinesis.streamName": "s", option.name: value}
-            python, jvm = python_verdict(options), provider_verdict(spark, options)
-            checked += 1
-            refused += python is not None
-            # On an enum (booleans included) Python checks all the connector checks of the value itself.
-            value_refused = (jvm or "").startswith("Invalid value ") and f" for option {option.name}: " in (jvm or "")
-            if not agree(python, jvm) or ("values" in option.data and value_refused and python is None):
-                mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
+    cases = [(option, value) for option in SOURCE_OPTIONS for value in CORPUS]
+    connector = verdicts(provider_verdict, spark, [{"kinesis.streamName": "s", o.name: v} for o, v in cases])
+    for (option, value), jvm in zip(cases, connector):
+        python = python_verdict({"kinesis.streamName": "s", option.name: value})
+        checked += 1
+        refused += python is not None
+        # On an enum (booleans included) Python checks all the connector checks of the value itself.
+        value_refused = (jvm or "").startswith("Invalid value ") and f" for option {option.name}: " in (jvm or "")
+        if not agree(python, jvm) or ("values" in option.data and value_refused and python is None):
+            mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
     assert checked == len(SOURCE_OPTIONS) * len(CORPUS)
     assert refused > 0, "Python refused no value: the corpus no longer tests its checks"
     assert not mismatches, f"{len(mismatches)} of {checked} differ:\n" + "\n".join(mismatches)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
-from test_options_vs_jvm import CORPUS, agree, jvm_message, provider_verdict
+from test_options_vs_jvm import CORPUS, agree, jvm_message, provider_verdict, verdicts
 
 from pyspark_kinesis import KinesisSinkOptions, KinesisSourceOptions
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -105,14 +105,14 @@ def write_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
 def test_every_sink_option_and_value_gets_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
     mismatches = []
     checked = 0
-    for option in SINK_OPTIONS:
-        for value in CORPUS + SINK_CORPUS:
-            options = {option.name: value}
-            python, jvm = python_verdict(options), parser_verdict(spark, options)
-            checked += 1
-            value_refused = (jvm or "").startswith("Invalid value ") and f" for option {option.name}: " in (jvm or "")
-            if not agree(python, jvm) or ("values" in option.data and value_refused and python is None):
-                mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
+    cases = [(option, value) for option in SINK_OPTIONS for value in CORPUS + SINK_CORPUS]
+    connector = verdicts(parser_verdict, spark, [{option.name: value} for option, value in cases])
+    for (option, value), jvm in zip(cases, connector):
+        python = python_verdict({option.name: value})
+        checked += 1
+        value_refused = (jvm or "").startswith("Invalid value ") and f" for option {option.name}: " in (jvm or "")
+        if not agree(python, jvm) or ("values" in option.data and value_refused and python is None):
+            mismatches.append(f"{option.name}={value!r}\n  python: {python}\n  jvm:    {jvm}")
     assert checked == len(SINK_OPTIONS) * (len(CORPUS) + len(SINK_CORPUS))
     assert not mismatches, f"{len(mismatches)} of {checked} differ:\n" + "\n".join(mismatches)
 
