@@ -259,8 +259,8 @@ lazy val integrationTests = (project in file("integration-tests"))
     })
 
 /**
- * Seconds the longer integration suites took in bin/test's full run on 2 cores (a suite not named counts 5), used
- * only to deal the suites into two JVMs that end at about the same time.
+ * Seconds the longer integration suites took in bin/test's full run on 2 cores (a suite not named counts 5), used only
+ * to deal the suites into two JVMs that end at about the same time.
  */
 lazy val integrationSuiteSeconds = Map(
   "CrashSuite" -> 274,
