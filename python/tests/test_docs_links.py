@@ -4,7 +4,8 @@ pages link to each other's sections, so a section moved or renamed breaks links 
 neither pyspark nor the wheel, and no network: external URLs are only parsed.
 
 python/README.md is the wheel's description on PyPI, which resolves no relative link: its links must be absolute,
-and those into this repository on GitHub must name a file that exists here."""
+and those into this repository on GitHub must name a file that exists here (and one of its headings, for an
+anchor)."""
 
 from __future__ import annotations
 
@@ -103,6 +104,8 @@ def test_given_a_link_then_its_target_exists(link: Link) -> None:
         if link.target.startswith(GITHUB_FILES):
             path = unquote(parts.path[len(urlsplit(GITHUB_FILES).path) :])
             assert (ROOT / path).exists(), f"{link}: {path} is not a file of this repository"
+            if parts.fragment:
+                assert unquote(parts.fragment) in anchors_of((ROOT / path).resolve()), f"{link}: no such heading"
         return
     assert link.page != PYPI_PAGE, f"{link}: PyPI shows this page and resolves no relative link; use {GITHUB_FILES}..."
     path, _, anchor = link.target.partition("#")
