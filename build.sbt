@@ -323,4 +323,4 @@ lazy val bench = (project in file("bench"))
 
 // The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says.
 addCommandAlias("formatCheck", "scalafmtCheckAll; scalafmtSbtCheck")
-addCommandAlias("updateOptionsDocs", "connector/runMain io.github.sparkkinesis.options.OptionsDocs README.md")
+addCommandAlias("updateOptionsDocs", "connector/runMain io.github.sparkkinesis.options.OptionsDocs docs/options.md")

@@ -82,7 +82,7 @@ def test_given_the_kinesis_sink_when_executors_and_the_driver_die_then_nothing_i
     report = report_of(scenario, tmp_path, cluster)
     # Then every record reaches the target stream; a row is written again only when its task or batch is run
     # again (a retry after a kill, a replay after a restart, a speculative copy), so duplicates are at most one
-    # batch per fault and per speculative copy (the README's at-least-once)
+    # batch per fault and per speculative copy (docs/sink.md's at-least-once)
     assert report.missing == 0 and report.unexpected == 0, report.summary()
     bound = 400 * (sum(report.faults.values()) + report.speculative_tasks)
     assert report.duplicates <= bound, report.summary()

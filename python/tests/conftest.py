@@ -1,7 +1,8 @@
 """Shared fixtures: one local Spark session with the connector attached by the package, and one emulator.
 
 The tests import the installed wheel, never the source tree: run-tests.sh installs the wheel into a fresh
-virtual environment and runs pytest from a folder outside python/src.
+virtual environment and runs pytest from a folder outside python/src. The package is imported where a fixture
+needs it, so tests of the repository's files (test_docs_links.py) run without a built wheel or pyspark.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from typing import Any, Callable, Iterator, Tuple
 
 import pytest
 
-import pyspark_kinesis
-from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, KinesisMock
-
 
 def pytest_report_header(config: Any) -> str:
-    import pyspark
+    try:
+        import pyspark
 
+        import pyspark_kinesis
+    except ImportError as missing:
+        return f"{missing.name} is not installed: only tests that need neither pyspark nor the wheel can pass"
     return (
         f"pyspark {pyspark.__version__}, pyspark-kinesis {pyspark_kinesis.__version__} from {pyspark_kinesis.__file__}"
     )
@@ -28,6 +30,8 @@ def pytest_report_header(config: Any) -> str:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     from pyspark.sql import SparkSession
+
+    import pyspark_kinesis
 
     builder = (
         SparkSession.builder.master("local[2]")
@@ -48,6 +52,8 @@ def emulator() -> Iterator[Tuple[str, str]]:
     """The plain and TLS endpoints of the emulator bin/test started (KINESIS_MOCK_ENDPOINT, and
     KINESIS_MOCK_TLS_ENDPOINT or else KINESIS_MOCK_TLS_PORT as kinesis-mock.sh uses it), or of one started here
     through the package."""
+    from pyspark_kinesis._emulator import KinesisMock
+
     given = os.environ.get("KINESIS_MOCK_ENDPOINT")
     if given:
         tls_port = os.environ.get("KINESIS_MOCK_TLS_PORT", "4567")
@@ -73,6 +79,8 @@ def tls_endpoint(emulator: Tuple[str, str]) -> str:
 @pytest.fixture(scope="session")
 def kinesis(endpoint: str) -> Any:
     import boto3
+
+    from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
 
     return boto3.client(
         "kinesis",

@@ -1,5 +1,5 @@
-"""The user's first hour: the docker-compose LocalStack the README promises, and the set-up script that installs
-what bin/demo and bin/test need (build/prerequisites.sh), tried with stand-ins for apt-get and sudo."""
+"""The user's first hour: the docker-compose LocalStack docs/development.md promises, and the set-up script that
+installs what bin/demo and bin/test need (build/prerequisites.sh), tried with stand-ins for apt-get and sudo."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 import yaml  # type: ignore[import-untyped,unused-ignore]
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+DEVELOPMENT = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
 PREREQUISITES = ROOT / "build" / "prerequisites.sh"
 
 
@@ -23,10 +23,10 @@ def compose() -> Dict[str, Any]:
     return dict(yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8")))
 
 
-def readme_section(title: str) -> str:
-    start = README.index(f"\n## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start:end]
+def development_section(title: str) -> str:
+    start = DEVELOPMENT.index(f"\n## {title}\n")
+    end = DEVELOPMENT.find("\n## ", start + 1)
+    return DEVELOPMENT[start:] if end < 0 else DEVELOPMENT[start:end]
 
 
 def test_given_the_compose_file_then_localstack_serves_kinesis_on_4566_from_a_pinned_image_with_health_check() -> None:
@@ -40,8 +40,8 @@ def test_given_the_compose_file_then_localstack_serves_kinesis_on_4566_from_a_pi
     assert volume in compose()["volumes"], "the data volume is a named one"
 
 
-def test_given_the_readme_then_its_docker_section_runs_the_demo_and_the_quickstart_against_the_compose_file() -> None:
-    section = readme_section("With Docker: LocalStack")
+def test_given_the_docs_then_their_docker_section_runs_the_demo_and_the_quickstart_against_the_compose_file() -> None:
+    section = development_section("With Docker: LocalStack")
     localstack = compose()["services"]["localstack"]
     # The commands: start and wait for health, the demo with its endpoint flag, stop
     assert "docker compose up -d --wait" in section and "docker compose down" in section

@@ -133,7 +133,7 @@ def test_given_a_spark_release_no_line_supports_then_line_of_refuses_it(version:
 def test_given_the_readmes_then_every_release_version_they_name_is_the_version_file() -> None:
     version = (ROOT / "VERSION").read_text().strip()
     assert pyspark_kinesis.__version__ == version
-    for readme in (ROOT / "README.md", ROOT / "python" / "README.md"):
+    for readme in (ROOT / "README.md", ROOT / "python" / "README.md", *sorted((ROOT / "docs").glob("*.md"))):
         text = readme.read_text()
         named = re.findall(r"_2\.1[23][-:](\d+\.\d+\.\d+)", text)
         named += re.findall(r'"spark-kinesis" % "(\d+\.\d+\.\d+)"', text)

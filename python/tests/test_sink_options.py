@@ -223,13 +223,13 @@ def test_given_misspelt_names_then_the_closest_option_is_named() -> None:
         KinesisSinkOptions(record_tll=60000)  # type: ignore[call-arg]
     assert str(raised.value) == (
         "Unknown option 'record_tll'. Did you mean record_ttl (kinesis.sink.recordTtl)? The accepted options are "
-        "listed in the README's options table."
+        "listed at https://github.com/spark-kinesis/spark-kinesis/blob/main/docs/options.md."
     )
     with pytest.raises(ValueError) as raised:
         KinesisSinkOptions.from_options({"kinesis.sink.recordTl": "60000"})
     assert str(raised.value) == (
         "Unknown option 'kinesis.sink.recordtl'. Did you mean kinesis.sink.recordTtl? The accepted options are "
-        "listed in the README's options table."
+        "listed at https://github.com/spark-kinesis/spark-kinesis/blob/main/docs/options.md."
     )
 
 

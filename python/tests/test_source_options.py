@@ -205,7 +205,7 @@ def test_given_a_misspelt_keyword_then_the_closest_option_is_named() -> None:
         KinesisSourceOptions(stream_name="s", starting_postion="LATEST")  # type: ignore[arg-type]
     assert str(raised.value) == (
         "Unknown option 'starting_postion'. Did you mean starting_position (kinesis.startingPosition)? The accepted "
-        "options are listed in the README's options table."
+        "options are listed at https://github.com/spark-kinesis/spark-kinesis/blob/main/docs/options.md."
     )
 
 
@@ -214,7 +214,7 @@ def test_given_a_misspelt_option_name_then_the_message_is_the_connectors() -> No
         KinesisSourceOptions.from_options({"kinesis.streamName": "s", "kinesis.stratingPosition": "LATEST"})
     assert str(raised.value) == (
         "Unknown option 'kinesis.stratingposition'. Did you mean kinesis.startingPosition? The accepted options are "
-        "listed in the README's options table."
+        "listed at https://github.com/spark-kinesis/spark-kinesis/blob/main/docs/options.md."
     )
 
 

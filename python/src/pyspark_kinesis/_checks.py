@@ -69,8 +69,8 @@ def unknown_message(given: str, known: Iterable[str], shown: Callable[[str], str
     """The connector's message for an unknown option, naming the nearest of ``known`` by edit distance."""
     near = min(known, key=lambda name: _edit_distance(name.lower(), given.lower()))
     return (
-        f"Unknown option '{given}'. Did you mean {shown(near)}? The accepted options are listed in the README's "
-        "options table."
+        f"Unknown option '{given}'. Did you mean {shown(near)}? The accepted options are listed at "
+        "https://github.com/spark-kinesis/spark-kinesis/blob/main/docs/options.md."
     )
 
 

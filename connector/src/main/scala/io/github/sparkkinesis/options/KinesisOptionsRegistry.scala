@@ -5,8 +5,8 @@ import io.github.sparkkinesis.offsets.StartingPosition
 
 /**
  * The single source of truth for every option the connector reads: name, typed default, description and parser (which
- * names the type and the accepted values). Time options are durations such as `500ms` or `5m`. The README's options
- * table and the Python option builders are generated from, or tested against, [[KinesisOptionsRegistry.all]].
+ * names the type and the accepted values). Time options are durations such as `500ms` or `5m`. The options table of
+ * docs/options.md and the Python option builders are generated from, or tested against, [[KinesisOptionsRegistry.all]].
  */
 object KinesisOptionsRegistry {
   import OptionUsage._
@@ -277,7 +277,7 @@ object KinesisOptionsRegistry {
     "kinesis.sink.maxPendingBytesPerExecutor",
     Some(134217728L),
     "Most bytes (partition keys and data) of those rows, 128 MiB by default; the producer's native process " +
-      "holds them outside the JVM heap, in the executor's memory overhead: see the README for sizing. Each " +
+      "holds them outside the JVM heap, in the executor's memory overhead: see docs/sink.md for sizing. Each " +
       s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
     long(1048576L, 68719476736L, unit = "bytes"),
     usage = Sink)
@@ -456,7 +456,7 @@ object KinesisOptionsRegistry {
     int(0, 100),
     usage = Source)
 
-  /** Every option, in the order the README lists them. */
+  /** Every option, in the order docs/options.md lists them. */
   val all: Seq[OptionSpec[_]] = Seq(
     StreamName,
     StreamARN,

@@ -98,8 +98,8 @@ private[options] object OptionValues {
     keys.filter(_.startsWith("kinesis.")).find(k => find(k).isEmpty).foreach { unknown =>
       val closest = knownNames.minBy(name => editDistance(name.toLowerCase(Locale.ROOT), unknown))
       throw new IllegalArgumentException(
-        s"Unknown option '$unknown'. Did you mean $closest? The accepted options are listed in the " +
-          "README's options table.")
+        s"Unknown option '$unknown'. Did you mean $closest? The accepted options are listed at " +
+          "https://github.com/spark-kinesis/spark-kinesis/blob/main/docs/options.md.")
     }
 
   private def editDistance(a: String, b: String): Int = {

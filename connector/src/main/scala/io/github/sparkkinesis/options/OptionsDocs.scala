@@ -7,10 +7,10 @@ import io.github.sparkkinesis.ConnectorVersion
 import io.github.sparkkinesis.offsets.Json
 
 /**
- * Renders the options registry for people and other languages: the README's options table and its sections on migrating
- * from other connectors (each between the markers below), and a JSON description for other languages' option builders.
- * `main(readmePath)` rewrites the README's generated parts in place; `main("--json", path)` writes the JSON
- * description.
+ * Renders the options registry for people and other languages: the options table of docs/options.md and its sections on
+ * migrating from other connectors (each between the markers below), and a JSON description for other languages' option
+ * builders. `main(pagePath)` rewrites the page's generated parts in place (by default docs/options.md, as the
+ * `updateOptionsDocs` task does); `main("--json", path)` writes the JSON description.
  */
 object OptionsDocs {
   val Begin = "<!-- options-table:begin (generated from KinesisOptionsRegistry; do not edit by hand) -->"
@@ -54,13 +54,13 @@ object OptionsDocs {
   private def replaceBetween(text: String, begin: String, end: String, content: String): String = {
     val from = text.indexOf(begin)
     val to = text.indexOf(end)
-    require(from >= 0 && to > from, s"the README has no markers $begin ... $end")
+    require(from >= 0 && to > from, s"the options page has no markers $begin ... $end")
     text.substring(0, from + begin.length) + "\n" + content + text.substring(to)
   }
 
-  /** The README text with its options table and migration sections replaced by the generated ones. */
-  def withTable(readme: String): String =
-    replaceBetween(replaceBetween(readme, Begin, End, markdownTable), MigrationBegin, MigrationEnd, migrationSections)
+  /** The options page's text with its options table and migration sections replaced by the generated ones. */
+  def withTable(page: String): String =
+    replaceBetween(replaceBetween(page, Begin, End, markdownTable), MigrationBegin, MigrationEnd, migrationSections)
 
   /**
    * Every option as JSON (name, usage, type, default as written when there is one, description, accepted values,
@@ -93,10 +93,10 @@ object OptionsDocs {
     case "--json" :: out :: Nil =>
       Files.write(Paths.get(out), json.getBytes(UTF_8))
       println(s"wrote the options description to $out")
-    case readmeArgs =>
-      val path = Paths.get(readmeArgs.headOption.getOrElse("README.md"))
-      val readme = new String(Files.readAllBytes(path), UTF_8)
-      Files.write(path, withTable(readme).getBytes(UTF_8))
+    case pageArgs =>
+      val path = Paths.get(pageArgs.headOption.getOrElse("docs/options.md"))
+      val page = new String(Files.readAllBytes(path), UTF_8)
+      Files.write(path, withTable(page).getBytes(UTF_8))
       println(s"wrote the options table into $path")
   }
 }

@@ -110,7 +110,7 @@ class DynamoDbLifecycleSuite extends AnyFunSuite with Matchers {
     // Then
     val item = fake.items(("q", "run-r1/0000000000000000000/0000000000"))
     item("expiresAt").n.toLong shouldBe 1700000000L + 400L * 24 * 3600
-    // A table that exists (made by the user) is left as it is: the README names the attribute to enable
+    // A table that exists (made by the user) is left as it is: docs/exactly-once.md names the attribute to enable
     val existing = new FakeDynamoDb()
     existing.tableExists = true
     DynamoDbTable("ends", None).ensure(options.client, new FakeDynamoDbAccess(existing))

@@ -122,7 +122,7 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
       .toString should not include "s3cr3t"
   }
 
-  test("given each starting position form, when parsed, then it means what the README says") {
+  test("given each starting position form, when parsed, then it means what docs/options.md says") {
     def start(raw: String) = KinesisSourceOptions.parse(minimal + ("kinesis.startingPosition" -> raw)).startingPosition
     start("latest") shouldBe StartingPosition.Latest
     start("EARLIEST") shouldBe StartingPosition.TrimHorizon

@@ -10,24 +10,24 @@ import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
 import io.github.sparkkinesis.source.reading.SubscriptionCache
 
 /**
- * The README's IAM policies against the calls queries make: every Kinesis operation the fake client saw during a
- * polling query, and during an enhanced fan-out query that registers its consumer, is allowed by the README's policy
- * for that kind of query.
+ * The IAM policies of docs/security.md against the calls queries make: every Kinesis operation the fake client saw
+ * during a polling query, and during an enhanced fan-out query that registers its consumer, is allowed by the page's
+ * policy for that kind of query.
  */
 class PermissionsSuite extends AnyFunSuite with Matchers {
 
   private lazy val permissions: String = {
-    val readme = new String(Files.readAllBytes(Paths.get("..", "README.md")), UTF_8)
-    val start = readme.indexOf("\n## Permissions")
-    withClue("README.md has no '## Permissions' section: ")(start should be >= 0)
-    val end = readme.indexOf("\n## ", start + 1)
-    readme.substring(start, if (end < 0) readme.length else end)
+    val page = new String(Files.readAllBytes(Paths.get("..", "docs", "security.md")), UTF_8)
+    val start = page.indexOf("\n## Permissions")
+    withClue("docs/security.md has no '## Permissions' section: ")(start should be >= 0)
+    val end = page.indexOf("\n## ", start + 1)
+    page.substring(start, if (end < 0) page.length else end)
   }
 
-  /** The `kinesis:` actions of the first JSON policy after the README's paragraph starting with `intro`. */
+  /** The `kinesis:` actions of the first JSON policy after the page's paragraph starting with `intro`. */
   private def policyActions(intro: String): Set[String] = {
     val at = permissions.indexOf("\n" + intro)
-    withClue(s"README.md's Permissions section has no paragraph starting '$intro': ")(at should be >= 0)
+    withClue(s"docs/security.md's Permissions section has no paragraph starting '$intro': ")(at should be >= 0)
     val open = permissions.indexOf("```json", at)
     val policy = permissions.substring(open, permissions.indexOf("```", open + 7))
     "\"kinesis:([A-Za-z]+)\"".r.findAllMatchIn(policy).map(_.group(1)).toSet
@@ -49,8 +49,8 @@ class PermissionsSuite extends AnyFunSuite with Matchers {
     fake.operationsCalled
   }
 
-  test("given a polling query, when it reads through a reshard, then the README's reading policy allows every " +
-    "Kinesis call it made") {
+  test("given a polling query, when it reads through a reshard, then the reading policy of docs/security.md allows " +
+    "every Kinesis call it made") {
     // Given / When
     val called = operationsOf(Map.empty)
 
@@ -60,7 +60,7 @@ class PermissionsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given an enhanced fan-out query that registers its consumer, when it reads through a reshard and stops, then " +
-    "the README's fan-out policy allows every Kinesis call it made, DescribeStreamSummary included") {
+    "the fan-out policy of docs/security.md allows every Kinesis call it made, DescribeStreamSummary included") {
     // Given / When
     val called = operationsOf(Map("kinesis.consumerType" -> "EFO", "kinesis.consumerName" -> "q"))
 
