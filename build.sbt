@@ -17,6 +17,13 @@ def sparkCompileVersion(scalaBinary: String): String = scalaBinary match {
   case _ => "4.1.0"
 }
 
+/**
+ * Writes `bytes` to `file` unless it holds them already: a generated resource rewritten on every run would look changed
+ * and make sbt-assembly build the shaded JAR again each time a task needs it.
+ */
+def writeIfChanged(file: File, bytes: Array[Byte]): Unit =
+  if (!file.isFile || !java.util.Arrays.equals(IO.readBytes(file), bytes)) IO.write(file, bytes)
+
 /** The oldest Spark release each line's JAR runs on. */
 def sparkOldestVersion(scalaBinary: String): String = scalaBinary match {
   case "2.12" => "3.5.0"
@@ -117,7 +124,7 @@ lazy val connector = (project in file("connector"))
       val root = (ThisBuild / baseDirectory).value
       Seq("LICENSE", "NOTICE").map { name =>
         val out = (Compile / resourceManaged).value / "META-INF" / name
-        IO.copyFile(root / name, out)
+        writeIfChanged(out, IO.readBytes(root / name))
         out
       }
     }.taskValue,
@@ -134,7 +141,7 @@ lazy val connector = (project in file("connector"))
     // The version, readable at run time (one version number for the JAR and the Python package).
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "io" / "github" / "sparkkinesis" / "version.properties"
-      IO.write(out, s"version=${version.value}\n")
+      writeIfChanged(out, s"version=${version.value}\n".getBytes("UTF-8"))
       Seq(out)
     }.taskValue,
     // The KPL's native daemons, stripped (see project/KplNatives.scala); the assembly prefers them to the KPL JAR's.

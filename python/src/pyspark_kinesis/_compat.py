@@ -32,7 +32,8 @@ SPARK_LINES: Tuple[SparkLine, ...] = (
         releases=("4.0", "4.1", "4.2", "4.3"),
         scala="2.13",
         java=("17", "21"),
-        tested="Spark 4.2.0 (integration, Java 17); Spark 4.0.0 (integration smoke, Java 21); pyspark 4.3.0 (Python)",
+        tested="Spark 4.2.0 (integration, Java 17); Spark 4.1.1 (real-time mode); Spark 4.0.0 (integration smoke, "
+        "Java 21); pyspark 4.3.0 (Python)",
     ),
 )
 
