@@ -257,54 +257,11 @@ lazy val integrationTests = (project in file("integration-tests"))
     // sbt's own JDK. A system property as well as the environment, so that one sbt session can switch with `reload`.
     Test / forkOptions := integrationJavaHome
       .fold((Test / forkOptions).value)(home => (Test / forkOptions).value.withJavaHome(file(home))),
-    Test / javaOptions ++= integrationJavaHome.map(home => s"-Dsparkkinesis.javaHome=$home").toSeq,
-    // Two test JVMs side by side: the suites mostly wait on emulators, timers and child JVMs, so two cores carry two
-    // at once. The suites are dealt into two groups of about equal length.
-    Test / parallelExecution := true,
-    Test / testGrouping := twoEvenGroups((Test / definedTests).value).zipWithIndex.map { case (tests, i) =>
-      Tests.Group(s"jvm-${i + 1}", tests, Tests.SubProcess((Test / forkOptions).value))
-    })
-
-/**
- * Seconds the longer integration suites took in bin/test's full run on 2 cores (a suite not named counts 5), used only
- * to deal the suites into two JVMs that end at about the same time.
- */
-lazy val integrationSuiteSeconds = Map(
-  "CrashSuite" -> 274,
-  "RealTimeSuite" -> 200,
-  "CredentialsSuite" -> 87,
-  "EfoSuite" -> 66,
-  "SinkSuite" -> 35,
-  "ProducerLifecycleSuite" -> 32,
-  "SinkOutageSuite" -> 31,
-  "QuietStreamSuite" -> 27,
-  "SecretsInPlansSuite" -> 24,
-  "TriggerSuite" -> 14,
-  "RestartSuite" -> 12,
-  "MigrationSuite" -> 9,
-  "StartingPositionSuite" -> 9,
-  "LargeRecordsSuite" -> 8)
-
-/** The suites in two groups, the longest first into whichever group is shorter so far; empty groups dropped. */
-def twoEvenGroups(tests: Seq[TestDefinition]): Seq[Seq[TestDefinition]] = {
-  def seconds(test: TestDefinition) = integrationSuiteSeconds.getOrElse(test.name.split('.').last, 5)
-  val empty = Vector.fill(2)((Vector.empty[TestDefinition], 0))
-  val dealt = tests.sortBy(t => (-seconds(t), t.name)).foldLeft(empty) { (groups, test) =>
-    val shorter = groups.indices.minBy(groups(_)._2)
-    groups.updated(shorter, (groups(shorter)._1 :+ test, groups(shorter)._2 + seconds(test)))
-  }
-  dealt.map(_._1).filter(_.nonEmpty)
-}
+    Test / javaOptions ++= integrationJavaHome.map(home => s"-Dsparkkinesis.javaHome=$home").toSeq)
 
 /** The JDK the integration tests run on, when not sbt's own: `-Dsparkkinesis.itJavaHome` or the environment. */
 def integrationJavaHome: Option[String] =
   sys.props.get("sparkkinesis.itJavaHome").orElse(sys.env.get("SPARK_KINESIS_IT_JAVA_HOME")).filter(_.nonEmpty)
-
-// sbt's defaults, but for forked test groups: two at once instead of one (the integration tests' two JVMs).
-Global / concurrentRestrictions := Seq(
-  Tags.limitAll(java.lang.Runtime.getRuntime.availableProcessors),
-  Tags.limit(Tags.ForkedTestGroup, 2),
-  Tags.exclusiveGroup(Tags.Clean))
 
 /**
  * The benchmark (`bench/run`): a main program, not a test, so `test` never runs it. Like the integration tests it sees
