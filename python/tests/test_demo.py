@@ -115,27 +115,8 @@ def test_given_a_progress_with_lag_metrics_then_the_demo_reports_them_and_nothin
 
 
 def test_given_ctrl_c_while_streaming_then_the_demo_stops_cleanly_with_its_emulator() -> None:
-    # Given the demo streaming with growing totals
-    demo = subprocess.Popen(
-        [sys.executable, "-m", "pyspark_kinesis.demo", "--seconds", "300", "--trigger-seconds", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: "list[str]" = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(demo.stdout.readline, "")), daemon=True)
-    reader.start()
-    try:
-        eventually(lambda: event_counts("".join(lines)), 180, "a batch with counts from the demo")
-
-        # When Ctrl-C arrives
-        demo.send_signal(signal.SIGINT)
-        status = demo.wait(90)
-    finally:
-        if demo.poll() is None:
-            demo.kill()
-    reader.join(10)
-    out = "".join(lines)
+    # Given the demo streaming with growing totals, when Ctrl-C arrives
+    status, out = run_demo_until("--trigger-seconds", "1", seen=event_counts, what="a batch with counts from the demo")
 
     # Then it stops the query, Spark and the emulator, and exits 0
     assert status == 0, out[-4000:]
