@@ -141,14 +141,6 @@ def test_given_no_node_then_the_demo_says_how_to_install_it(tmp_path: "os.PathLi
     assert "'node' was not found" in done.stderr and "apt-get install nodejs npm" in done.stderr
 
 
-def needs_real_time_mode() -> Any:
-    import pyspark
-
-    old = tuple(int(part) for part in pyspark.__version__.split(".")[:2]) < (4, 2)
-    return pytest.mark.skipif(old, reason=f"real-time mode needs pyspark 4.2+, this is {pyspark.__version__}")
-
-
-@needs_real_time_mode()
 def test_given_realtime_when_the_demo_runs_then_it_prints_each_batchs_producer_to_spark_latency() -> None:
     line = r"Real-time batch: (\d+) events, each from the producer to Spark in p50 (\d+) ms, p99 (\d+) ms"
     # Given/When the demo runs in real-time mode against its own emulator for three 5-second batches
