@@ -11,6 +11,8 @@ import sys
 import time
 from typing import Dict, List
 
+import pytest
+
 from pyspark_kinesis import _emulator
 from pyspark_kinesis._emulator import KinesisMock
 
@@ -87,3 +89,43 @@ def test_given_a_started_emulator_when_stopped_then_sigterm_ends_it_without_a_ki
     assert process.returncode in (-signal.SIGTERM, 128 + signal.SIGTERM), process.returncode  # not -SIGKILL
     assert time.monotonic() - began < 5
     assert not alive(process.pid)
+
+
+def test_given_a_picked_port_taken_before_the_emulator_binds_it_when_started_then_it_starts_on_other_ports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given another process that binds the first free port the emulator picks, after the emulator checked it (the
+    # race with a JVM or another emulator that bin/test's parallel lanes run into)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        busy = taken.getsockname()[1]
+        picks = iter([busy])
+        monkeypatch.setattr(_emulator, "_free_port", lambda: next(picks, None) or free_port())
+        monkeypatch.setattr(_emulator, "_port_taken", lambda port: False)
+        mock = KinesisMock()
+        # When it starts
+        try:
+            endpoint = mock.start()
+            # Then it answers on ports other than the taken one
+            assert busy not in (mock.port, mock.tls_port)
+            assert endpoint == f"http://127.0.0.1:{mock.port}"
+            assert mock.answers() and mock.answers(tls=True)
+        finally:
+            mock.stop()
+
+
+def test_given_a_port_of_its_own_taken_when_started_then_it_fails_without_trying_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a port the caller chose, bound by another process after the emulator checked it
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        busy = taken.getsockname()[1]
+        monkeypatch.setattr(_emulator, "_port_taken", lambda port: False)
+        mock = KinesisMock(port=busy, tls_port=free_port())
+        # When it starts, then it fails on that port and says why
+        with pytest.raises(RuntimeError, match="EADDRINUSE"):
+            mock.start()
+        assert mock.port == busy

@@ -54,6 +54,12 @@ _PRELOAD = Path(__file__).resolve().parent / "resources" / "bind-loopback.js"
 _PACKAGE = "kinesis-local"  # also how a process is recognised as the emulator (its main.js path holds it)
 _INSTALL_LOCK_TIMEOUT = 300.0
 _NPM_TIMEOUT = 600.0
+#: Starts tried on fresh free ports when another process took a chosen port before the emulator bound it.
+_PORT_ATTEMPTS = 3
+
+
+class _PortLost(RuntimeError):
+    """The emulator exited because another process bound one of its ports first."""
 
 
 class PrerequisiteMissing(RuntimeError):
@@ -121,13 +127,19 @@ class KinesisMock:
     ) -> None:
         self.home = (home or default_home()) / "kinesis-mock"
         self.start_timeout = start_timeout
-        self.port = port or _free_port()
-        self.tls_port = tls_port or _free_port()
+        #: Ports picked here (none given) may be taken by another process before the emulator binds them; then
+        #: :meth:`start` picks others.
+        self.picks_ports = not port and not tls_port
         self.process: Optional[subprocess.Popen[bytes]] = None
-        self.endpoint = f"http://127.0.0.1:{self.port}"
-        self.tls_endpoint = f"https://127.0.0.1:{self.tls_port}"
+        self._use_ports(port or _free_port(), tls_port or _free_port())
+
+    def _use_ports(self, port: int, tls_port: int) -> None:
+        self.port = port
+        self.tls_port = tls_port
+        self.endpoint = f"http://127.0.0.1:{port}"
+        self.tls_endpoint = f"https://127.0.0.1:{tls_port}"
         #: Named after the plain port, so that emulators side by side keep logs of their own.
-        self.log = self.home / f"kinesis-mock-{self.port}.log"
+        self.log = self.home / f"kinesis-mock-{port}.log"
 
     def install(self) -> Path:
         """Installs kinesis-local with npm unless that version is already there; returns its main.js."""
@@ -184,17 +196,28 @@ class KinesisMock:
 
     def start(self) -> str:
         """Starts the emulator and waits until it answers on both ports; returns its plain endpoint,
-        ``http://127.0.0.1:<port>`` (the TLS one, ``https://127.0.0.1:<port>``, is then in :attr:`tls_endpoint`)."""
-        self.launch()
-        self.await_ready()
-        return self.endpoint
+        ``http://127.0.0.1:<port>`` (the TLS one, ``https://127.0.0.1:<port>``, is then in :attr:`tls_endpoint`).
+
+        With ports it picked itself, a port another process bound in the meantime (a free port is only free until
+        somebody binds it) means another try on fresh ports, up to three starts."""
+        for attempt in range(1, _PORT_ATTEMPTS + 1):
+            try:
+                self.launch()
+                self.await_ready()
+                return self.endpoint
+            except _PortLost:
+                if not self.picks_ports or attempt == _PORT_ATTEMPTS:
+                    raise
+                _log(f"port {self.port} or {self.tls_port} was taken before the emulator bound it; trying others")
+                self._use_ports(_free_port(), _free_port())
+        raise AssertionError("unreachable")
 
     def launch(self) -> int:
         """Installs if needed and starts the process without waiting for it; returns its pid."""
         main_js = self.install()
         for port in (self.port, self.tls_port):
             if _port_taken(port):
-                raise RuntimeError(f"port {port} on 127.0.0.1 is already in use; choose another port")
+                raise _PortLost(f"port {port} on 127.0.0.1 is already in use; choose another port")
         env = dict(os.environ)
         for name, value in SETTINGS.items():
             env.setdefault(name, value)
@@ -221,7 +244,9 @@ class KinesisMock:
         deadline = time.monotonic() + self.start_timeout
         while not (self.answers() and self.answers(tls=True)):
             if self.process is None or self.process.poll() is not None:
-                raise RuntimeError(f"kinesis-mock exited during start-up; see {self.log}:\n{self._log_tail()}")
+                tail = self._log_tail()
+                lost = _PortLost if "EADDRINUSE" in tail else RuntimeError
+                raise lost(f"kinesis-mock exited during start-up; see {self.log}:\n{tail}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(
