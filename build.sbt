@@ -32,14 +32,25 @@ def sparkOldestVersion(scalaBinary: String): String = scalaBinary match {
 
 /**
  * The Spark version the integration tests run on; `-Dspark.test.version=4.1.1` picks another release, and `oldest` the
- * oldest release the line's JAR supports (bin/test's smoke run).
+ * oldest release the line's JAR supports (bin/test's smoke run). They are compiled against the line's default release
+ * whatever runs them (see [[sparkTestCompileVersion]]).
  */
 def sparkTestVersion(scalaBinary: String): String = {
   val chosen = scalaBinary match {
-    case "2.12" => sys.props.getOrElse("spark.test.version.212", "3.5.8")
-    case _ => sys.props.getOrElse("spark.test.version", "4.2.0")
+    case "2.12" => sys.props.getOrElse("spark.test.version.212", sparkTestCompileVersion(scalaBinary))
+    case _ => sys.props.getOrElse("spark.test.version", sparkTestCompileVersion(scalaBinary))
   }
   if (chosen == "oldest") sparkOldestVersion(scalaBinary) else chosen
+}
+
+/**
+ * The Spark release the integration tests (and the benchmark) compile against. Another release chosen to run them on
+ * changes only the classpath they run with, so that one compilation serves every release of the line (they use only
+ * Spark's public API, stable across a line) and switching releases costs no recompilation.
+ */
+def sparkTestCompileVersion(scalaBinary: String): String = scalaBinary match {
+  case "2.12" => "3.5.8"
+  case _ => "4.2.0"
 }
 
 lazy val awsSdkVersion = "2.42.34"
@@ -67,10 +78,18 @@ ThisBuild / crossScalaVersions := Seq(scala212, scala213)
 /** JVM flags Spark needs on Java 17 (what spark-submit adds for you); bin/ scripts read the same file. */
 lazy val sparkJavaOptions = "-Xmx3g" +: IO.readLines(file("build/spark-jvm-options")).map(_.trim).filter(_.nonEmpty)
 
+/**
+ * Test JVMs (and the child JVMs the integration tests start with their flags) compile with C1 only and collect with the
+ * serial collector: tests mostly wait on emulators and triggers, and on two cores C2's compiler threads and G1's
+ * threads cost more than the faster code saves (a third less CPU for a Spark test, measured). Benchmarks keep the JVM's
+ * defaults.
+ */
+lazy val testJvmOptions = Seq("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
 lazy val commonSettings = Seq(
   scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "8"),
   Test / fork := true,
-  Test / javaOptions ++= sparkJavaOptions,
+  Test / javaOptions ++= sparkJavaOptions ++ testJvmOptions,
   Test / parallelExecution := false,
   Test / envVars += "SPARK_LOCAL_IP" -> "127.0.0.1",
   Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"))
@@ -161,7 +180,8 @@ lazy val connector = (project in file("connector"))
     assembly / test := {},
     // The published JAR is the shaded assembly, and the POM names only what the cluster provides (Spark), so a
     // Maven or sbt dependency brings the same relocated classes as --jars, never a second AWS SDK.
-    Compile / packageBin := assembly.value,
+    Compile / packageBin := assembledJar.value,
+    assembledJar := assembledJarTask.value,
     pomPostProcess := { node =>
       import scala.xml.{Elem, Node => XmlNode}
       import scala.xml.transform.{RewriteRule, RuleTransformer}
@@ -225,6 +245,32 @@ lazy val connector = (project in file("connector"))
       case x => MergeStrategy.defaultMergeStrategy(x)
     })
 
+lazy val assembledJar =
+  taskKey[File]("The shaded JAR, built by sbt-assembly only when something that goes into it changed")
+
+/**
+ * The shaded JAR without sbt-assembly's own up-to-date check, which hashes every dependency's classes again (about 40 s
+ * each time, and every integration-test command needs the JAR): built again only when the list of its inputs (classes,
+ * resources, dependency JARs, the build's definition) or the newest modification time among them changed.
+ */
+lazy val assembledJarTask = Def.taskDyn {
+  val jar = (assembly / assemblyOutputPath).value
+  val build = (ThisBuild / baseDirectory).value
+  val inputs =
+    (assembly / fullClasspath).value.map(_.data) ++ (build / "build.sbt" +: (build / "project" * "*.scala").get)
+  val newest = inputs.flatMap(f => if (f.isDirectory) (f ** "*").get else Seq(f)).map(_.lastModified).max
+  // What the JAR was last built from: its inputs, and the newest modification time among them.
+  val fingerprint = (newest.toString +: inputs.map(_.getAbsolutePath).sorted).mkString("\n")
+  val stamp = file(jar.getPath + ".inputs")
+  if (jar.isFile && stamp.isFile && IO.read(stamp) == fingerprint) Def.task(jar)
+  else
+    Def.task {
+      val built = assembly.value
+      IO.write(stamp, fingerprint)
+      built
+    }
+}
+
 /**
  * Tests against emulators. They see the connector only as users do: through the shaded assembly JAR on the classpath
  * and the `aws-kinesis` format, next to an unshaded AWS SDK of their own.
@@ -234,20 +280,12 @@ lazy val integrationTests = (project in file("integration-tests"))
   .settings(
     name := "spark-kinesis-integration-tests",
     publish / skip := true,
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkTestVersion(scalaBinaryVersion.value) % Test,
-      "software.amazon.awssdk" % "kinesis" % awsSdkVersion % Test,
-      "software.amazon.awssdk" % "apache-client" % awsSdkVersion % Test,
-      "software.amazon.awssdk" % "netty-nio-client" % awsSdkVersion % Test,
-      // The Kinesis aggregator from awslabs: a real KPL-format aggregator to build test records with.
-      ("com.amazonaws" % "amazon-kinesis-aggregator" % "1.0.3" % Test).intransitive(),
-      ("com.amazonaws" % "amazon-kinesis-client" % "1.8.8" % Test).intransitive(),
-      // AggRecord's validation calls commons-lang 2 (StringUtils), a dependency of KCL 1 that intransitive drops.
-      "commons-lang" % "commons-lang" % "2.6" % Test,
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test),
-    Test / unmanagedJars += (connector / assembly).value,
+    libraryDependencies ++=
+      integrationTestDependencies(sparkTestCompileVersion(scalaBinaryVersion.value)).map(_ % Test),
+    sparkTestRelease(Test),
+    Test / unmanagedJars += (connector / assembledJar).value,
     Test / javaOptions ++= Seq(
-      s"-Dsparkkinesis.assemblyJar=${(connector / assembly).value.getAbsolutePath}",
+      s"-Dsparkkinesis.assemblyJar=${(connector / assembledJar).value.getAbsolutePath}",
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}"),
     // The emulators bin/test started once (kinesis-mock, moto, DynamoDB Local); otherwise each suite starts its own.
     Test / envVars ++= sys.env.filter { case (k, _) =>
@@ -258,6 +296,46 @@ lazy val integrationTests = (project in file("integration-tests"))
     Test / forkOptions := integrationJavaHome
       .fold((Test / forkOptions).value)(home => (Test / forkOptions).value.withJavaHome(file(home))),
     Test / javaOptions ++= integrationJavaHome.map(home => s"-Dsparkkinesis.javaHome=$home").toSeq)
+
+/** What the integration tests need besides the connector, on Spark release `spark`. */
+def integrationTestDependencies(spark: String): Seq[ModuleID] = Seq(
+  "org.apache.spark" %% "spark-sql" % spark,
+  "software.amazon.awssdk" % "kinesis" % awsSdkVersion,
+  "software.amazon.awssdk" % "apache-client" % awsSdkVersion,
+  "software.amazon.awssdk" % "netty-nio-client" % awsSdkVersion,
+  // The Kinesis aggregator from awslabs: a real KPL-format aggregator to build test records with.
+  ("com.amazonaws" % "amazon-kinesis-aggregator" % "1.0.3").intransitive(),
+  ("com.amazonaws" % "amazon-kinesis-client" % "1.8.8").intransitive(),
+  // AggRecord's validation calls commons-lang 2 (StringUtils), a dependency of KCL 1 that intransitive drops.
+  "commons-lang" % "commons-lang" % "2.6",
+  "org.scalatest" %% "scalatest" % "3.2.19")
+
+/** The dependencies of the Spark release the integration tests run on, resolved apart from those they compile with. */
+lazy val SparkTestRuntime = config("spark-test-runtime").hide
+
+/**
+ * Runs `config`'s classpath (the integration tests', the benchmark's) on [[sparkTestVersion]] when it is not the
+ * release they compiled against: their classes, the connector's JAR and that release's dependency tree instead of the
+ * compile-time tree.
+ */
+def sparkTestRelease(config: Configuration): Seq[Setting[_]] = Seq(
+  ivyConfigurations += SparkTestRuntime,
+  libraryDependencies ++= {
+    val line = scalaBinaryVersion.value
+    val release = sparkTestVersion(line)
+    if (release == sparkTestCompileVersion(line)) Nil
+    else integrationTestDependencies(release).map(_ % SparkTestRuntime)
+  },
+  config / fullClasspath := {
+    val line = scalaBinaryVersion.value
+    val compiled = (config / fullClasspath).value
+    if (sparkTestVersion(line) == sparkTestCompileVersion(line)) compiled
+    else {
+      val compileTree = (config / managedClasspath).value.files.toSet
+      compiled.filterNot(entry => compileTree(entry.data)) ++
+        Classpaths.managedJars(SparkTestRuntime, classpathTypes.value, update.value)
+    }
+  })
 
 /** The JDK the integration tests run on, when not sbt's own: `-Dsparkkinesis.itJavaHome` or the environment. */
 def integrationJavaHome: Option[String] =
@@ -275,7 +353,8 @@ lazy val bench = (project in file("bench"))
   .settings(
     name := "spark-kinesis-bench",
     publish / skip := true,
-    Compile / unmanagedJars += (connector / assembly).value,
+    Compile / unmanagedJars += (connector / assembledJar).value,
+    sparkTestRelease(Runtime),
     Compile / mainClass := Some("io.github.sparkkinesis.bench.BenchMain"),
     // Spark 4.2 brings scala-library 2.13.18, newer than the 2.13.16 compiler; it runs on that library, as
     // spark-submit would run it. (The integration tests meet this only in Test, where sbt does not check it.)

@@ -2,10 +2,12 @@
 executor JVM on each), run as a process of its own so that the run can SIGKILL it.
 
 ``python cluster_driver.py CONFIG.json``. The query reads the ``aws-kinesis`` source with the config's options and
-writes either JSON files or the ``aws-kinesis`` sink, under the config's checkpoint. The driver answers the run
-through files in the config's control directory: it writes ``ready`` once the query runs and ``status.json`` (active
-tasks, last batch) every 100 ms; it obeys ``kill-executor-<n>`` (SIGKILL one executor JVM while a task runs, then
-``done-kill-executor-<n>``) and ``stop`` (stop the query, exit 0). A query that fails writes ``failed`` and exits 3.
+writes JSON files under the config's checkpoint; with ``sinkOptions`` in the config a second query copies the same
+stream into another through the ``aws-kinesis`` sink (checkpoint ``sinkCheckpoint``), so that every fault strikes the
+sink too. The driver answers the run through files in the config's control directory: it writes ``ready`` once the
+queries run and ``status.json`` (active tasks) every 100 ms; it obeys ``kill-executor-<n>`` (SIGKILL one
+executor JVM while a task runs, then ``done-kill-executor-<n>``) and ``stop`` (stop the queries, exit 0). A query
+that fails writes ``failed`` and exits 3.
 """
 
 from __future__ import annotations
@@ -80,32 +82,32 @@ def build_session(config: Dict[str, Any]) -> Any:
     return session
 
 
-def start_query(spark: Any, config: Dict[str, Any]) -> Any:
+def start_queries(spark: Any, config: Dict[str, Any]) -> List[Any]:
+    """The file-sink query, then the Kinesis-sink query when the config has ``sinkOptions``."""
     reader = spark.readStream.format("aws-kinesis").options(**config["sourceOptions"])
-    events = reader.load()
-    if config["sink"] == "kinesis":
+    # A batch a second: the run's pace (20 records/s) needs no more, and each batch costs the two cores it shares.
+    trigger = {"processingTime": "1 second"}
+    # Every row of a batch's first task waits 20 ms: that task runs longer than the other, so that speculation starts
+    # a copy of it on the other host, and two attempts of one task race to record where the batch ends.
+    rows = reader.load().selectExpr(
+        "shardId", "sequenceNumber", "subSequenceNumber", "CAST(data AS STRING) AS data",
+        "reflect('java.lang.Thread', 'sleep', CAST(IF(spark_partition_id() = 0, 20, 0) AS BIGINT)) AS pause",
+    )  # fmt: skip
+    files = rows.writeStream.format("json").option("path", config["outputDir"])
+    queries = [files.option("checkpointLocation", config["checkpoint"]).trigger(**trigger).start()]
+    if "sinkOptions" in config:
         # Each output row names the record it came from, so that the run can tell lost rows from duplicates.
-        rows = events.selectExpr("concat(shardId, '|', sequenceNumber) AS data", "partitionKey")
-        writer = rows.writeStream.format("aws-kinesis").options(**config["sinkOptions"])
-    else:
-        # Every row of a batch's first task waits 20 ms: that task runs longer than the other, so that speculation
-        # starts a copy of it on the other host, and two attempts of one task race to record where the batch ends.
-        rows = events.selectExpr(
-            "shardId", "sequenceNumber", "subSequenceNumber", "CAST(data AS STRING) AS data",
-            "reflect('java.lang.Thread', 'sleep', CAST(IF(spark_partition_id() = 0, 20, 0) AS BIGINT)) AS pause",
-        )  # fmt: skip
-        writer = rows.writeStream.format("json").option("path", config["outputDir"])
-    return writer.option("checkpointLocation", config["checkpoint"]).trigger(processingTime="500 milliseconds").start()
+        copies = reader.load().selectExpr("concat(shardId, '|', sequenceNumber) AS data", "partitionKey")
+        sink = copies.writeStream.format("aws-kinesis").options(**config["sinkOptions"])
+        queries.append(sink.option("checkpointLocation", config["sinkCheckpoint"]).trigger(**trigger).start())
+    return queries
 
 
-def control_loop(spark: Any, query: Any, control: Path, rng: random.Random) -> None:
+def control_loop(spark: Any, queries: List[Any], control: Path, rng: random.Random) -> None:
     """Writes the status file and obeys the run's commands until ``stop``."""
     done = set()
     while True:
-        app_id = spark.sparkContext.applicationId
-        status = {"activeTasks": active_tasks(spark), "executors": executor_pids(app_id), "time": time.time()}
-        progress = query.lastProgress
-        status["lastBatch"] = progress["batchId"] if progress else -1
+        status = {"activeTasks": active_tasks(spark), "time": time.time()}
         tmp = control / "status.json.tmp"
         tmp.write_text(json.dumps(status))
         tmp.replace(control / "status.json")
@@ -113,7 +115,8 @@ def control_loop(spark: Any, query: Any, control: Path, rng: random.Random) -> N
             if command in done:
                 continue
             if command == "stop":
-                query.stop()
+                for query in queries:
+                    query.stop()
                 return
             if command.startswith("kill-executor-"):
                 done.add(command)
@@ -140,19 +143,24 @@ def main() -> int:
     config = json.loads(Path(sys.argv[1]).read_text())
     control = Path(config["controlDir"])
     spark = build_session(config)
-    query = start_query(spark, config)
+    queries = start_queries(spark, config)
     (control / "ready").write_text(str(os.getpid()))
     controller = threading.Thread(
-        target=control_loop, args=(spark, query, control, random.Random(config["seed"])), daemon=True
+        target=control_loop, args=(spark, queries, control, random.Random(config["seed"])), daemon=True
     )
     controller.start()
     try:
-        query.awaitTermination()
-    except Exception:  # the query failed: the run fails on it, with the trace
+        spark.streams.awaitAnyTermination()
+    except Exception:  # a query failed: the run fails on it, with the trace
         (control / "failed").write_text(traceback.format_exc())
         return 3
-    if query.exception() is not None:
-        (control / "failed").write_text(str(query.exception()))
+    if not (control / "stop").exists():
+        (control / "failed").write_text("a query ended although the run did not stop it")
+        return 3
+    controller.join(120)  # stopped on the run's command: the controller stops every query before it returns
+    failures = [str(q.exception()) for q in queries if q.exception() is not None]
+    if failures:
+        (control / "failed").write_text("\n".join(failures))
         return 3
     spark.stop()
     return 0

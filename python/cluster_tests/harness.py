@@ -24,8 +24,9 @@ from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY, Kinesis
 Record = Tuple[str, str, int]  # (shard, sequence number, subsequence number)
 
 
-def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Polls ``condition`` until it returns something truthy; raises after ``timeout`` s saying ``what``."""
+def wait_for(condition: Callable[[], Any], timeout: float, what: str, every: float = 0.1) -> Any:
+    """Polls ``condition`` every ``every`` s until it returns something truthy; raises after ``timeout`` s saying
+    ``what``."""
     deadline = time.monotonic() + timeout
     while True:
         result = condition()
@@ -33,7 +34,7 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
             return result
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.1)
+        time.sleep(every)
 
 
 def kinesis_client(endpoint: str, attempts: int = 1) -> Any:

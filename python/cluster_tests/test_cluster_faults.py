@@ -1,7 +1,8 @@
 """Cluster fault runs (bounded, for bin/test): a query on a Spark standalone cluster (a master and two workers on
 loopback addresses of their own, an executor JVM on each, aggressive speculation) survives executor and driver
-SIGKILLs, outages, a throttling storm, an emulator restart and resharding while a producer writes, and the sink holds
-every record of the stream exactly once.
+SIGKILLs, outages, a throttling storm, an emulator restart and resharding while a producer writes: the file sink holds
+every record of the stream exactly once, and the Kinesis sink, copying the same stream under the same faults, every
+record at least once with duplicates bounded.
 
 The seed (``CLUSTER_FAULTS_SEED``, default 23) decides the order of the faults and every fault the injector adds;
 a failure prints it, so that the same run can be replayed. ``bench/cluster-faults`` runs the long variant.
@@ -14,10 +15,16 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from scenario import EFO_FAULTS, POLLING_FAULTS, Report, Scenario, run
+from scenario import POLLING_FAULTS, Report, Scenario, run
 from standalone import StandaloneCluster
 
 SEED = int(os.environ.get("CLUSTER_FAULTS_SEED", "23"))
+
+#: Fan-out's faults here. An executor SIGKILL or dropped subscriptions leave kinesis-mock holding the dead
+#: subscriptions' leases until their 5-minute end (AWS hands a shard over to a new subscription after about 5 s), so
+#: each would stall the run for minutes: those run in ``bench/cluster-faults --consumer efo``, and the unit tests drive
+#: them through the fake client (FanOutPagesSuite: resets, ResourceInUse, takeover).
+EFO_CI_FAULTS = ["driver", "driver", "split", "merge"]
 
 
 @pytest.fixture(scope="module")
@@ -44,45 +51,38 @@ def report_of(scenario: Scenario, folder: Path, cluster: StandaloneCluster, dyna
 def test_given_polling_and_the_hadoop_store_when_every_fault_strikes_then_each_record_lands_exactly_once(
     tmp_path: Path, cluster: StandaloneCluster
 ) -> None:
-    # Given a polling query through the fault injector, its metadata in files under the shared checkpoint
-    scenario = Scenario(consumer="polling", store="hdfs", seed=SEED, count=len(POLLING_FAULTS))
-    # When executor and driver SIGKILLs, an outage, a storm, an emulator restart, a split and a merge strike in turn
+    # Given a polling query through the fault injector, its metadata in files under the shared checkpoint, and in the
+    # same driver a second query copying the stream into another through the aws-kinesis sink, in batches of at most
+    # 400 records (kinesis.maxRecordsPerTrigger)
+    scenario = Scenario(
+        consumer="polling", store="hdfs", kinesis_sink=True, seed=SEED, faults=POLLING_FAULTS + ["driver"]
+    )
+    # When an executor SIGKILL, two driver SIGKILLs (a restart from a checkpoint a restarted driver wrote), an outage,
+    # a storm, an emulator restart, a split and a merge strike in turn
     report = report_of(scenario, tmp_path, cluster)
     # Then every record of the stream is in the file sink exactly once, and every fault happened
     assert (report.missing, report.duplicates, report.unexpected) == (0, 0, 0), report.summary()
     assert report.got == report.expected > 0
-    assert set(report.faults) == set(POLLING_FAULTS), report.summary()
+    assert set(report.faults) == set(POLLING_FAULTS) and report.faults["driver"] == 2, report.summary()
     assert report.mid_batch_kills >= 1, report.summary()
     assert report.speculative_tasks >= 1, report.summary()
     assert report.injected["throttle"] > 0 and report.injected["reset"] + report.injected["dropped"] > 0
+    # And every record reached the Kinesis sink's target; a row is written again only when its task or batch runs
+    # again (a retry after a kill or a failed call, a replay after a restart, a speculative copy), so duplicates are
+    # at most one batch per fault and per speculative copy (docs/sink.md's at-least-once)
+    sink = report.sink
+    assert sink is not None and (sink.missing, sink.unexpected) == (0, 0), report.summary()
+    assert sink.duplicates <= 400 * (sum(report.faults.values()) + report.speculative_tasks), report.summary()
 
 
-def test_given_fan_out_and_the_dynamodb_store_when_executors_drivers_and_subscriptions_die_then_exactly_once(
+def test_given_fan_out_and_the_dynamodb_store_when_drivers_die_and_shards_split_and_merge_then_exactly_once(
     tmp_path: Path, cluster: StandaloneCluster, dynamodb_endpoint: str
 ) -> None:
-    # Given a fan-out query (SubscribeToShard over HTTP/2 and TLS, through a relay that can drop every connection)
-    # with its metadata in DynamoDB Local
-    scenario = Scenario(consumer="efo", store="dynamodb", seed=SEED, count=len(EFO_FAULTS))
-    # When executor and driver SIGKILLs, dropped subscriptions, a split and a merge strike in turn
+    # Given a fan-out query (SubscribeToShard over HTTP/2 and TLS) with its metadata in DynamoDB Local
+    scenario = Scenario(consumer="efo", store="dynamodb", seed=SEED, faults=EFO_CI_FAULTS)
+    # When two driver SIGKILLs, a split and a merge strike in turn
     report = report_of(scenario, tmp_path, cluster, dynamodb_endpoint)
     # Then every record is in the file sink exactly once
     assert (report.missing, report.duplicates, report.unexpected) == (0, 0, 0), report.summary()
     assert report.got == report.expected > 0
-    assert set(report.faults) == set(EFO_FAULTS), report.summary()
-
-
-def test_given_the_kinesis_sink_when_executors_and_the_driver_die_then_nothing_is_lost_and_duplicates_are_bounded(
-    tmp_path: Path, cluster: StandaloneCluster
-) -> None:
-    # Given a query that copies a stream into another through the aws-kinesis sink, in batches of at most 400
-    # records (kinesis.maxRecordsPerTrigger)
-    scenario = Scenario(consumer="polling", store="hdfs", sink="kinesis", seed=SEED, faults=["executor", "driver"])
-    scenario.background_faults = 0.0
-    # When an executor and then the driver are SIGKILLed while tasks run
-    report = report_of(scenario, tmp_path, cluster)
-    # Then every record reaches the target stream; a row is written again only when its task or batch is run
-    # again (a retry after a kill, a replay after a restart, a speculative copy), so duplicates are at most one
-    # batch per fault and per speculative copy (docs/sink.md's at-least-once)
-    assert report.missing == 0 and report.unexpected == 0, report.summary()
-    bound = 400 * (sum(report.faults.values()) + report.speculative_tasks)
-    assert report.duplicates <= bound, report.summary()
+    assert sorted(report.faults.elements()) == sorted(EFO_CI_FAULTS), report.summary()

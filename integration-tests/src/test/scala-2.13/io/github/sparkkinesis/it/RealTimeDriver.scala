@@ -7,8 +7,14 @@ package io.github.sparkkinesis.it
  */
 object RealTimeDriver {
   def main(args: Array[String]): Unit = {
-    val (stream, checkpoint, output, extra) = CrashDriver.arguments("RealTimeDriver", args)
-    val query = RealTimeSink.writeTo(SparkHarness.readKinesis(stream, "TRIM_HORIZON", extra: _*), output, "5 seconds",
+    require(args.length >= 3, "usage: RealTimeDriver <stream> <checkpoint dir> <output dir> [option=value ...]")
+    require(sys.env.contains("KINESIS_MOCK_ENDPOINT"), "KINESIS_MOCK_ENDPOINT must name the parent's emulator")
+    val Array(stream, checkpoint, output) = args.take(3)
+    val options = args.drop(3).toSeq.map { kv =>
+      val Array(k, v) = kv.split("=", 2)
+      k -> v
+    }
+    val query = RealTimeSink.writeTo(SparkHarness.readKinesis(stream, "TRIM_HORIZON", options: _*), output, "5 seconds",
       checkpoint).start()
     println(s"RealTimeDriver: query ${query.id} started") // the parent kills this JVM; it never stops on its own
     query.awaitTermination()

@@ -148,8 +148,9 @@ class RealTimeSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
 
   test(s"Given enhanced fan-out, a real-time query SIGKILLed while records keep coming writes every record (seed " +
     s"$seed)") {
-    // Each run through a consumer of its own: kinesis-mock keeps a SIGKILLed JVM's subscriptions open until their
-    // 5-minute end (see CrashSuite); AWS lets a new subscription take over after about 5 s.
+    // Each run through a consumer of its own: kinesis-mock 0.6.2 keeps a SIGKILLed JVM's subscriptions open until
+    // their 5-minute end and refuses another through the same consumer (ResourceInUse) meanwhile; AWS lets a new
+    // subscription take over after about 5 s, which the fake client models (FanOutPagesSuite).
     killsAndRestarts("it-rt-crash-efo", 1, run => fanOut :+ ("kinesis.consumerName" -> s"rt-crash-$run"))
   }
 
