@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pyspark
+from build_sbt import spark_test_version
 
 import pyspark_kinesis
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -109,7 +110,4 @@ def test_given_an_sbt_project_with_the_coordinates_when_it_runs_a_read_then_the_
 
 def spark_of_the_integration_tests() -> str:
     """The Spark release build.sbt's integration tests run this line on (already in the dependency cache)."""
-    key = "spark.test.version.212" if scala() == "2.12" else "spark.test.version"
-    found = re.search(rf'getOrElse\("{re.escape(key)}", "([\d.]+)"\)', (ROOT / "build.sbt").read_text())
-    assert found, f"build.sbt has no default for {key}"
-    return found.group(1)
+    return spark_test_version(scala())

@@ -13,6 +13,7 @@ from typing import List
 
 import pyspark
 import pytest
+from build_sbt import spark_oldest_version, spark_test_version
 
 import pyspark_kinesis
 from pyspark_kinesis import jar_paths
@@ -113,14 +114,9 @@ def test_given_the_versions_the_tests_run_then_each_is_in_the_table() -> None:
     assert tested_pyspark, "python/pyspark-versions lists no version"
     for version in tested_pyspark:
         assert f"pyspark {version}" in line_of(version).tested
-    build = (ROOT / "build.sbt").read_text()
-    scala_tested = re.findall(r'getOrElse\("spark\.test\.version(?:\.212)?", "([\d.]+)"\)', build)
-    # The oldest Spark 4 the 2.13 JAR runs on, which bin/test's Java 21 smoke run uses ("oldest").
-    oldest = re.search(r'def sparkOldestVersion.*?case _ => "([\d.]+)"', build, re.S) or re.search(
-        r'def sparkCompileVersion.*?case _ => "([\d.]+)"', build, re.S
-    )
-    assert len(scala_tested) == 2 and oldest
-    for version in [*scala_tested, oldest.group(1)]:
+    # The releases each line's integration tests run on, and the oldest Spark 4 the 2.13 JAR runs on (bin/test's
+    # Java 21 smoke run).
+    for version in [spark_test_version("2.12"), spark_test_version("2.13"), spark_oldest_version("2.13")]:
         assert f"Spark {version} " in line_of(version).tested
 
 
