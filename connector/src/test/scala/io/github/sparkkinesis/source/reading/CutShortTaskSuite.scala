@@ -66,9 +66,15 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
     try Iterator.continually(task.next()).takeWhile(identity).map(_ => value(task)).toVector
     finally task.close()
 
-  private def readerThreadsOf(batch: Long): Seq[Thread] =
-    Thread.getAllStackTraces.keySet.asScala.filter(t => t.getName == s"kinesis-read batch $batch task 0" && t.isAlive)
-      .toSeq
+  /**
+   * The batch's reader threads still alive once each had 5 s to end: a pool's termination, which `close` awaits, comes
+   * as its last worker leaves its loop, a moment before that thread has ended.
+   */
+  private def readerThreadsLeft(batch: Long): Seq[Thread] = {
+    val readers = Thread.getAllStackTraces.keySet.asScala.filter(_.getName == s"kinesis-read batch $batch task 0").toSeq
+    readers.foreach(_.join(5000))
+    readers.filter(_.isAlive)
+  }
 
   test("given a task cut short after the first row of a page, when it closes, then its subscription is cancelled, " +
     "not parked, and the next attempt reads every record") {
@@ -100,7 +106,7 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
     // When
     task.close()
     val subscribedBeforeClose = client.blockedSubscribes.get
-    eventually(Timeout(Span(10, Seconds)))(readerThreadsOf(7L) shouldBe empty)
+    eventually(Timeout(Span(10, Seconds)))(readerThreadsLeft(7L) shouldBe empty)
 
     // Then
     handedOver shouldBe (1 to 5).map(i => s"${t.ids(1)}-$i")
@@ -123,7 +129,7 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
     cut.close()
 
     // Then
-    readerThreadsOf(9L) shouldBe empty
+    readerThreadsLeft(9L) shouldBe empty
     t.store.get(9L, 0) shouldBe None
     readAll(t.task(9L)).sorted shouldBe t.ids.flatMap(id => (1 to 3000).map(i => s"$id-$i")).sorted
   }
