@@ -3,13 +3,14 @@ scripts run (integration-tests/scripts/kinesis-mock.sh runs this module's file w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from typing import Dict, List
+from typing import Dict, Iterator, List
 
 import pytest
 
@@ -21,6 +22,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def listening_port() -> Iterator[int]:
+    """A loopback port some other process listens on, as a JVM or another emulator would."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        yield int(taken.getsockname()[1])
 
 
 def alive(pid: int) -> bool:
@@ -64,10 +74,7 @@ def test_given_the_module_run_as_a_command_when_started_then_it_serves_after_the
 
 def test_given_a_port_in_use_when_the_command_starts_then_it_fails_naming_the_port() -> None:
     # Given something listening on the TLS port
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen(1)
-        tls_port = taken.getsockname()[1]
+    with listening_port() as tls_port:
         env = dict(os.environ, KINESIS_MOCK_PORT=str(free_port()), KINESIS_MOCK_TLS_PORT=str(tls_port))
         # When the command starts the emulator
         done = command(["start"], env)
@@ -96,10 +103,7 @@ def test_given_a_picked_port_taken_before_the_emulator_binds_it_when_started_the
 ) -> None:
     # Given another process that binds the first free port the emulator picks, after the emulator checked it (the
     # race with a JVM or another emulator that bin/test's parallel lanes run into)
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen(1)
-        busy = taken.getsockname()[1]
+    with listening_port() as busy:
         picks = iter([busy])
         monkeypatch.setattr(_emulator, "_free_port", lambda: next(picks, None) or free_port())
         monkeypatch.setattr(_emulator, "_port_taken", lambda port: False)
@@ -119,10 +123,7 @@ def test_given_a_port_of_its_own_taken_when_started_then_it_fails_without_trying
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Given a port the caller chose, bound by another process after the emulator checked it
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen(1)
-        busy = taken.getsockname()[1]
+    with listening_port() as busy:
         monkeypatch.setattr(_emulator, "_port_taken", lambda port: False)
         mock = KinesisMock(port=busy, tls_port=free_port())
         # When it starts, then it fails on that port and says why
