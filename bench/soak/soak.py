@@ -145,12 +145,19 @@ def main() -> int:
             ck_bytes, _ = probes.tree_size(checkpoint)
             _, md_files = probes.tree_size(checkpoint / "sources" / "0" / "shard-ends")
             period = args.sample_seconds if rows else elapsed
+            if len(rows) % 10 == 0:  # which threads there are, to explain a thread count that grows
+                with open(folder / "threads.txt", "a") as out:
+                    for name, pid in [("driver", driver_pid)] + [(f"executor {p}", p) for p in executors]:
+                        out.write(f"{elapsed:.0f} s, {name}: {probes.thread_names(pid).most_common(12)}\n")
+            # Threads are counted before the heap probe's full GCs: after one, Spark's cleaner removes a minute's
+            # broadcasts at once and briefly fills its cached block-manager pools (their idle threads end in 60 s).
+            driver_threads, executor_threads = probes.threads(driver_pid), sum(probes.threads(p) for p in executors)
             row: Dict[str, float] = {
                 "elapsed_s": round(elapsed, 1),
                 "driver_heap_mb": probes.heap_after_gc_mb(driver_pid),
                 "executor_heap_mb": sum(probes.heap_after_gc_mb(p) for p in executors),
-                "driver_threads": probes.threads(driver_pid),
-                "executor_threads": sum(probes.threads(p) for p in executors),
+                "driver_threads": driver_threads,
+                "executor_threads": executor_threads,
                 "driver_fds": probes.open_fds(driver_pid),
                 "executor_fds": sum(probes.open_fds(p) for p in executors),
                 "driver_connections": probes.connections_to(driver_pid, kinesis_ports),
@@ -171,11 +178,6 @@ def main() -> int:
                 row["proxy_getrecords_per_shard_s"] = (total - last_calls) / max(1, shards) / period
                 last_calls = total
             rows.append(row)
-            if len(rows) % 10 == 1:  # which threads there are, to explain a thread count that grows
-                with open(folder / "threads.txt", "a") as out:
-                    for name, pid in [("driver", driver_pid)] + [(f"executor {p}", p) for p in executors]:
-                        top = probes.thread_names(pid).most_common(12)
-                        out.write(f"{elapsed:.0f} s, {name}: {top}\n")
             verdict.write_csv(rows, csv_path)
             print("soak: " + json.dumps({k: round(v, 2) for k, v in row.items()}), flush=True)
     except Exception as e:  # the query failed or a probe broke: the series so far are still written and judged

@@ -299,6 +299,7 @@ class TcpRelay:
         self.upstream_port = upstream_port
         self._loop = asyncio.new_event_loop()
         self._writers: Set[asyncio.StreamWriter] = set()
+        self._server: Optional[asyncio.AbstractServer] = None
         self.drops = 0
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -307,7 +308,7 @@ class TcpRelay:
 
     def start(self) -> "TcpRelay":
         self._thread.start()
-        asyncio.run_coroutine_threadsafe(
+        self._server = asyncio.run_coroutine_threadsafe(
             asyncio.start_server(self._serve, "127.0.0.1", self.port, reuse_address=True), self._loop
         ).result(10)
         return self
@@ -327,8 +328,20 @@ class TcpRelay:
         return dropped
 
     def stop(self) -> None:
+        """Closes the listener and every relayed connection, then the loop: nothing is left pending in it."""
+
+        async def close() -> None:
+            if self._server is not None:
+                self._server.close()
+            pumps = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in pumps:
+                task.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+        self._loop.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

@@ -217,6 +217,8 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             print(f"fault {number}/{len(faults)}: {fault} (sink rows {mark})", flush=True)
             if fault == "executor":
                 report.mid_batch_kills += bool(driver.kill_executor()["midBatch"])
+                if relay is not None:
+                    forget_dead_subscriptions(emulator, producer)
             elif fault == "driver":
                 report.mid_batch_kills += driver.sigkill()
                 attempt += 1
@@ -230,6 +232,7 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             elif fault == "subscriptions":
                 assert relay is not None
                 relay.drop_all()
+                forget_dead_subscriptions(emulator, producer)
             elif fault == "emulator":
                 emulator.restart(producer.pause())
                 producer.resume()
@@ -290,6 +293,14 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
                     stop()
                 except Exception as e:  # cleaning up must not hide the run's own failure
                     print(f"cleanup: {e}", file=sys.stderr)
+
+
+def forget_dead_subscriptions(emulator: PersistentEmulator, producer: Producer) -> None:
+    """Restarts kinesis-mock with its data after a fault left fan-out subscriptions without a reader. It keeps such a
+    subscription until its 5-minute end and refuses the consumer's new ones on that shard meanwhile; AWS lets a new
+    subscription take the shard over after about 5 s. Its subscriptions are not persisted, so a restart ends them."""
+    emulator.restart(producer.pause())
+    producer.resume()
 
 
 def start_driver(scenario: Scenario, config: Dict[str, Any], folder: Path, attempt: int) -> DriverProcess:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
-from test_options_vs_jvm import CORPUS, agree, jvm_message, provider_verdict, verdicts
+from test_options_vs_jvm import CORPUS, agree, java_map, jvm_classes, jvm_message, provider_verdict, verdicts
 
 from pyspark_kinesis import KinesisSinkOptions, KinesisSourceOptions
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -58,14 +58,9 @@ COMBINATIONS: List[Dict[str, str]] = [
 
 def parser_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
     """The sink's parser, as ``KinesisTable.newWriteBuilder`` calls it; None when it accepts the options."""
-    jvm = spark._jvm
-    given = jvm.java.util.HashMap()
-    for key, value in options.items():
-        given.put(key, value)
+    jvm = jvm_classes(spark)
     try:
-        jvm.io.github.sparkkinesis.options.KinesisSinkOptions.parse(
-            jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(given)
-        )
+        jvm.sink_options.parse(jvm.to_scala_map(java_map(spark, options)))
         return None
     except Exception as e:
         return jvm_message(e)
