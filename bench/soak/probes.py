@@ -55,6 +55,17 @@ def threads(pid: int) -> int:
     return 0
 
 
+#: Spark's cached pools of at most 100 threads each: the driver's ask pool (BlockManagerMasterEndpoint) and each block
+#: manager's async pool (BlockManagerStorageEndpoint). With a batch a second they stay near their cap, higher or lower
+#: with the machine's load; a leak elsewhere would hide in their swings, so the soak counts them apart.
+CAPPED_POOLS = ("block-manager-ask-thread-pool-N", "block-manager-storage-async-thread-pool-N")
+
+
+def capped_pool_threads(pid: int) -> int:
+    names = thread_names(pid)
+    return sum(names[pool] for pool in CAPPED_POOLS)
+
+
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 

@@ -149,15 +149,17 @@ def main() -> int:
                 with open(folder / "threads.txt", "a") as out:
                     for name, pid in [("driver", driver_pid)] + [(f"executor {p}", p) for p in executors]:
                         out.write(f"{elapsed:.0f} s, {name}: {probes.thread_names(pid).most_common(12)}\n")
-            # Threads are counted before the heap probe's full GCs: after one, Spark's cleaner removes a minute's
-            # broadcasts at once and briefly fills its cached block-manager pools (their idle threads end in 60 s).
+            # Threads are counted before the heap probe's full GCs, after which Spark's cleaner removes a minute's
+            # broadcasts at once through its capped block-manager pools.
             driver_threads, executor_threads = probes.threads(driver_pid), sum(probes.threads(p) for p in executors)
+            driver_pools = probes.capped_pool_threads(driver_pid)
+            executor_pools = sum(probes.capped_pool_threads(p) for p in executors)
             row: Dict[str, float] = {
                 "elapsed_s": round(elapsed, 1),
                 "driver_heap_mb": probes.heap_after_gc_mb(driver_pid),
                 "executor_heap_mb": sum(probes.heap_after_gc_mb(p) for p in executors),
-                "driver_threads": driver_threads,
-                "executor_threads": executor_threads,
+                "driver_other_threads": driver_threads - driver_pools,
+                "executor_other_threads": executor_threads - executor_pools,
                 "driver_fds": probes.open_fds(driver_pid),
                 "executor_fds": sum(probes.open_fds(p) for p in executors),
                 "driver_connections": probes.connections_to(driver_pid, kinesis_ports),
@@ -168,6 +170,10 @@ def main() -> int:
                 "lag_records": producer.sent - read_rows,
                 "getrecords_per_shard_s": calls / max(1, shards) / period,
                 "proxy_getrecords_per_shard_s": float("nan"),
+                "driver_threads": driver_threads,
+                "executor_threads": executor_threads,
+                "driver_pool_threads": driver_pools,
+                "executor_pool_threads": executor_pools,
                 "open_shards": shards,
                 "executors": len(executors),
                 "produced": producer.sent,

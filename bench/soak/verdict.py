@@ -2,9 +2,8 @@
 
 A series is judged on its samples after the warm-up: the least-squares slope, projected over one hour, must stay
 under its stated limit (``LIMITS``: a share of the series' median or an absolute amount, whichever is larger).
-Thread counts are judged by their floor instead: the fewest threads of each window of ten minutes (``FLOOR_WINDOW_S``).
-Spark's cached pools grow by dozens of threads in a burst and drop them a minute later, so a single sample says little;
-a leak keeps every sample of a window up, a burst that drains does not.
+Threads are judged without Spark's two capped block-manager pools (``probes.CAPPED_POOLS``), which hover near their
+cap of 100 threads each and move with the machine's load; the soak records those apart.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ from typing import Dict, List, Sequence, Tuple
 LIMITS: Dict[str, Tuple[str, float, float]] = {
     "driver_heap_mb": ("driver heap after GC (MB)", 0.10, 16),
     "executor_heap_mb": ("executors' heap after GC, summed (MB)", 0.10, 16),
-    "driver_threads": ("driver live threads", 0.05, 4),
-    "executor_threads": ("executors' live threads", 0.05, 4),
+    "driver_other_threads": ("driver threads, Spark's capped pools apart", 0.05, 4),
+    "executor_other_threads": ("executors' threads, Spark's capped pools apart", 0.05, 4),
     "driver_fds": ("driver open file descriptors", 0.05, 8),
     "executor_fds": ("executors' open file descriptors", 0.05, 8),
     "driver_connections": ("driver HTTP connections to Kinesis", 0.0, 4),
@@ -29,10 +28,6 @@ LIMITS: Dict[str, Tuple[str, float, float]] = {
     "lag_ms": ("lag: max MillisBehindLatest (ms)", 0.0, 10_000),
     "getrecords_per_shard_s": ("GetRecords calls per open shard per second", 0.10, 0.5),
 }
-
-#: Series judged by their floor per window, and the window's length (shorter runs: a fifth of the judged span).
-FLOORED = ("driver_threads", "executor_threads")
-FLOOR_WINDOW_S = 600.0
 
 #: Not a slope but a ceiling: each shard allows 5 GetRecords calls per second, shared by every consumer.
 GETRECORDS_CEILING = 5.0
@@ -44,19 +39,6 @@ def slope_per_hour(xs: Sequence[float], ys: Sequence[float]) -> float:
     return 0.0 if var == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var * 3600
 
 
-def window_floors(points: Sequence[Tuple[float, float]]) -> List[Tuple[float, float]]:
-    """The smallest value of each window of ``FLOOR_WINDOW_S`` (a fifth of the span for shorter runs), placed at the
-    window's middle; a last window that ends before its middle is left out."""
-    start, end = points[0][0], points[-1][0]
-    window = min(FLOOR_WINDOW_S, (end - start) / 5) or 1.0
-    floors: Dict[int, float] = {}
-    for x, y in points:
-        index = int((x - start) // window)
-        floors[index] = min(y, floors.get(index, y))
-    middles = {i: start + (i + 0.5) * window for i in floors}
-    return [(middles[i], y) for i, y in sorted(floors.items()) if middles[i] <= end]
-
-
 def judge(rows: List[Dict[str, float]], warmup_s: float) -> List[Dict[str, object]]:
     """One verdict per column of ``LIMITS``: slope per hour, limit, end/start ratio, OK or GROWS."""
     steady = [r for r in rows if r["elapsed_s"] >= warmup_s] or rows
@@ -66,16 +48,13 @@ def judge(rows: List[Dict[str, float]], warmup_s: float) -> List[Dict[str, objec
         if len(points) < 3:
             verdicts.append({"column": column, "label": label, "verdict": "TOO FEW SAMPLES", "ok": False})
             continue
-        if column in FLOORED:
-            points = window_floors(points)
         xs, ys = [p[0] for p in points], [p[1] for p in points]
         slope = slope_per_hour(xs, ys)
         limit = max(share * abs(statistics.median(ys)), floor)
         ok = slope <= limit
         if column == "getrecords_per_shard_s":
             ok = ok and max(ys) <= GETRECORDS_CEILING
-        edge = 1 if column in FLOORED else 3  # the first and last floors, or the means of three samples
-        start, end = statistics.fmean(ys[:edge]), statistics.fmean(ys[-edge:])
+        start, end = statistics.fmean(ys[:3]), statistics.fmean(ys[-3:])
         verdicts.append({
             "column": column, "label": label, "slope_per_hour": slope, "limit_per_hour": limit,
             "start": start, "end": end, "ratio": (end / start) if start else float("nan"),
