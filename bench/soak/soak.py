@@ -152,14 +152,15 @@ def main() -> int:
             # Threads are counted before the heap probe's full GCs, after which Spark's cleaner removes a minute's
             # broadcasts at once through its capped block-manager pools.
             driver_threads, executor_threads = probes.threads(driver_pid), sum(probes.threads(p) for p in executors)
-            driver_pools = probes.capped_pool_threads(driver_pid)
-            executor_pools = sum(probes.capped_pool_threads(p) for p in executors)
+            driver_pools, driver_others = probes.pool_and_other_threads(driver_pid)
+            executor_counts = [probes.pool_and_other_threads(p) for p in executors]
+            executor_pools, executor_others = sum(c[0] for c in executor_counts), sum(c[1] for c in executor_counts)
             row: Dict[str, float] = {
                 "elapsed_s": round(elapsed, 1),
                 "driver_heap_mb": probes.heap_after_gc_mb(driver_pid),
                 "executor_heap_mb": sum(probes.heap_after_gc_mb(p) for p in executors),
-                "driver_other_threads": driver_threads - driver_pools,
-                "executor_other_threads": executor_threads - executor_pools,
+                "driver_other_threads": driver_others,
+                "executor_other_threads": executor_others,
                 "driver_fds": probes.open_fds(driver_pid),
                 "executor_fds": sum(probes.open_fds(p) for p in executors),
                 "driver_connections": probes.connections_to(driver_pid, kinesis_ports),
