@@ -328,7 +328,7 @@ class TcpRelay:
         return dropped
 
     def stop(self) -> None:
-        """Closes the listener and every relayed connection, then the loop: nothing is left pending in it."""
+        """Closes the listener and every relayed connection, then the loop, which has no task left when it closes."""
 
         async def close() -> None:
             if self._server is not None:

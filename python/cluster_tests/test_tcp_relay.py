@@ -46,7 +46,7 @@ def test_given_a_relayed_connection_when_dropped_then_the_client_sees_a_reset_an
     with socket.create_connection(("127.0.0.1", relay.port), timeout=10) as again:
         again.sendall(b"pong")
         assert again.recv(4) == b"pong"
-        # And stopping the relay with a connection still open closes it and leaves the loop closed, no task pending
+        # And stopping the relay with a connection still open closes it, and the loop closes with no task left
         relay.stop()
         assert again.recv(1) == b""
     assert relay._loop.is_closed()
