@@ -61,10 +61,9 @@ def threads(pid: int) -> int:
 CAPPED_POOLS = ("block-manager-ask-thread-pool-N", "block-manager-storage-async-thread-pool-N")
 
 
-def pool_and_other_threads(pid: int) -> Tuple[int, int]:
-    """The JVM's threads in Spark's capped pools, and every other thread, from one thread dump: the pools change by
-    dozens within a second, so the two counts must come from the same instant."""
-    names = thread_names(pid)
+def pool_and_other_threads(names: Counter) -> Tuple[int, int]:
+    """A JVM's threads in Spark's capped pools, and every other thread, from one thread dump (``thread_names``): the
+    pools change by dozens within a second, so the two counts must come from the same instant."""
     pools = sum(names[pool] for pool in CAPPED_POOLS)
     return pools, sum(names.values()) - pools
 

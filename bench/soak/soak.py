@@ -145,15 +145,16 @@ def main() -> int:
             ck_bytes, _ = probes.tree_size(checkpoint)
             _, md_files = probes.tree_size(checkpoint / "sources" / "0" / "shard-ends")
             period = args.sample_seconds if rows else elapsed
-            if len(rows) % 10 == 0:  # which threads there are, to explain a thread count that grows
-                with open(folder / "threads.txt", "a") as out:
-                    for name, pid in [("driver", driver_pid)] + [(f"executor {p}", p) for p in executors]:
-                        out.write(f"{elapsed:.0f} s, {name}: {probes.thread_names(pid).most_common(12)}\n")
             # Threads are counted before the heap probe's full GCs, after which Spark's cleaner removes a minute's
             # broadcasts at once through its capped block-manager pools.
             driver_threads, executor_threads = probes.threads(driver_pid), sum(probes.threads(p) for p in executors)
-            driver_pools, driver_others = probes.pool_and_other_threads(driver_pid)
-            executor_counts = [probes.pool_and_other_threads(p) for p in executors]
+            dumps = {pid: probes.thread_names(pid) for pid in [driver_pid] + executors}
+            if len(rows) % 10 == 0:  # which threads there are, to explain a thread count that grows
+                with open(folder / "threads.txt", "a") as out:
+                    for name, pid in [("driver", driver_pid)] + [(f"executor {p}", p) for p in executors]:
+                        out.write(f"{elapsed:.0f} s, {name}: {dumps[pid].most_common(12)}\n")
+            driver_pools, driver_others = probes.pool_and_other_threads(dumps[driver_pid])
+            executor_counts = [probes.pool_and_other_threads(dumps[p]) for p in executors]
             executor_pools, executor_others = sum(c[0] for c in executor_counts), sum(c[1] for c in executor_counts)
             row: Dict[str, float] = {
                 "elapsed_s": round(elapsed, 1),
