@@ -61,6 +61,11 @@ def build_session(config: Dict[str, Any]) -> Any:
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.shuffle.partitions", "2")
+        # Every batch's offsets and commits stay in the checkpoint, so that a failed run's verdict can name the batches
+        # that carried each missing or repeated record (explain.py); Spark keeps 100 by default. For the same reason
+        # the file sink's log is never compacted: a compact file does not say which batch committed each file.
+        .config("spark.sql.streaming.minBatchesToRetain", "100000")
+        .config("spark.sql.streaming.fileSink.log.compactInterval", "100000")
         # Aggressive speculation: copies of any task slower than the others, so that two attempts of one batch's
         # task race for its record of where the batch ends.
         .config("spark.speculation", "true")

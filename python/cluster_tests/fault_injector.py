@@ -198,7 +198,10 @@ class FaultInjector:
         sock = writer.get_extra_info("socket")
         if sock is not None:
             # Linger 0: the peer sees a reset, as when a load balancer drops a connection, not an orderly close.
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except OSError:
+                pass  # the peer reset it first: the connection is already gone
         writer.transport.abort()
 
     def _decide(self, operation: str) -> str:

@@ -180,11 +180,13 @@ def stream_records(endpoint: str, stream: str) -> Tuple[Counter[Record], Dict[Re
 
 
 class FileSinkOutput:
-    """The rows a file sink committed: the files its ``_spark_metadata`` log lists (parsed once each)."""
+    """The rows a file sink committed: the files its ``_spark_metadata`` log lists (each log entry and file parsed
+    once: neither changes once written)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._rows: Dict[str, List[Dict[str, Any]]] = {}
+        self._entries: Dict[str, List[Dict[str, Any]]] = {}
 
     def committed_files(self) -> Set[str]:
         log = self.path / "_spark_metadata"
@@ -198,19 +200,22 @@ class FileSinkOutput:
         files: Set[str] = set()
         for batch, p in entries:
             if batch >= first:
-                for line in p.read_text().splitlines()[1:]:
-                    entry = json.loads(line)
+                if p.name not in self._entries:
+                    self._entries[p.name] = [json.loads(line) for line in p.read_text().splitlines()[1:]]
+                for entry in self._entries[p.name]:
                     (files.add if entry["action"] == "add" else files.discard)(entry["path"])
         return files
 
-    def rows(self) -> List[Dict[str, Any]]:
-        out: List[Dict[str, Any]] = []
-        for f in self.committed_files():
+    def rows_by_file(self) -> Dict[str, List[Dict[str, Any]]]:
+        files = self.committed_files()
+        for f in files:
             if f not in self._rows:
                 local = f[len("file:") :] if f.startswith("file:") else f
                 self._rows[f] = [json.loads(line) for line in Path(local).read_text().splitlines() if line]
-            out += self._rows[f]
-        return out
+        return {f: self._rows[f] for f in files}
+
+    def rows(self) -> List[Dict[str, Any]]:
+        return [row for rows in self.rows_by_file().values() for row in rows]
 
     def records(self) -> Counter[Record]:
         return collections.Counter(

@@ -213,9 +213,17 @@ class KinesisMicroBatchStream(
     out
   }
 
+  /**
+   * The tasks of the batch from `start` to `end`. Offsets are numbered by batch, so an `end` that is not after `start`
+   * holds nothing to read: its tasks would read the batch that ended at `start` again.
+   */
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
     val offset = KinesisSourceOffset.of(end)
-    TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards).toArray[InputPartition]
+    if (offset.batch <= KinesisSourceOffset.of(start).batch) {
+      log.warn(s"Spark asked for the batch from offset ${KinesisSourceOffset.of(start).batch} to offset " +
+        s"${offset.batch}, which is not after it: nothing to read.")
+      Array.empty
+    } else TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards).toArray[InputPartition]
   }
 
   /** A stream's shards' hash key ranges, when sub-records outside them are dropped. */

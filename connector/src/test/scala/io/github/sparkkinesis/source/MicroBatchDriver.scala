@@ -62,10 +62,12 @@ final class MicroBatchDriver(
 
   /**
    * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks with
-   * the source's default read limit; Trigger.Once asks with `ReadLimit.allAvailable()`.
+   * the source's default read limit (Trigger.Once asks with `ReadLimit.allAvailable()`), hands the source the last
+   * offset as parsed from its JSON, and runs a batch when the answer is not equal to the last offset as it holds it.
    */
   def plan(limit: ReadLimit = stream.getDefaultReadLimit): Option[KinesisSourceOffset] = {
-    val end = stream.latestOffset(committed, limit).asInstanceOf[KinesisSourceOffset]
+    val start = stream.deserializeOffset(committed.json())
+    val end = stream.latestOffset(start, limit).asInstanceOf[KinesisSourceOffset]
     if (end == null || end == committed) None else Some(end)
   }
 
