@@ -77,10 +77,10 @@ final case class KinesisSourceOffset(
   /**
    * Equal when the JSON is, as Spark's `Offset` defines it, but without writing the JSON of two offsets that are both
    * this connector's: with thousands of shards that is most of the driver's work per batch. The JSON lists a shard's
-   * parents in id order, whatever order a listing named them in, so they are compared in that order too: Spark
-   * compares the offset it logged for the last batch with the one a look returned (parsed from that JSON) to decide
-   * whether anything is new, and a merge's child naming its parents out of order must not make an unchanged offset
-   * look new (Spark would run the last batch again). Spark's `hashCode` of the JSON stays consistent with this.
+   * parents in id order, whatever order a listing named them in, so they are compared in that order too: Spark compares
+   * the offset it logged for the last batch with the one a look returned (parsed from that JSON) to decide whether
+   * anything is new, and a merge's child naming its parents out of order must not make an unchanged offset look new
+   * (Spark would run the last batch again). Spark's `hashCode` of the JSON stays consistent with this.
    */
   override def equals(other: Any): Boolean = other match {
     case o: KinesisSourceOffset =>

@@ -60,6 +60,7 @@ class KinesisMicroBatchStream(
   private lazy val client = clients(options.client)
   protected val store: ShardEndStore = ShardEndStores.open(options, checkpointLocation, hadoopConf)
   private val planners = options.streams.map(s => s -> new StreamPlanner(s, options, () => client, clock)).toMap
+  planners.values.foreach(_.listAtStart())
   private val ends = new BatchEnds(store)
 
   /**

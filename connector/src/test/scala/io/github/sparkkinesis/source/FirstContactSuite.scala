@@ -42,15 +42,35 @@ class FirstContactSuite extends AnyFunSuite with Matchers {
     }
   }
 
-  test("Given a query restarted from its checkpoint, when the endpoint cannot be reached at this run's first " +
-    "listing, then it fails at once too") {
+  test("Given a query restarted from its checkpoint, when the endpoint cannot be reached as it starts, then it fails " +
+    "at once too") {
     val (fake, clock) = fixture()
     val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
     fake.putRecordToShard("s", "shardId-000000000000", "a".getBytes(UTF_8))
     driver.drain().map(_.data) shouldBe Seq("a")
+    fake.failNextCalls("ListShards", 3)(refused)
+    intercept[UnreachableException](driver.restart()).getMessage should include("connection was refused")
+  }
+
+  test("Given a query restarted while a batch was in flight, when the endpoint refuses connections once it has " +
+    "started, then the batch is read again, its progress reported and the next batch planned") {
+    // Given a batch planned and read, but not committed, when the driver died
+    val (fake, clock) = fixture()
+    val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), clock = clock)
+    fake.putRecordToShard("s", "shardId-000000000000", "a".getBytes(UTF_8))
+    val inFlight = driver.plan().get
+    driver.read(inFlight).map(_.data) shouldBe Seq("a")
+    // When the query starts again and then the endpoint refuses connections (an outage)
     driver.restart()
     fake.failNextCalls("ListShards", 3)(refused)
-    intercept[UnreachableException](driver.plan()).getMessage should include("connection was refused")
+    // Then the batch is read again and its progress reported (Spark asks for the metrics before planning the next)
+    driver.read(inFlight).map(_.data) shouldBe Seq("a")
+    driver.stream.metrics(java.util.Optional.of(inFlight)).get("shardsOpen") shouldBe "2"
+    driver.stream.commit(inFlight)
+    driver.committed = inFlight
+    // And the next batch rides the outage out
+    fake.putRecordToShard("s", "shardId-000000000001", "b".getBytes(UTF_8))
+    driver.drain().map(_.data) shouldBe Seq("b")
   }
 
   test("Given a run that has listed its stream, when the endpoint then refuses connections, then the driver goes " +

@@ -70,6 +70,14 @@ private[source] final class StreamPlanner(
   private var availableNow: Option[AvailableNowTarget] = None
   private var looked = false
 
+  /**
+   * Lists the stream's shards when the query starts (unless already listed), so that an endpoint that cannot be reached
+   * fails the query then ([[ShardListing]]), while an outage after the start is ridden out: a restarted query's first
+   * batch may be the replay of one planned before the restart, which lists nothing, and its progress report would
+   * otherwise make this run's first listing whenever it comes.
+   */
+  def listAtStart(): Unit = listing.current(force = false)
+
   /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
   def initialShards(): Map[String, ShardState] =
     TrackedShards.initial(stream, options.startingPosition, listing.current(force = true), clock())
