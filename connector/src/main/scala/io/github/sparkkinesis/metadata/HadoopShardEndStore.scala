@@ -57,8 +57,7 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
     }
   }
 
-  override def describe: String =
-    s"the directory $root" + (if (explicit) " (option kinesis.metadataPath)" else " inside the checkpoint")
+  override def describe: String = HadoopShardEndStore.describe(root, explicit)
 
   override def foreignRecordsAdvice: String =
     if (explicit) "Give each query its own kinesis.metadataPath, or leave it unset to keep the records in the " +
@@ -83,6 +82,10 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
 }
 
 private object HadoopShardEndStore {
+
+  /** The store's directory `root` for messages: the path and whether option kinesis.metadataPath named it. */
+  def describe(root: String, explicit: Boolean): String =
+    s"the directory $root" + (if (explicit) " (option kinesis.metadataPath)" else " inside the checkpoint")
 
   /** The directory of task records; a stream's legacy directory of that name holds only `shardId-*.json` files. */
   val Tasks = "tasks"

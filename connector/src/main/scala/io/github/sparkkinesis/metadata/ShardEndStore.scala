@@ -70,14 +70,17 @@ object ShardEndStores {
         store
       case MetadataStoreSettings.Hdfs =>
         val root = options.metadataPath.getOrElse(new Path(checkpointLocation, "shard-ends").toString)
-        AtomicFiles.requireAtomicPublish(new Path(root), hadoopConf)
-        new HadoopShardEndStore(root, hadoopConf, explicit = options.metadataPath.isDefined)
+        val store = new HadoopShardEndStore(root, hadoopConf, explicit = options.metadataPath.isDefined)
+        AtomicFiles.requireAtomicPublish(new Path(root), hadoopConf, store.describe)
+        store
     }
 
   /** When the DataFrame is created: refuses a `kinesis.metadataPath` where the Hadoop store would not be safe. */
   def checkAtLoad(options: KinesisSourceOptions, hadoopConf: Configuration): Unit =
     if (options.metadataStore == MetadataStoreSettings.Hdfs) {
-      options.metadataPath.foreach(p => AtomicFiles.requireAtomicPublish(new Path(p), hadoopConf))
+      options.metadataPath.foreach { p =>
+        AtomicFiles.requireAtomicPublish(new Path(p), hadoopConf, HadoopShardEndStore.describe(p, explicit = true))
+      }
     }
 
   /**
