@@ -73,6 +73,25 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
     checkpoint.getMessage should include("kinesis.metadataCommitterType=DYNAMODB")
   }
 
+  test("Given kinesis.metadataPath under a regular file, when the query starts, then it is refused naming the " +
+    "option and the path, not with the file system's bare error at the first record") {
+    // Given
+    val file = Files.createTempFile("not-a-directory", ".txt")
+    val path = s"$file/metadata"
+
+    // When
+    val e = the[IllegalArgumentException] thrownBy ShardEndStores.open(
+      options("kinesis.metadataPath" -> path),
+      Files.createTempDirectory("checkpoint").toString,
+      new Configuration()).recordIfAbsent(TaskEndRecord(0L, 0, Seq.empty))
+
+    // Then
+    e.getMessage should startWith(s"The metadata store cannot create the directory $path (option " +
+      "kinesis.metadataPath): ")
+    e.getMessage should endWith("Point kinesis.metadataPath at a directory the query may create and write, whose " +
+      "parents are directories, or leave it unset to keep the records in the checkpoint.")
+  }
+
   test("Given a checkpoint on an object store and kinesis.metadataPath on a local disk, when opened, then the Hadoop " +
     "store is used") {
     val local = Files.createTempDirectory("metadata").toString
