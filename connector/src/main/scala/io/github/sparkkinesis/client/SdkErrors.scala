@@ -147,7 +147,7 @@ private[sparkkinesis] object SdkErrors {
    * Why nothing answered, when that is the failure: a host name that does not resolve, a refused connection, no route
    * to the host. Timeouts are not among them: a slow network may pass.
    */
-  private def unreachable(e: Throwable): Option[String] =
+  private[sparkkinesis] def unreachable(e: Throwable): Option[String] =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).collectFirst {
       case u: java.net.UnknownHostException => s"the host name does not resolve (${u.getMessage})"
       case _: java.net.ConnectException => "the connection was refused (nothing listens there)"

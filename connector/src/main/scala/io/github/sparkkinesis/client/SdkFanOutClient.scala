@@ -58,20 +58,20 @@ private[client] final class SdkFanOutClient(
 
   override def describeConsumer(streamArn: String, consumerName: String): Option[ConsumerDescription] =
     describe(
-      streamOf(streamArn),
+      StreamRef.nameOf(streamArn),
       DescribeStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName))
 
   override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
-    describe(streamOf(consumerArn), DescribeStreamConsumerRequest.builder().consumerARN(consumerArn))
+    describe(StreamRef.nameOf(consumerArn), DescribeStreamConsumerRequest.builder().consumerARN(consumerArn))
 
   override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
-    toConsumer(call("RegisterStreamConsumer", streamOf(streamArn), None) {
+    toConsumer(call("RegisterStreamConsumer", StreamRef.nameOf(streamArn), None) {
       sdk.registerStreamConsumer(
         RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build())
     }.consumer)
 
   override def deregisterConsumer(consumerArn: String): Unit = {
-    call("DeregisterStreamConsumer", streamOf(consumerArn), None) {
+    call("DeregisterStreamConsumer", StreamRef.nameOf(consumerArn), None) {
       sdk.deregisterStreamConsumer(DeregisterStreamConsumerRequest.builder().consumerARN(consumerArn).build())
     }
     ()
@@ -79,7 +79,7 @@ private[client] final class SdkFanOutClient(
 
   override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription = {
     val subscription =
-      new SdkSubscription(e => errors.translate(e, "SubscribeToShard", streamOf(consumerArn), Some(shardId)))
+      new SdkSubscription(e => errors.translate(e, "SubscribeToShard", StreamRef.nameOf(consumerArn), Some(shardId)))
     val request = SubscribeToShardRequest.builder().consumerARN(consumerArn).shardId(shardId)
       .startingPosition(startingPosition(start)).build()
     val handler = SubscribeToShardResponseHandler.builder()
@@ -110,11 +110,6 @@ private[client] final class SdkFanOutClient(
 }
 
 private[client] object SdkFanOutClient {
-
-  /**
-   * The stream's name inside a stream or consumer ARN (`arn:...:stream/NAME` or `arn:...:stream/NAME/consumer/...`).
-   */
-  def streamOf(arn: String): String = arn.split("/").lift(1).getOrElse(arn)
 
   /**
    * DescribeStreamSummary of a stream given by name or ARN: an ARN goes in StreamARN (AWS refuses one as StreamName,

@@ -38,36 +38,51 @@ private[sparkkinesis] object AtomicFiles {
 
   /**
    * Fails, naming the fix, unless files published under `dir` are published atomically (at most one writer wins): the
-   * Hadoop metadata store relies on it for exactly-once reads.
+   * Hadoop metadata store relies on it for exactly-once reads. `what` names the directory in the message (the path and
+   * the option or checkpoint it comes from).
    */
-  def requireAtomicPublish(dir: Path, conf: Configuration): Unit = {
-    val fs = dir.getFileSystem(conf)
-    val scheme = effectiveScheme(fs, fs.makeQualified(dir))
+  def requireAtomicPublish(dir: Path, conf: Configuration, what: String): Unit = {
+    val given =
+      lower(Option(dir.toUri.getScheme).orElse(Option(FileSystem.getDefaultUri(conf).getScheme)).getOrElse("file"))
+    // Decided by the scheme before any FileSystem is loaded: an object store's connector (S3A, say) is often not on the
+    // classpath, and loading it fails with a ClassNotFoundException that names neither the option nor the path. Only
+    // a mount's target and an ABFS account's namespace need the file system itself.
+    val fs = if (MountSchemes.contains(given) || given.startsWith("abfs")) loaded(dir, conf) else None
+    val scheme = fs.fold(given)(targetScheme(_, dir))
     val hierarchicalAbfs = scheme.startsWith("abfs") &&
-      fs.hasPathCapability(dir, org.apache.hadoop.fs.CommonPathCapabilities.ETAGS_PRESERVED_IN_RENAME)
+      fs.exists(_.hasPathCapability(dir, org.apache.hadoop.fs.CommonPathCapabilities.ETAGS_PRESERVED_IN_RENAME))
     if (CopyingRenameSchemes.contains(scheme) && !hierarchicalAbfs) {
       throw new IllegalArgumentException(
-        s"The metadata store's directory ${fs.makeQualified(dir)} is on $scheme://, an object store without an " +
-          "atomic no-overwrite rename, where two attempts of a task could both record where a batch ended and " +
-          "records could be read twice or lost. Set option kinesis.metadataCommitterType to DYNAMODB (with " +
-          "kinesis.dynamodb.tableName) to keep these records in DynamoDB, or point kinesis.metadataPath at HDFS.")
+        s"${what.capitalize} is on $scheme://, an object store without an atomic no-overwrite rename, where two " +
+          "attempts of a task could both record where a batch ended and records could be read twice or lost. Set " +
+          "kinesis.metadataCommitterType=DYNAMODB (with kinesis.dynamodb.tableName) to keep these records in " +
+          "DynamoDB, or point kinesis.metadataPath at HDFS.")
     }
   }
 
+  /** The file system of `dir`; None when its connector is not on the classpath (then its namespace is unknown). */
+  private def loaded(dir: Path, conf: Configuration): Option[FileSystem] =
+    try Some(dir.getFileSystem(conf))
+    catch {
+      case _: UnsupportedFileSystemException => None
+      case e: RuntimeException if e.getCause.isInstanceOf[ClassNotFoundException] => None
+    }
+
   /**
-   * The scheme of the file system that holds `path`: for a view file system, that of the mount's target, found by
+   * The scheme of the file system that holds `dir`: for a view file system, that of the mount's target, found by
    * resolving the nearest ancestor that exists (resolving a path that does not exist fails). A mount that cannot be
    * resolved keeps the view's own scheme.
    */
-  private def effectiveScheme(fs: FileSystem, path: Path): String = {
-    def lower(s: String) = s.toLowerCase(java.util.Locale.ROOT)
+  private def targetScheme(fs: FileSystem, dir: Path): String = {
     val own = lower(Option(fs.getScheme).getOrElse(fs.getUri.getScheme))
     if (!MountSchemes.contains(own)) own
-    else Iterator.iterate(path)(_.getParent).takeWhile(_ != null)
+    else Iterator.iterate(fs.makeQualified(dir))(_.getParent).takeWhile(_ != null)
       .map(p => Try(fs.resolvePath(p)))
       .collectFirst { case Success(target) if target.toUri.getScheme != null => lower(target.toUri.getScheme) }
       .getOrElse(own)
   }
+
+  private def lower(s: String): String = s.toLowerCase(java.util.Locale.ROOT)
 
   /** Publishes `content` at `target` unless a file is there; true when this call's content was published. */
   def publishIfAbsent(target: Path, content: String, conf: Configuration): Boolean = {

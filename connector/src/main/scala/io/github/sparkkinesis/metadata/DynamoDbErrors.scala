@@ -15,11 +15,18 @@ import io.github.sparkkinesis.client.{
 }
 
 /**
- * Turns the DynamoDB store's failures into messages that name the table, the option and the permission to grant, never
- * a secret. A failed conditional put passes through untouched: it is how the store learns it lost a race.
+ * Turns the DynamoDB store's failures into messages that name the table (or, when nothing answers, the endpoint), the
+ * option and the permission to grant, never a secret. A failed conditional put passes through untouched: it is how the
+ * store learns it lost a race.
  */
-private[metadata] final class DynamoDbErrors(table: String, settings: ClientSettings) {
+private[metadata] final class DynamoDbErrors(dynamoDbTable: DynamoDbTable, settings: ClientSettings) {
   private val secrets = CredentialsProviders.secrets(settings)
+  private val table = dynamoDbTable.name
+
+  /** The endpoint the store's client calls, as messages name it: the option's, else the region's. */
+  private val endpoint = dynamoDbTable.endpoint.map(u => s"$u (option kinesis.dynamodb.endpointUrl)").getOrElse(
+    settings.region.fold("the DynamoDB endpoint of the default region chain's region (option kinesis.region unset)")(
+      r => s"https://dynamodb.$r.amazonaws.com (the DynamoDB endpoint of option kinesis.region)"))
 
   def call[T](operation: String)(body: => T): T =
     try body
@@ -43,6 +50,13 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
       .collectFirst { case c: CredentialsUnavailable => c }
     (credentials, e) match {
       case (Some(c), _) => new IllegalStateException(s"No credentials for $where: ${scrub(c.getMessage)}")
+      case (_, ex) if SdkErrors.unreachable(ex).isDefined =>
+        new IllegalStateException(
+          s"Cannot reach DynamoDB at $endpoint for $operation on table $table (option kinesis.dynamodb.tableName, " +
+            s"the metadata store): ${SdkErrors.unreachable(ex).get}. Check option kinesis.dynamodb.endpointUrl " +
+            "(unset means the DynamoDB endpoint of kinesis.region) and that the driver and executors can reach it " +
+            s"(DNS, proxy, VPC endpoint, security groups). SDK said: ${scrub(firstLine(String.valueOf(ex.getMessage)))}",
+          ErrorText.safeCause(ex, secrets))
       case (_, ex: ResourceNotFoundException) => new IllegalStateException(
           s"$where: the table does not exist in the region of kinesis.region (or at kinesis.dynamodb.endpointUrl). " +
             s"${said(ex)}",
@@ -72,8 +86,10 @@ private[metadata] final class DynamoDbErrors(table: String, settings: ClientSett
 
   private def said(ex: AwsServiceException): String = {
     val text = Option(ex.awsErrorDetails).flatMap(d => Option(d.errorMessage)).getOrElse(String.valueOf(ex.getMessage))
-    s"DynamoDB said: ${scrub(text.linesIterator.find(_.trim.nonEmpty).getOrElse("").trim)} (request id ${ex.requestId})"
+    s"DynamoDB said: ${scrub(firstLine(text))} (request id ${ex.requestId})"
   }
+
+  private def firstLine(text: String): String = text.linesIterator.find(_.trim.nonEmpty).getOrElse("").trim
 
   private def scrub(text: String): String = ErrorText.scrub(text, secrets)
 }

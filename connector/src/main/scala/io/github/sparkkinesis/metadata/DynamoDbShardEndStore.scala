@@ -43,7 +43,7 @@ final class DynamoDbShardEndStore(
     extends ShardEndStore {
   import DynamoDbShardEndStore._
 
-  @transient private lazy val errors = new DynamoDbErrors(table.name, settings)
+  @transient private lazy val errors = new DynamoDbErrors(table, settings)
   private val runPrefix = run.fold("")(id => s"$RunPrefix$id/")
 
   private def dynamo[T](call: DynamoDbClient => T): T = access.use(settings, table.endpoint)(call)

@@ -36,7 +36,7 @@ final case class DynamoDbTable(name: String, endpoint: Option[URI]) {
    * option kinesis.dynamodb.tableName when a table of that name has another key schema.
    */
   def ensure(settings: ClientSettings, access: DynamoDbAccess = DynamoDbClients): Unit =
-    access.use(settings, endpoint)(ensure(_, new DynamoDbErrors(name, settings)))
+    access.use(settings, endpoint)(ensure(_, new DynamoDbErrors(this, settings)))
 
   private def ensure(dynamo: DynamoDbClient, errors: DynamoDbErrors): Unit = {
     val existing =

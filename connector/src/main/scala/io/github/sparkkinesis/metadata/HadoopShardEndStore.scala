@@ -57,8 +57,24 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
     }
   }
 
-  override def describe: String =
-    s"the directory $root" + (if (explicit) " (option kinesis.metadataPath)" else " inside the checkpoint")
+  /**
+   * Creates the root directory if need be, on the driver when the query starts: a path the file system refuses (one
+   * under a regular file, say) fails there, naming its option, rather than in the first task that records an end.
+   */
+  def createRoot(): Unit = {
+    val top = new Path(root)
+    val why =
+      try if (top.getFileSystem(conf).mkdirs(top)) None else Some("the file system refused to create it")
+      catch { case e: java.io.IOException => Some(s"${e.getClass.getSimpleName}: ${e.getMessage}") }
+    why.foreach { reason =>
+      throw new IllegalArgumentException(s"The metadata store cannot create $describe: $reason. " +
+        (if (explicit) "Point kinesis.metadataPath at a directory the query may create and write, whose parents are " +
+           "directories, or leave it unset to keep the records in the checkpoint."
+         else "Give the query a checkpoint location it may create and write, or set kinesis.metadataPath."))
+    }
+  }
+
+  override def describe: String = HadoopShardEndStore.describe(root, explicit)
 
   override def foreignRecordsAdvice: String =
     if (explicit) "Give each query its own kinesis.metadataPath, or leave it unset to keep the records in the " +
@@ -83,6 +99,10 @@ final class HadoopShardEndStore(root: String, @transient private var conf: Confi
 }
 
 private object HadoopShardEndStore {
+
+  /** The store's directory `root` for messages: the path and whether option kinesis.metadataPath named it. */
+  def describe(root: String, explicit: Boolean): String =
+    s"the directory $root" + (if (explicit) " (option kinesis.metadataPath)" else " inside the checkpoint")
 
   /** The directory of task records; a stream's legacy directory of that name holds only `shardId-*.json` files. */
   val Tasks = "tasks"

@@ -46,9 +46,9 @@ object ShardEndStores {
 
   /**
    * The query's store, on the driver: the DynamoDB table created if missing, or the Hadoop directory checked to be on a
-   * file system where first-writer-wins holds ([[AtomicFiles.requireAtomicPublish]]). In DynamoDB, the items are those
-   * of the checkpoint's life ([[CheckpointRun]]); a fresh checkpoint first deletes those of earlier lives of the same
-   * location.
+   * file system where first-writer-wins holds ([[AtomicFiles.requireAtomicPublish]]) and created. In DynamoDB, the
+   * items are those of the checkpoint's life ([[CheckpointRun]]); a fresh checkpoint first deletes those of earlier
+   * lives of the same location.
    */
   def open(
       options: KinesisSourceOptions,
@@ -70,14 +70,18 @@ object ShardEndStores {
         store
       case MetadataStoreSettings.Hdfs =>
         val root = options.metadataPath.getOrElse(new Path(checkpointLocation, "shard-ends").toString)
-        AtomicFiles.requireAtomicPublish(new Path(root), hadoopConf)
-        new HadoopShardEndStore(root, hadoopConf, explicit = options.metadataPath.isDefined)
+        val store = new HadoopShardEndStore(root, hadoopConf, explicit = options.metadataPath.isDefined)
+        AtomicFiles.requireAtomicPublish(new Path(root), hadoopConf, store.describe)
+        store.createRoot()
+        store
     }
 
   /** When the DataFrame is created: refuses a `kinesis.metadataPath` where the Hadoop store would not be safe. */
   def checkAtLoad(options: KinesisSourceOptions, hadoopConf: Configuration): Unit =
     if (options.metadataStore == MetadataStoreSettings.Hdfs) {
-      options.metadataPath.foreach(p => AtomicFiles.requireAtomicPublish(new Path(p), hadoopConf))
+      options.metadataPath.foreach { p =>
+        AtomicFiles.requireAtomicPublish(new Path(p), hadoopConf, HadoopShardEndStore.describe(p, explicit = true))
+      }
     }
 
   /**

@@ -1,9 +1,12 @@
 package io.github.sparkkinesis.options
 
+import io.github.sparkkinesis.client.StreamRef
+
 /**
  * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent,
- * deregistered on stop if it registered it and `deregisterOnStop`) or through an existing one (`consumerArn`). Exactly
- * one of the two is set: the registry's rule refuses other options when the DataFrame is created.
+ * deregistered on stop if it registered it and `deregisterOnStop`) or through an existing one (`consumerArn`, a
+ * consumer of the query's one stream). Exactly one of the two is set: the registry's rule refuses other options when
+ * the DataFrame is created.
  */
 final case class FanOutOptions(
     consumerName: Option[String],
@@ -15,18 +18,59 @@ final case class FanOutOptions(
 object FanOutOptions {
   import KinesisOptionsRegistry._
 
-  /** The fan-out options when `kinesis.consumerType` asks for SubscribeToShard (or EFO). */
-  private[options] def parse(options: OptionValues): Option[FanOutOptions] = {
+  /**
+   * The fan-out options when `kinesis.consumerType` asks for SubscribeToShard (or EFO); refuses a `kinesis.consumerArn`
+   * that is not a consumer of the query's one stream (`streams`, by name or ARN, in `region` when known).
+   */
+  private[options] def parse(
+      options: OptionValues,
+      streams: Seq[String],
+      region: Option[String]): Option[FanOutOptions] = {
     import options.{get, getOrDefault}
     if (!FanOutConsumerTypes.exists(_.equalsIgnoreCase(getOrDefault(ConsumerType)))) None
     else {
       val (name, arn) = (get(ConsumerName), get(ConsumerArn))
+      arn.foreach(requireConsumerOf(_, streams, region))
       Some(FanOutOptions(
         name,
         arn,
         getOrDefault(DeregisterConsumerOnStop),
         getOrDefault(SubscribeToShardTimeout),
         getOrDefault(SubscribeToShardMaxRetries)))
+    }
+  }
+
+  /**
+   * Fails unless `consumerArn` names a consumer of the one stream read: a consumer of another stream would serve that
+   * stream's records under this stream's name (shard ids repeat across streams). The stream is compared by name, and by
+   * account and region where the query knows them (from `kinesis.streamARN`, or `kinesis.region` for the region).
+   */
+  private def requireConsumerOf(consumerArn: String, streams: Seq[String], region: Option[String]): Unit = {
+    if (streams.size > 1) {
+      throw new IllegalArgumentException(s"Option ${ConsumerArn.name} names one stream's consumer, but the query " +
+        s"reads ${streams.size} streams (${streams.mkString(", ")}): set ${ConsumerName.name} instead, and the query " +
+        "registers a consumer of that name on each stream.")
+    }
+    val stream = streams.head
+    val readName = StreamRef.nameOf(stream)
+    // The option's pattern has been checked: the ARN names a stream.
+    val owner = StreamRef.arnOf(consumerArn).get
+    val read = StreamRef.arnOf(stream)
+    val account = read.map(_.account)
+    val readRegion = read.map(_.region).orElse(region)
+    if (readName != owner.streamName || !account.forall(_ == owner.account) || !readRegion.forall(_ == owner.region)) {
+      val where = account.fold("")(a => s" of account $a") + readRegion.fold("")(r => s" in $r")
+      val givenBy =
+        if (read.isDefined) s"option ${StreamARN.name}"
+        else if (region.isDefined) s"options ${StreamName.name} and ${Region.name}"
+        else s"option ${StreamName.name}"
+      throw new IllegalArgumentException(s"Option ${ConsumerArn.name} is '$consumerArn', a consumer of stream " +
+        s"'${owner.streamName}' of account ${owner.account} in ${owner.region}, but the query reads stream " +
+        s"'$readName'$where ($givenBy): a consumer serves only its own stream's shards, and shard ids repeat across " +
+        s"streams, so the query would read the other stream's records labelled as stream '$readName'. Give the ARN " +
+        s"of a consumer of stream '$readName' (aws kinesis list-stream-consumers --stream-arn <its ARN>), or set " +
+        s"${ConsumerName.name} instead of ${ConsumerArn.name} to let the connector register a consumer of that name " +
+        s"on stream '$readName'.")
     }
   }
 }

@@ -92,9 +92,10 @@ object KinesisSourceOptions {
         s"${streams.size} streams (${streams.mkString(", ")}) whose shard ids overlap: give a position that applies " +
         "to every stream (LATEST, TRIM_HORIZON, AT_TIMESTAMP), or read the streams in separate queries.")
     }
+    val client = options.clientSettings
     KinesisSourceOptions(
       streams = streams,
-      client = options.clientSettings,
+      client = client,
       startingPosition = start,
       failOnDataLoss = getOrDefault(FailOnDataLoss),
       maxFetchRecordsPerShard = getOrDefault(MaxFetchRecordsPerShard),
@@ -113,7 +114,7 @@ object KinesisSourceOptions {
       endingPosition = get(EndingPosition),
       checkNewRecordThreads = getOrDefault(CheckNewRecordThreads),
       metadataStore = MetadataStoreSettings.parse(options),
-      fanOut = FanOutOptions.parse(options),
+      fanOut = FanOutOptions.parse(options, streams, client.region),
       realTimePollIntervalMs = getOrDefault(RealTimePollInterval))
   }
 }

@@ -68,11 +68,6 @@ class KinesisMicroBatchStream(
    * need be) in the background from the query's start; a failure there fails the next planning.
    */
   private val fanOut: Map[String, FanOutConsumer] = options.fanOut.fold(Map.empty[String, FanOutConsumer]) { f =>
-    if (f.consumerArn.isDefined && options.streams.size > 1) {
-      throw new IllegalArgumentException(s"Option kinesis.consumerArn names one stream's consumer, but the query " +
-        s"reads ${options.streams.size} streams (${options.streams.mkString(", ")}): set kinesis.consumerName " +
-        "instead, and the query registers a consumer of that name on each stream.")
-    }
     options.streams.map { s =>
       s -> new FanOutConsumer(
         FanOutClients.of(client),

@@ -3,6 +3,8 @@ package io.github.sparkkinesis.metadata
 import java.net.URI
 import java.nio.file.Files
 
+import scala.util.Try
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.RawLocalFileSystem
 import org.scalatest.funsuite.AnyFunSuite
@@ -43,6 +45,51 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
       options("kinesis.metadataPath" -> "s3a://bucket/metadata"),
       conf())
     e.getMessage should include("DYNAMODB")
+  }
+
+  test("Given kinesis.metadataPath, or a checkpoint, on s3a:// without S3A on the classpath, when the DataFrame is " +
+    "created or the query starts, then it is refused by its scheme, naming the option or the checkpoint, the path " +
+    "and the DynamoDB store, before a file system is loaded") {
+    // Given Hadoop's defaults, which bind s3a:// to S3AFileSystem, a class this classpath does not have
+    val defaults = new Configuration()
+    Try(Class.forName(defaults.get("fs.s3a.impl"))).isFailure shouldBe true
+    val onS3 = options("kinesis.metadataPath" -> "s3a://bucket/metadata")
+    val local = Files.createTempDirectory("checkpoint").toString
+
+    // When
+    val atLoad = the[IllegalArgumentException] thrownBy ShardEndStores.checkAtLoad(onS3, defaults)
+    val atStart = the[IllegalArgumentException] thrownBy ShardEndStores.open(onS3, local, defaults)
+    val checkpoint = the[IllegalArgumentException] thrownBy
+      ShardEndStores.open(options(), "s3a://bucket/checkpoints/q1", defaults)
+
+    // Then
+    Seq(atLoad, atStart).foreach(_.getMessage shouldBe "The directory s3a://bucket/metadata (option " +
+      "kinesis.metadataPath) is on s3a://, an object store without an atomic no-overwrite rename, where two " +
+      "attempts of a task could both record where a batch ended and records could be read twice or lost. Set " +
+      "kinesis.metadataCommitterType=DYNAMODB (with kinesis.dynamodb.tableName) to keep these records in DynamoDB, " +
+      "or point kinesis.metadataPath at HDFS.")
+    checkpoint.getMessage should startWith("The directory s3a://bucket/checkpoints/q1/shard-ends inside the " +
+      "checkpoint is on s3a://, an object store")
+    checkpoint.getMessage should include("kinesis.metadataCommitterType=DYNAMODB")
+  }
+
+  test("Given kinesis.metadataPath under a regular file, when the query starts, then it is refused naming the " +
+    "option and the path, not with the file system's bare error at the first record") {
+    // Given
+    val file = Files.createTempFile("not-a-directory", ".txt")
+    val path = s"$file/metadata"
+
+    // When
+    val e = the[IllegalArgumentException] thrownBy ShardEndStores.open(
+      options("kinesis.metadataPath" -> path),
+      Files.createTempDirectory("checkpoint").toString,
+      new Configuration()).recordIfAbsent(TaskEndRecord(0L, 0, Seq.empty))
+
+    // Then
+    e.getMessage should startWith(s"The metadata store cannot create the directory $path (option " +
+      "kinesis.metadataPath): ")
+    e.getMessage should endWith("Point kinesis.metadataPath at a directory the query may create and write, whose " +
+      "parents are directories, or leave it unset to keep the records in the checkpoint.")
   }
 
   test("Given a checkpoint on an object store and kinesis.metadataPath on a local disk, when opened, then the Hadoop " +

@@ -2,6 +2,8 @@ package io.github.sparkkinesis.source
 
 import java.nio.charset.StandardCharsets.UTF_8
 
+import scala.util.{Failure, Try}
+
 import org.scalatest.BeforeAndAfterEach
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
@@ -19,6 +21,37 @@ class FanOutMicroBatchSuite extends AnyFunSuite with Matchers with BeforeAndAfte
 
   private def put(fake: FakeKinesisClient, n: Int, prefix: String): Seq[String] =
     (1 to n).map { i => fake.putRecord("s", s"k${i % 7}", s"$prefix$i".getBytes(UTF_8)); s"$prefix$i" }
+
+  test("given kinesis.consumerArn of another stream's consumer, when the query starts, then it refuses to, naming " +
+    "the option, the ARN, both streams and the fix, instead of reading the other stream's records under this name") {
+    // Given streams s and other, both with records and with the same shard ids, and a consumer of other
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    fake.createStream("s", 1)
+    fake.createStream("other", 1)
+    fake.putRecord("s", "k", "s1".getBytes(UTF_8))
+    (1 to 3).foreach(i => fake.putRecord("other", s"k$i", s"o$i".getBytes(UTF_8)))
+    val theirs = fake.registerConsumer(fake.streamArn("other"), "theirs").arn
+
+    // When a query of stream s is given that consumer
+    val started = Try(new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.consumerType" -> "EFO",
+        "kinesis.consumerArn" -> theirs,
+        "kinesis.startingPosition" -> "TRIM_HORIZON"),
+      clock = clock).drain().map(r => s"${r.stream}:${r.data}"))
+
+    // Then
+    started should matchPattern { case Failure(_: IllegalArgumentException) => }
+    started.failed.get.getMessage shouldBe s"Option kinesis.consumerArn is '$theirs', a consumer of stream 'other' " +
+      "of account 123456789012 in us-east-1, but the query reads stream 's' (option kinesis.streamName): a " +
+      "consumer serves only its own stream's shards, and shard ids repeat across streams, so the query would read " +
+      "the other stream's records labelled as stream 's'. Give the ARN of a consumer of stream 's' (aws kinesis " +
+      "list-stream-consumers --stream-arn <its ARN>), or set kinesis.consumerName instead of kinesis.consumerArn " +
+      "to let the connector register a consumer of that name on stream 's'."
+    fake.callsOf("SubscribeToShard") shouldBe 0
+  }
 
   test("given a split and a merge between batches, when drained through subscriptions, then each record comes once") {
     splitAndMerge(childShardsInEvents = true)

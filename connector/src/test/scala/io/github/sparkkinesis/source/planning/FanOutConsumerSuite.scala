@@ -226,4 +226,31 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "EFO", "kinesis.consumerArn" -> arn))
       .fanOut.flatMap(_.consumerArn) shouldBe Some(arn)
   }
+
+  test("given kinesis.consumerArn of a same-named stream of another account or region, when options are parsed, then " +
+    "it is refused naming both streams' accounts and regions; the consumer of the stream read is accepted") {
+    // Given stream shared of account 210987654321, named by ARN, and consumers of streams named shared
+    val read = "arn:aws:kinesis:us-east-1:210987654321:stream/shared"
+    val ownAccount = "arn:aws:kinesis:us-east-1:123456789012:stream/shared/consumer/c:1700000000"
+    val otherRegion = "arn:aws:kinesis:eu-west-1:210987654321:stream/shared/consumer/c:1700000000"
+    def parse(stream: (String, String), arn: String, more: (String, String)*) = KinesisSourceOptions.parse(
+      Map(stream, "kinesis.consumerType" -> "EFO", "kinesis.consumerArn" -> arn) ++ more)
+
+    // When / Then
+    val byAccount = intercept[IllegalArgumentException](parse("kinesis.streamARN" -> read, ownAccount)).getMessage
+    byAccount should include(s"Option kinesis.consumerArn is '$ownAccount', a consumer of stream 'shared' of " +
+      "account 123456789012 in us-east-1, but the query reads stream 'shared' of account 210987654321 in us-east-1 " +
+      "(option kinesis.streamARN)")
+    byAccount should include("set kinesis.consumerName instead of kinesis.consumerArn")
+    intercept[IllegalArgumentException](parse("kinesis.streamARN" -> read, otherRegion)).getMessage should include(
+      "the query reads stream 'shared' of account 210987654321 in us-east-1 (option kinesis.streamARN)")
+    intercept[IllegalArgumentException](parse(
+      "kinesis.streamName" -> "shared",
+      otherRegion,
+      "kinesis.region" -> "us-east-1")).getMessage should include(
+      "in eu-west-1, but the query reads stream 'shared' in us-east-1 (options kinesis.streamName and kinesis.region)")
+    val sameStream = read + "/consumer/c:1700000000"
+    parse("kinesis.streamARN" -> read, sameStream).fanOut.flatMap(_.consumerArn) shouldBe Some(sameStream)
+    parse("kinesis.streamName" -> "shared", otherRegion).fanOut.flatMap(_.consumerArn) shouldBe Some(otherRegion)
+  }
 }
