@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Counter, Dict, List, Optional, Sequence, Tuple
 
-Record = Tuple[str, str, int]  # (shard, sequence number, subsequence number)
+from harness import FileSinkOutput, Record
 
 #: Records named per group of records that share the same batches: enough to look them up, few enough to read.
 SHOWN_RECORDS = 3
@@ -30,21 +30,6 @@ class Fault:
     kind: str
     at: float
     sink_rows: int
-
-
-def sink_batches(output: Path) -> Dict[str, int]:
-    """The file sink's committed files, each with the batch that committed it (its ``_spark_metadata`` entry)."""
-    batch_of: Dict[str, int] = {}
-    log = output / "_spark_metadata"
-    for entry in sorted(log.iterdir()) if log.is_dir() else []:
-        name = entry.name.split(".")[0]
-        if not name.isdigit() or entry.name.endswith(".compact"):
-            continue  # a compact file repeats earlier batches' files without saying which batch wrote each
-        for line in entry.read_text().splitlines()[1:]:
-            item = json.loads(line)
-            if item["action"] == "add":
-                batch_of[item["path"]] = int(name)
-    return batch_of
 
 
 def source_offsets(checkpoint: Path) -> Dict[int, Dict[str, Any]]:
@@ -94,32 +79,32 @@ def explain(
     wanted: Counter[Record],
     got: Counter[Record],
     faults: Sequence[Fault],
-    output: Any,
+    output: FileSinkOutput,
 ) -> str:
-    """What went wrong, shard by shard; ``output`` is the run's FileSinkOutput (its rows by file)."""
-    batch_of = sink_batches(folder / "output")
+    """What went wrong, shard by shard, in the run folder ``folder`` whose file sink ``output`` holds ``got``."""
+    batch_of = output.batch_of_files()
     batches_of: Dict[Record, List[int]] = collections.defaultdict(list)
     for path, rows in output.rows_by_file().items():
         for r in rows:
             batches_of[(r["shardId"], r["sequenceNumber"], int(r["subSequenceNumber"]))].append(batch_of.get(path, -1))
-    offsets = source_offsets(folder / "checkpoint")
     checkpoint = folder / "checkpoint"
+    offsets = source_offsets(checkpoint)
 
     def mtime(kind: str, batch: int) -> Optional[float]:
         path = checkpoint / kind / str(batch)
         return path.stat().st_mtime if path.exists() else None
 
-    by_shard: Dict[str, Dict[str, Any]] = collections.defaultdict(lambda: {"missing": [], "repeated": []})
-    for key in sorted(wanted - got):
+    by_shard: Dict[str, Dict[str, List[Record]]] = collections.defaultdict(lambda: {"missing": [], "repeated": []})
+    for key in wanted - got:
         by_shard[key[0]]["missing"].append(key)
-    for key, n in sorted(got.items()):
+    for key, n in got.items():
         if n > 1:
             by_shard[key[0]]["repeated"].append(key)
     out: List[str] = []
     for shard, found in sorted(by_shard.items()):
         out.append(f"shard {shard}: {len(found['missing'])} missing, {len(found['repeated'])} repeated")
         groups: Dict[Tuple[int, ...], List[Record]] = collections.defaultdict(list)
-        for key in found["repeated"]:
+        for key in sorted(found["repeated"], key=lambda k: (int(k[1]), k[2])):
             groups[tuple(sorted(batches_of[key]))].append(key)
         for batches, keys in sorted(groups.items()):
             names = ", ".join(k[1] for k in keys[:SHOWN_RECORDS]) + (" ..." if len(keys) > SHOWN_RECORDS else "")
@@ -130,17 +115,22 @@ def explain(
                     f"{position_of(offsets.get(b), shard)}, {read_of(offsets.get(b), shard)}; the next batch starts "
                     f"at {position_of(offsets.get(b + 1), shard)}"
                 )
-            numbers = {b: offsets.get(b, {}).get("batch") for b in set(batches)}
-            same = sorted(b for b in numbers if list(numbers.values()).count(numbers[b]) > 1)
+            numbers = collections.Counter(offsets[b].get("batch") for b in set(batches) if b in offsets)
+            same = sorted(b for b in set(batches) if b in offsets and numbers[offsets[b].get("batch")] > 1)
             if same:
                 out.append(f"    Spark batches {same} carry the same source offset: Spark ran one batch's offset again")
             first, last = min(batches), max(batches)
             since, until = mtime("offsets", first), mtime("commits", last) or mtime("offsets", last + 1)
-            struck = [f for f in faults if since is not None and since - 5 <= f.at <= (until or float("inf")) + 5]
-            names = ", ".join(f"{f.number} {f.kind}" for f in struck) or "none"
-            out.append(f"    faults from 5 s before batch {first} was planned to 5 s after batch {last} ended: {names}")
+            if since is None:
+                out.append(f"    faults around batch {first}: unknown (its offset is not in the log)")
+            else:
+                struck = [f for f in faults if since - 5 <= f.at <= (until or float("inf")) + 5]
+                names = ", ".join(f"{f.number} {f.kind}" for f in struck) or "none"
+                out.append(
+                    f"    faults from 5 s before batch {first} was planned to 5 s after batch {last} ended: {names}"
+                )
         if found["missing"]:
-            keys = found["missing"]
+            keys = sorted(found["missing"], key=lambda k: (int(k[1]), k[2]))
             last_batch = max(offsets) if offsets else None
             out.append(
                 f"  missing {keys[0][1]} .. {keys[-1][1]}; the last batch logged ({last_batch}) has the shard at "

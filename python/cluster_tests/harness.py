@@ -206,6 +206,18 @@ class FileSinkOutput:
                     (files.add if entry["action"] == "add" else files.discard)(entry["path"])
         return files
 
+    def batch_of_files(self) -> Dict[str, int]:
+        """Each committed file with the batch whose log entry added it (a compact entry does not say which batch
+        added a file: the cluster runs never compact the log)."""
+        self.committed_files()
+        return {
+            entry["path"]: int(name.split(".")[0])
+            for name, entries in self._entries.items()
+            if not name.endswith(".compact")
+            for entry in entries
+            if entry["action"] == "add"
+        }
+
     def rows_by_file(self) -> Dict[str, List[Dict[str, Any]]]:
         files = self.committed_files()
         for f in files:

@@ -22,7 +22,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Counter, Dict, List, Optional
+from typing import Any, Callable, Counter, Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -247,21 +247,17 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
         expected, _ = stream_records(emulator.mock.endpoint, stream)
         report.expected = sum(expected.values())
         # Every record the stream holds, each counted once: repeats must not end the wait before the last is read.
-        # A record still missing when the wait ends is reported, with the batches around it, by the verdict below.
-        try:
-            wait_for(
-                lambda: driver.failure() or not set(expected) - set(output.records()),  # noqa: B023
-                scenario.step_timeout,
-                f"the sink to hold each of the {report.expected} records",
-            )
-        except TimeoutError as e:
-            print(f"{e}: stopping the query and judging what the sink holds", flush=True)
+        wait_then_judge(
+            lambda: driver.failure() or not set(expected) - set(output.records()),  # noqa: B023
+            scenario.step_timeout,
+            f"the sink to hold each of the {report.expected} records",
+        )
         if driver.failure():
             raise AssertionError(f"the query failed: {driver.failure()}")
         wanted = collections.Counter(f"{shard}|{seq}" for shard, seq, _ in expected)
         if scenario.kinesis_sink:
             # The copy catches up too: every record at least once in the target (its duplicates are counted below).
-            wait_for(
+            wait_then_judge(
                 lambda: driver.failure() or not wanted - copies(emulator.mock.endpoint, target),  # noqa: B023
                 scenario.step_timeout,
                 f"the Kinesis sink's target to hold all {report.expected} records",
@@ -304,6 +300,15 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
                     stop()
                 except Exception as e:  # cleaning up must not hide the run's own failure
                     print(f"cleanup: {e}", file=sys.stderr)
+
+
+def wait_then_judge(condition: Callable[[], Any], timeout: float, what: str, every: float = 0.1) -> None:
+    """Waits as ``wait_for`` does; a wait that ends unmet is said, and the run goes on to its verdict, which counts and
+    explains what is missing."""
+    try:
+        wait_for(condition, timeout, what, every)
+    except TimeoutError as e:
+        print(f"{e}: stopping the query and judging what the sinks hold", flush=True)
 
 
 def forget_dead_subscriptions(emulator: PersistentEmulator, producer: Producer) -> None:

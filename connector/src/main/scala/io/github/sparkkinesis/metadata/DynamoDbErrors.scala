@@ -55,7 +55,8 @@ private[metadata] final class DynamoDbErrors(dynamoDbTable: DynamoDbTable, setti
           s"Cannot reach DynamoDB at $endpoint for $operation on table $table (option kinesis.dynamodb.tableName, " +
             s"the metadata store): ${SdkErrors.unreachable(ex).get}. Check option kinesis.dynamodb.endpointUrl " +
             "(unset means the DynamoDB endpoint of kinesis.region) and that the driver and executors can reach it " +
-            s"(DNS, proxy, VPC endpoint, security groups). SDK said: ${scrub(firstLine(String.valueOf(ex.getMessage)))}",
+            "(DNS, proxy, VPC endpoint, security groups). SDK said: " +
+            scrub(firstLine(String.valueOf(ex.getMessage))),
           ErrorText.safeCause(ex, secrets))
       case (_, ex: ResourceNotFoundException) => new IllegalStateException(
           s"$where: the table does not exist in the region of kinesis.region (or at kinesis.dynamodb.endpointUrl). " +

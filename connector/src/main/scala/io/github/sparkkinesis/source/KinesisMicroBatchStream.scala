@@ -211,13 +211,14 @@ class KinesisMicroBatchStream(
 
   /**
    * The tasks of the batch from `start` to `end`. Offsets are numbered by batch, so an `end` that is not after `start`
-   * holds nothing to read: its tasks would read the batch that ended at `start` again.
+   * holds nothing to read (its tasks would read the batch that ended at `start` again): a backstop for offsets that
+   * Spark finds unequal although they name the same batch, as a merge's out-of-order parents once made them.
    */
   override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
-    val offset = KinesisSourceOffset.of(end)
-    if (offset.batch <= KinesisSourceOffset.of(start).batch) {
-      log.warn(s"Spark asked for the batch from offset ${KinesisSourceOffset.of(start).batch} to offset " +
-        s"${offset.batch}, which is not after it: nothing to read.")
+    val (from, offset) = (KinesisSourceOffset.of(start), KinesisSourceOffset.of(end))
+    if (offset.batch <= from.batch) {
+      log.warn(s"Spark asked for the batch from offset ${from.batch} to offset ${offset.batch}, which is not after " +
+        "it: nothing to read.")
       Array.empty
     } else TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards).toArray[InputPartition]
   }

@@ -171,7 +171,7 @@ class KinesisMicroBatchStreamSuite extends AnyFunSuite with Matchers {
     put(fake, keys)
     val driver = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"))
     driver.runBatch().get should have size keys.size
-    // Spark hands over the last batch's end as both ends (a batch it runs with nothing new, say)
+    // Spark hands over two offsets of the same batch (as when it took two equal offsets for different ones)
     driver.stream.planInputPartitions(driver.committed, driver.committed) shouldBe empty
   }
 

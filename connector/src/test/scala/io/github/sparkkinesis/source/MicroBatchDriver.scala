@@ -74,7 +74,7 @@ final class MicroBatchDriver(
   /** Reads every partition of the batch ending at `end`, as one evaluation of the batch. */
   def read(end: KinesisSourceOffset): Seq[Out] = {
     val factory = stream.createReaderFactory()
-    stream.planInputPartitions(committed, end).toSeq.flatMap { partition =>
+    stream.planInputPartitions(stream.deserializeOffset(committed.json()), end).toSeq.flatMap { partition =>
       val reader = factory.createReader(partition)
       val rows = mutable.Buffer.empty[Out]
       try {

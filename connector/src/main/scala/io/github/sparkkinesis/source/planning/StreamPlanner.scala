@@ -80,7 +80,7 @@ private[source] final class StreamPlanner(
 
   /** Where a query that starts reading this stream now starts in each shard (`kinesis.startingPosition`). */
   def initialShards(): Map[String, ShardState] =
-    TrackedShards.initial(stream, options.startingPosition, listing.current(force = true), clock())
+    TrackedShards.initial(stream, options.startingPosition, listing.current(force = false), clock())
 
   def prepareForAvailableNow(): Unit = {
     val target = AvailableNowTarget.fixedAt(clock(), listing.current(force = true))
