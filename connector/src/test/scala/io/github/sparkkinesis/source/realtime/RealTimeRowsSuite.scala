@@ -255,4 +255,59 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       SubscriptionCache.shared.evict(0L)
     }
   }
+
+  test("given an endpoint refusing connections for a moment, when a polling task reads, then it rides it out") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    put(fake, shard0, Seq("a", "b"))
+    fake.failNextCalls("GetShardIterator", 4)(new UnreachableException("Connection refused (injected)"))
+    val r = rows(fake, Seq(shard0))
+    try {
+      take(r, 2).map(_._1) shouldBe Seq("a", "b")
+      fake.shardIteratorCalls shouldBe 5
+    } finally r.close()
+  }
+
+  test("given enhanced fan-out and a throttled end check of a caught-up shard, when the task reads on, then it backs " +
+    "off without failing and still follows the shard into its children") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.fanOut.sendChildShards = false
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    put(fake, shard0, Seq("p1"))
+    val r = rows(fake, Seq(shard0), s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, 30000L, 5))))
+    try {
+      take(r, 1).map(_._1) shouldBe Seq("p1")
+      fake.failNextCalls("GetShardIterator", 2)(new ThrottledException("LimitExceeded (injected)"))
+      r.next(500L) shouldBe false // no failure: the end check waits and asks again
+      val (left, right) = fake.splitShard("s", shard0, BigInt(2).pow(127))
+      put(fake, left, Seq("l1"))
+      put(fake, right, Seq("r1"))
+      take(r, 2, withinMs = 15000L).map(_._1).toSet shouldBe Set("l1", "r1")
+      r.offset.ends.find(_.shardId == shard0).get.stats.get.throttledCalls should be >= 2L
+    } finally {
+      r.close()
+      SubscriptionCache.shared.evict(0L)
+    }
+  }
+
+  test("given enhanced fan-out, when a caught-up subscription goes silent (a connection dropped without a close), " +
+    "then it is replaced after kinesis.subscribeToShard.timeout and the records put since arrive") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.fanOut.heartbeatMillis = 200L
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    put(fake, shard0, Seq("before"))
+    val r = rows(fake, Seq(shard0), s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, 1000L, 5))))
+    try {
+      take(r, 1).map(_._1) shouldBe Seq("before")
+      fake.fanOut.dropConnectionsSilently()
+      put(fake, shard0, Seq("after"))
+      take(r, 1, withinMs = 5000L).map(_._1) shouldBe Seq("after")
+      fake.callsOf("SubscribeToShard") shouldBe 2
+    } finally {
+      r.close()
+      SubscriptionCache.shared.evict(0L)
+    }
+  }
 }
