@@ -11,13 +11,13 @@ import com.sun.net.httpserver.{HttpExchange, HttpServer}
 import io.github.sparkkinesis.compat.JavaCollections._
 
 /**
- * One executor's polling in real-time mode at scale: `shards` threads, each calling GetRecords every 200 ms (the default
- * `kinesis.realTime.pollInterval`), through the one [[SdkKinesisClient]] the executor shares, against a local endpoint
- * that answers each call after `latencyMs` (an AWS call's round trip; the emulator on loopback answers in about a
- * millisecond, which hides any queue for connections). Prints the calls per second achieved against the paced target,
- * the client-side time per call, and how much of it went on waiting for a connection ("queue": the mean time per call
- * beyond the endpoint's, the client's own work of a millisecond or so included), with the most calls the endpoint saw
- * at once. Run by `bench/run --only connections [shards latencyMs]`.
+ * One executor's polling in real-time mode at scale: `shards` threads, each calling GetRecords every 200 ms (the
+ * default `kinesis.realTime.pollInterval`), through the one [[SdkKinesisClient]] the executor shares, against a local
+ * endpoint that answers each call after `latencyMs` (an AWS call's round trip; the emulator on loopback answers in
+ * about a millisecond, which hides any queue for connections). Prints the calls per second achieved against the paced
+ * target, the client-side time per call, and how much of it went on waiting for a connection ("queue": the mean time
+ * per call beyond the endpoint's, the client's own work of a millisecond or so included), with the most calls the
+ * endpoint saw at once. Run by `bench/run --only connections [shards latencyMs]`.
  */
 object ConnectionsBench {
 
@@ -76,7 +76,9 @@ object ConnectionsBench {
     }
   }
 
-  /** A Kinesis endpoint that answers every call with an empty GetRecords page after `latencyMs`, counting calls at once. */
+  /**
+   * A Kinesis endpoint that answers every call with an empty GetRecords page after `latencyMs`, counting calls at once.
+   */
   private final class StubEndpoint(latencyMs: Long, threads: Int) {
     private val server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024)
     private val inFlight = new AtomicInteger()

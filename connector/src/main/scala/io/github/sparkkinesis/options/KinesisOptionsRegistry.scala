@@ -445,7 +445,7 @@ object KinesisOptionsRegistry {
     "kinesis.subscribeToShard.timeout",
     Some(20000L),
     "Enhanced fan-out: longest time a task waits for the next event of a subscription, caught up or not, before it " +
-      "takes the subscription for dead (a connection dropped without a close), cancels it and subscribes again from " +
+      "takes the subscription for dead (a stream gone silent), cancels it and subscribes again from " +
       "the last record received. Kinesis sends events every few seconds while a shard is idle.",
     duration(1000L, 300000L, bareUnit = "s"),
     usage = Source)

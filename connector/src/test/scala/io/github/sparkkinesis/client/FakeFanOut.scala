@@ -10,11 +10,11 @@ import scala.collection.mutable
  * caught up, then one every `heartbeatMillis` while nothing new arrives (Kinesis keeps an idle subscription alive with
  * such events; a reader waiting for more in between gets None, and a [[ManualClock]] moves on by the wait); it
  * completes `lifetimeMillis` (5 minutes) after it opened, or after `eventsPerSubscription` events. After
- * [[dropConnectionsSilently]] the open subscriptions send nothing more, neither events nor an error, as over a TCP
- * connection lost without a close. A new subscribe for the same consumer and shard while one opened less than 5 s ago
- * is still open is refused with [[SubscriptionBusyException]]; a later one ends the open one. At a closed shard's end
- * the last event names the child shards, unless `sendChildShards` is false (kinesis-mock never does: then a caught-up
- * subscription to a closed shard just sends nothing more).
+ * [[dropConnectionsSilently]] the open subscriptions send nothing more, neither events nor an error, as a stream fallen
+ * silent on a connection that still answers the SDK's PINGs. A new subscribe for the same consumer and shard while one
+ * opened less than 5 s ago is still open is refused with [[SubscriptionBusyException]]; a later one ends the open one.
+ * At a closed shard's end the last event names the child shards, unless `sendChildShards` is false (kinesis-mock never
+ * does: then a caught-up subscription to a closed shard just sends nothing more).
  */
 final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   import FakeFanOut._
@@ -40,7 +40,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
       Some(SubscriptionSignal.Failed(new KinesisClientException("Connection reset (injected)"))))
   }
 
-  /** Every open subscription goes silent for good: no event, no error, no end (the connection dropped unnoticed). */
+  /** Every open subscription goes silent for good: no event, no error, no end (its stream died unnoticed). */
   def dropConnectionsSilently(): Unit = owner.synchronized(open.values.foreach(_.silent = true))
 
   def consumerNames: Seq[String] = owner.synchronized(consumers.values.map(_.name).toVector)

@@ -32,10 +32,10 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * shard's records arrive without a subscribe per batch. A reader cut short (a `limit`, a killed or failed task) cancels
  * it instead, and once closed it never subscribes again. A subscription that ends (every 5 minutes), fails or sends no
  * event for `subscribeTimeoutMs` while the reader waits for one, caught up or not (Kinesis sends events while a shard
- * is idle, the emulator every second: silence means a connection dropped without a close, which the HTTP client would
- * notice only at its read timeout of minutes) is replaced by one from just after the last record received (records up
- * to it are dropped if sent again), paced at one subscribe per second and shard, with jittered back-off after failures,
- * at most `maxRetries` in a row.
+ * is idle, the emulator every second; the SDK's HTTP/2 PING fails a lost TCP connection within seconds, but a stream
+ * that falls silent on a connection that still answers PINGs would otherwise wait for the read timeout of minutes) is
+ * replaced by one from just after the last record received (records up to it are dropped if sent again), paced at one
+ * subscribe per second and shard, with jittered back-off after failures, at most `maxRetries` in a row.
  *
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
