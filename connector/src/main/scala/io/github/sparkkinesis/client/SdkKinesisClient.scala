@@ -50,7 +50,7 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
       .region(region)
       .credentialsProvider(credentialsProvider)
       .overrideConfiguration(ClientOverrideConfiguration.builder().retryStrategy(retryStrategy(settings.retry)).build())
-    if (settings.verifyCertificate) builder.httpClientBuilder(ApacheHttpClient.builder())
+    if (settings.verifyCertificate) builder.httpClientBuilder(pooledHttpClient())
     else builder.httpClientBuilder(new TrustAnyCertificateHttpClientBuilder)
     settings.endpointUrl.foreach(builder.endpointOverride)
     builder.build()
@@ -179,9 +179,20 @@ object SdkKinesisClient {
   private final class TrustAnyCertificateHttpClientBuilder
       extends SdkHttpClient.Builder[TrustAnyCertificateHttpClientBuilder] {
     override def buildWithDefaults(defaults: AttributeMap): SdkHttpClient =
-      ApacheHttpClient.builder().buildWithDefaults(AttributeMap.builder()
+      pooledHttpClient().buildWithDefaults(AttributeMap.builder()
         .put(SdkHttpConfigurationOption.TRUST_ALL_CERTIFICATES, java.lang.Boolean.TRUE).build().merge(defaults))
   }
+
+  /**
+   * Most connections one client holds at once. An executor's tasks share one client ([[SharedClients]]), and a
+   * real-time task polls each of its shards on a thread of its own, 5 calls per second each: with the SDK's default of
+   * 50, 200 shards on one executor queued for connections (bench/README.md, `connections`). Connections are opened only
+   * as calls need them and closed after a minute idle, so the bound costs nothing until calls run at once.
+   */
+  private[client] val MaxConnections = 2000
+
+  /** The Apache HTTP client, its pool sized for one connection per thread that may call at once. */
+  private def pooledHttpClient(): ApacheHttpClient.Builder = ApacheHttpClient.builder().maxConnections(MaxConnections)
 
   /** AWS region names: lower-case words and numbers joined by dashes, e.g. us-east-1 or us-gov-west-1. */
   private val RegionName = "[a-z0-9]+(-[a-z0-9]+)+".r

@@ -161,7 +161,8 @@ object KinesisOptionsRegistry {
     "How long the driver goes on retrying ListShards and its checks for new records when they fail for a " +
       "passing reason (throttling, connection resets, server errors) before the query fails with the last error. A " +
       "run whose first listing of a stream finds nothing at the endpoint (unknown host, connection refused) fails " +
-      "at once instead.",
+      "at once instead. A task's shard reader retries refused or reset connections and server errors in a row for " +
+      "as long before its task fails (throttling, never).",
     boundedDuration,
     usage = Source)
 
@@ -442,9 +443,10 @@ object KinesisOptionsRegistry {
 
   val SubscribeToShardTimeout: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.subscribeToShard.timeout",
-    Some(60000L),
-    "Enhanced fan-out: longest time a task waits for the next event of a subscription that is not caught up " +
-      "before it takes the subscription for dead, cancels it and subscribes again from the last record read.",
+    Some(20000L),
+    "Enhanced fan-out: longest time a task waits for the next event of a subscription, caught up or not, before it " +
+      "takes the subscription for dead (a stream gone silent), cancels it and subscribes again from " +
+      "the last record received. Kinesis sends events every few seconds while a shard is idle.",
     duration(1000L, 300000L, bareUnit = "s"),
     usage = Source)
 

@@ -75,7 +75,8 @@ final class KinesisBatch(
       options.client.retry.baseDelayMs,
       options.client.retry.maxDelayMs,
       options.dropMisroutedRecords,
-      readsWholeRange = true),
+      readsWholeRange = true,
+      failureTimeoutMs = options.driverRetryTimeoutMs),
     KinesisBatch.Unrecorded,
     clients)
 

@@ -330,7 +330,8 @@ class KinesisMicroBatchStream(
     options.client.retry.maxDelayMs,
     options.dropMisroutedRecords,
     fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings },
-    fanOutEndCheckMs = if (realTime) Some(KinesisMicroBatchStream.RealTimeEndCheckMs) else None)
+    fanOutEndCheckMs = if (realTime) Some(KinesisMicroBatchStream.RealTimeEndCheckMs) else None,
+    failureTimeoutMs = options.driverRetryTimeoutMs)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 

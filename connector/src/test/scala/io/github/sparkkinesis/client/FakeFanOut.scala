@@ -7,12 +7,14 @@ import scala.collection.mutable
  * after registration, at most 20 per stream) and subscriptions as AWS serves them.
  *
  * A subscription sends up to `recordsPerEvent` records per event; an empty event with MillisBehindLatest 0 once it is
- * caught up, then nothing (a reader waiting for more gets None, and a [[ManualClock]] moves on by the wait); it
- * completes `lifetimeMillis` (5 minutes) after it opened, or after `eventsPerSubscription` events. A new subscribe for
- * the same consumer and shard while one opened less than 5 s ago is still open is refused with
- * [[SubscriptionBusyException]]; a later one ends the open one. At a closed shard's end the last event names the child
- * shards, unless `sendChildShards` is false (kinesis-mock never does: then a caught-up subscription to a closed shard
- * just sends nothing more).
+ * caught up, then one every `heartbeatMillis` while nothing new arrives (Kinesis keeps an idle subscription alive with
+ * such events; a reader waiting for more in between gets None, and a [[ManualClock]] moves on by the wait); it
+ * completes `lifetimeMillis` (5 minutes) after it opened, or after `eventsPerSubscription` events. After
+ * [[dropConnectionsSilently]] the open subscriptions send nothing more, neither events nor an error, as a stream fallen
+ * silent on a connection that still answers the SDK's PINGs. A new subscribe for the same consumer and shard while one
+ * opened less than 5 s ago is still open is refused with [[SubscriptionBusyException]]; a later one ends the open one.
+ * At a closed shard's end the last event names the child shards, unless `sendChildShards` is false (kinesis-mock never
+ * does: then a caught-up subscription to a closed shard just sends nothing more).
  */
 final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   import FakeFanOut._
@@ -22,6 +24,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   var lifetimeMillis: Long = 5 * 60 * 1000L
   var eventsPerSubscription: Int = Int.MaxValue
   var sendChildShards = true
+  var heartbeatMillis = 5000L
 
   private val consumers = mutable.LinkedHashMap.empty[String, FakeConsumer]
   private val open = mutable.Map.empty[(String, String), FakeSubscription]
@@ -36,6 +39,9 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     open.values.foreach(_.pending =
       Some(SubscriptionSignal.Failed(new KinesisClientException("Connection reset (injected)"))))
   }
+
+  /** Every open subscription goes silent for good: no event, no error, no end (its stream died unnoticed). */
+  def dropConnectionsSilently(): Unit = owner.synchronized(open.values.foreach(_.silent = true))
 
   def consumerNames: Seq[String] = owner.synchronized(consumers.values.map(_.name).toVector)
 
@@ -96,13 +102,16 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
       var position: Int,
       openedAt: Long) extends ShardSubscription {
     var pending: Option[SubscriptionSignal] = None
+    var silent = false
     private var events = 0
+    private var lastEventAt = openedAt
     private var reportedTip = false
     private var done = false
 
     override def next(timeoutMs: Long): Option[SubscriptionSignal] = owner.synchronized {
       pending.map { p => pending = None; done = true; p }.orElse {
         if (done) None
+        else if (silent) waitOut(timeoutMs)
         else if (clock() - openedAt >= lifetimeMillis || events >= eventsPerSubscription)
           finish(SubscriptionSignal.Completed)
         else {
@@ -118,16 +127,37 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
             reportedTip = atEnd
             if (children.nonEmpty) done = true
             val lag = if (atEnd) 0L else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
+            lastEventAt = clock()
             Some(SubscriptionSignal.Event(records, records.lastOption.map(_.sequenceNumber), lag, children))
-          } else {
-            clock match {
-              case manual: ManualClock => manual.advance(timeoutMs)
-              case _ => if (timeoutMs > 0) owner.wait(math.min(timeoutMs, 20L)) // on the wall clock, as a wait would
-            }
-            None
-          }
+          } else heartbeat(timeoutMs)
         }
       }
+    }
+
+    /**
+     * An empty event at the tip once `heartbeatMillis` have passed since the last event, if that is within the wait.
+     */
+    private def heartbeat(timeoutMs: Long): Option[SubscriptionSignal] = {
+      val dueInMs = lastEventAt + heartbeatMillis - clock()
+      if (dueInMs > timeoutMs) waitOut(timeoutMs)
+      else {
+        clock match {
+          case manual: ManualClock => manual.advance(math.max(0L, dueInMs))
+          case _ => if (dueInMs > 0) return waitOut(timeoutMs) // on the wall clock: the next look sends it
+        }
+        events += 1
+        lastEventAt = clock()
+        Some(SubscriptionSignal.Event(Nil, None, 0L, Nil))
+      }
+    }
+
+    /** Nothing came: a [[ManualClock]] moves on by the wait, the wall clock waits a little, as a real wait would. */
+    private def waitOut(timeoutMs: Long): Option[SubscriptionSignal] = {
+      clock match {
+        case manual: ManualClock => manual.advance(timeoutMs)
+        case _ => if (timeoutMs > 0) owner.wait(math.min(timeoutMs, 20L))
+      }
+      None
     }
 
     private def finish(signal: SubscriptionSignal): Option[SubscriptionSignal] = {

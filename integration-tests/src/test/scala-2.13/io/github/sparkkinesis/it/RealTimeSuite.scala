@@ -217,6 +217,36 @@ class RealTimeSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
       fanOut :+ ("kinesis.consumerName" -> "rt-split"))
   }
 
+  test("Given enhanced fan-out through a relay, a subscription whose connection goes silent without a close is " +
+    "replaced within 30 s, in the same batch") {
+    // Given: a real-time query in a batch of 10 minutes, subscribed through a relay in front of the emulator
+    val stream = TestStreams.createStream("it-rt-silent-efo", shards = 1)
+    val relay = new TcpProxy(java.net.URI.create(KinesisMock.tlsEndpoint).getPort)
+    relay.start()
+    try {
+      val (sink, checkpoint) = (newDir("sink").getAbsolutePath, newCheckpointDir())
+      val options = fanOut.toMap ++ Map(
+        "kinesis.endpointUrl" -> s"https://127.0.0.1:${relay.port}",
+        "kinesis.consumerName" -> "rt-silent")
+      val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", 20, keys = 4))
+      val query = start(stream, sink, checkpoint, batch = "10 minutes", options = options.toSeq)
+      awaitAll(sink, before, 60.seconds, Some(query))
+      // When: the subscription's connection carries nothing more, without a close, and records are put
+      relay.silenceHttp2() should be > 0
+      val silenced = System.nanoTime()
+      val after = TestStreams.putStrings(stream, TestStreams.testRecords("after", 20, keys = 4))
+      // Then: they are read within 30 s, by a new subscription of the same batch, every record once (the SDK's HTTP/2
+      // PING fails the silent connection after about 5 s; kinesis.subscribeToShard.timeout is the backstop when a
+      // connection answers PINGs but its stream is silent, which FanOutPagesSuite and RealTimeRowsSuite drive)
+      val rows = awaitAll(sink, before ++ after, 30.seconds, Some(query))
+      val took = (System.nanoTime() - silenced).nanos
+      commits(checkpoint) shouldBe 0
+      query.stop()
+      assertExactlyOnceModuloReplays(before ++ after, rows, "real-time sink across a silent subscription")
+      info(s"records put after the connection went silent read ${took.toMillis} ms after it did")
+    } finally relay.close()
+  }
+
   test("Given two streams, a real-time query reads both, every record once") {
     val (one, two) = (TestStreams.createStream("it-rt-multi-a", 2), TestStreams.createStream("it-rt-multi-b", 1))
     val (sink, checkpoint) = (newDir("sink").getAbsolutePath, newCheckpointDir())

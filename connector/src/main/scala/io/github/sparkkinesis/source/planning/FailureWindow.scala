@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.source.planning
 
 /**
- * How long something has kept failing, by the driver's clock: after `timeoutMs` of failures with no success in between,
- * [[failed]] throws, naming `what` and option `kinesis.driverRetryTimeout`, with the last error.
+ * How long something has kept failing, by `clock`: after `timeoutMs` of failures with no success in between, [[failed]]
+ * throws, naming `what` and option `kinesis.driverRetryTimeout`, with the last error.
  */
 private[source] final class FailureWindow(what: String, timeoutMs: Long, clock: () => Long) {
   private var failingSinceMs: Option[Long] = None

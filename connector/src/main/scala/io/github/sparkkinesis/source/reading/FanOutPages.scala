@@ -20,6 +20,7 @@ import io.github.sparkkinesis.client.{
 }
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
+import io.github.sparkkinesis.source.planning.FailureWindow
 
 /**
  * One shard's records from an enhanced fan-out subscription, as pages for a [[ShardReader]]. Records received are
@@ -29,17 +30,21 @@ import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, Aft
  * The subscription outlives the task: [[close]] parks it in the [[SubscriptionCache]] when the reader read to its end
  * and handed every row over, and the next task of the shard takes it if it starts where this one stopped, so a busy
  * shard's records arrive without a subscribe per batch. A reader cut short (a `limit`, a killed or failed task) cancels
- * it instead, and once closed it never subscribes again. A subscription that ends (every 5 minutes), fails or goes
- * silent for `subscribeTimeoutMs` is replaced by one from just after the last record received (records up to it are
- * dropped if sent again), paced at one subscribe per second and shard, with jittered back-off after failures, at most
- * `maxRetries` in a row.
+ * it instead, and once closed it never subscribes again. A subscription that ends (every 5 minutes), fails or sends no
+ * event for `subscribeTimeoutMs` while the reader waits for one, caught up or not (Kinesis sends events while a shard
+ * is idle, the emulator every second; the SDK's HTTP/2 PING fails a lost TCP connection within seconds, but a stream
+ * that falls silent on a connection that still answers PINGs would otherwise wait for the read timeout of minutes) is
+ * replaced by one from just after the last record received (records up to it are dropped if sent again), paced at one
+ * subscribe per second and shard, with jittered back-off after failures, at most `maxRetries` in a row.
  *
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
  * child shards; a task never lists the stream). A reader that outlives reshards (real-time mode) makes that check every
- * `endCheckEveryMs` while caught up, whatever the listing showed. Caught up means the last event said
- * MillisBehindLatest 0 and every record received was handed out; a subscription taken over from an earlier task waits
- * at most [[FanOutPages.TipWaitMs]] for an event before it trusts that, so an idle shard never holds a task.
+ * `endCheckEveryMs` while caught up, whatever the listing showed. A check that is throttled is made again later, with
+ * back-off, never failing the task; one that fails for another passing reason (a refused or reset connection) likewise,
+ * for at most `failureTimeoutMs` in a row. Caught up means the last event said MillisBehindLatest 0 and every record
+ * received was handed out; a subscription taken over from an earlier task waits at most [[FanOutPages.TipWaitMs]] for
+ * an event before it trusts that, so an idle shard never holds a task.
  */
 private[sparkkinesis] final class FanOutPages(
     client: FanOutClient,
@@ -53,7 +58,8 @@ private[sparkkinesis] final class FanOutPages(
     cache: SubscriptionCache,
     clock: () => Long,
     sleep: Long => Unit = Thread.sleep,
-    endCheckEveryMs: Option[Long] = None) extends ShardPages {
+    endCheckEveryMs: Option[Long] = None,
+    failureTimeoutMs: Long) extends ShardPages {
   import FanOutPages._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -86,6 +92,15 @@ private[sparkkinesis] final class FanOutPages(
 
   /** When the shard's end was last checked; a shard not listed closed is first checked one interval in. */
   private var endCheckedAtMs: Option[Long] = if (listedClosed) None else Some(clock())
+
+  /** When an end check that went unanswered (throttled, failed) may be made again. */
+  private var endCheckRetryAtMs = Long.MinValue
+  private val endCheckBackoff = new Backoff(EndCheckRetryBaseMs, EndCheckRetryMaxMs)
+  private val endCheckFailures =
+    new FailureWindow(s"Checking whether shard $shardId of stream $stream has ended", failureTimeoutMs, clock)
+
+  /** When the current subscription last sent a signal, or was opened (by `clock`): how long it has been silent. */
+  private var lastSignalAtMs = clock()
   private var ended = start == ShardEnd
   private var healthy = true
   private var failuresInARow = 0
@@ -98,6 +113,7 @@ private[sparkkinesis] final class FanOutPages(
     lastReceived = p.lastReceived
     millisBehind = p.millisBehind
     finalEventSeen = p.finalEventSeen
+    lastSignalAtMs = p.lastSignalAtMs
   }
 
   override def getRecordsCalls: Long = 0L
@@ -174,7 +190,9 @@ private[sparkkinesis] final class FanOutPages(
     subscription.foreach { s =>
       subscription = None
       if (handedOver && healthy && !fetching && !ended) {
-        cache.park(key, ParkedSubscription(s, position, buffered, lastReceived, millisBehind, finalEventSeen))
+        cache.park(
+          key,
+          ParkedSubscription(s, position, buffered, lastReceived, millisBehind, finalEventSeen, lastSignalAtMs))
       } else s.cancel()
     }
   }
@@ -205,19 +223,33 @@ private[sparkkinesis] final class FanOutPages(
 
   /**
    * Whether the shard is closed and nothing follows the last record received: the driver's listing showed it closed,
-   * and a GetRecords from there finds no record and no next iterator. Asked at most once per task, only when the
+   * and a GetRecords from there finds no record and no next iterator. Answered at most once per task, only when the
    * subscription has nothing more to give: AWS names the child shards in the last event, but kinesis-mock never does
    * and goes on sending empty events, with a lag that says nothing about the shard's end. A shard that closes while its
-   * task reads is ended by the next look (the driver's check, or the next task).
+   * task reads is ended by the next look (the driver's check, or the next task). A check Kinesis does not answer
+   * (throttled, a passing failure) counts as not ended and is made again after a back-off.
    */
-  private def endReached: Boolean = endCheckDue && {
-    closedChecked = true
+  private def endReached: Boolean = endCheckDue && clock() >= endCheckRetryAtMs && {
     endCheckedAtMs = Some(clock())
     val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
-    val rest = polling.getRecords(stream, polling.shardIterator(stream, shardId, from), 1)
-    val ended = rest.records.isEmpty && rest.nextIterator.isEmpty
-    if (ended) log.info(s"Shard $shardId of stream $stream is closed and read to its end.")
-    ended
+    try {
+      val rest = polling.getRecords(stream, polling.shardIterator(stream, shardId, from), 1)
+      closedChecked = true
+      endCheckBackoff.reset()
+      endCheckFailures.succeeded()
+      val ended = rest.records.isEmpty && rest.nextIterator.isEmpty
+      if (ended) log.info(s"Shard $shardId of stream $stream is closed and read to its end.")
+      ended
+    } catch {
+      case e @ (_: AccessException | _: ResourceMissingException) => throw e
+      case e: KinesisClientException =>
+        if (e.isInstanceOf[ThrottledException]) refused += 1
+        else endCheckFailures.failed(e) // throws once failures have lasted failureTimeoutMs
+        endCheckRetryAtMs = clock() + endCheckBackoff.nextDelayMs()
+        log.info(s"Checking whether shard $shardId of stream $stream has ended went unanswered; checking again " +
+          s"later: ${e.getMessage}")
+        false
+    }
   }
 
   private def endCheckDue: Boolean = endCheckEveryMs match {
@@ -238,7 +270,9 @@ private[sparkkinesis] final class FanOutPages(
       millisBehindFresh = true
       return false
     }
-    sub.next(waitMs) match {
+    val signal = sub.next(waitMs)
+    if (signal.isDefined) lastSignalAtMs = clock()
+    signal match {
       case Some(SubscriptionSignal.Event(records, _, lag, children)) =>
         failuresInARow = 0
         backoff.reset()
@@ -259,11 +293,13 @@ private[sparkkinesis] final class FanOutPages(
         subscription = None
         failed(error)
         true
-      case None if !caughtUp && waitMs >= settings.subscribeTimeoutMs =>
+      case None if clock() - lastSignalAtMs >= settings.subscribeTimeoutMs =>
         sub.cancel()
         subscription = None
+        millisBehind = None // a dead subscription's last lag says nothing: read on until the new one says where it is
+        millisBehindFresh = false
         failed(new KinesisClientException(s"The subscription to shard $shardId of stream $stream sent nothing for " +
-          s"$waitMs ms (option kinesis.subscribeToShard.timeout); subscribing again."))
+          s"${clock() - lastSignalAtMs} ms (option kinesis.subscribeToShard.timeout); subscribing again."))
         false
       case None => false
     }
@@ -291,6 +327,7 @@ private[sparkkinesis] final class FanOutPages(
         subscribes += 1
         try {
           subscription = Some(client.subscribeToShard(settings.consumerArn, shardId, from))
+          lastSignalAtMs = clock()
           None
         } catch {
           case _: TimestampInFutureException => inFuture = true; None // nothing can have arrived at or after it yet
@@ -332,6 +369,10 @@ private[sparkkinesis] object FanOutPages {
    * pushes records within about 70 ms of their arrival; the emulator sends an event every second.
    */
   val TipWaitMs = 1200L
+
+  /** Back-off between end checks Kinesis did not answer: from about the check's own interval up to half a minute. */
+  private val EndCheckRetryBaseMs = 1000L
+  private val EndCheckRetryMaxMs = 30000L
 
   /** Stands in a page's next iterator while the shard goes on: pages from a subscription have no iterators. */
   private val SubscriptionMarker = "subscription"

@@ -1,20 +1,29 @@
 package io.github.sparkkinesis.source.reading
 
+import org.slf4j.LoggerFactory
+
 import io.github.sparkkinesis.client.{
+  AccessException,
   Backoff,
   ExpiredIteratorException,
   KinesisClient,
+  KinesisClientException,
   RecordBatch,
+  ResourceMissingException,
   ThrottledException,
   TimestampInFutureException
 }
 import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.source.planning.FailureWindow
 
 /**
  * One shard's records from GetRecords calls (polling), as pages for a [[ShardReader]]: one call per page, forward from
  * `start`. It hides the iterator: it gets one lazily, renews it from the last record read when it expires, paces calls
- * at least `fetchIntervalMs` apart, and waits out throttling with jittered back-off. It never compares a timestamp with
- * the local clock: an AT_TIMESTAMP position that Kinesis finds in its future reads as an empty page at the tip.
+ * at least `fetchIntervalMs` apart, and waits out throttling with jittered back-off. Calls that fail for a passing
+ * reason (a refused or reset connection, a server error: an emulator restarting, a network outage) are retried with the
+ * same back-off for at most `failureTimeoutMs` in a row (option `kinesis.driverRetryTimeout`); refused credentials and
+ * a missing stream or shard fail at once. It never compares a timestamp with the local clock: an AT_TIMESTAMP position
+ * that Kinesis finds in its future reads as an empty page at the tip.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -24,7 +33,12 @@ private[sparkkinesis] final class PollingPages(
     recordsPerFetch: Int,
     fetchIntervalMs: Long,
     backoff: Backoff,
-    clock: () => Long = () => System.currentTimeMillis()) extends ShardPages {
+    failureTimeoutMs: Long,
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep) extends ShardPages {
+
+  private val log = LoggerFactory.getLogger(getClass)
+  private val failures = new FailureWindow(s"Reading shard $shardId of stream $stream", failureTimeoutMs, clock)
 
   private var iterator: Option[String] = None
   private var lastSequenceNumber: Option[String] = None
@@ -44,15 +58,15 @@ private[sparkkinesis] final class PollingPages(
   override def isEnded: Boolean = ended
 
   /**
-   * One GetRecords call of at most `limit` records (after pacing); None when throttling lasted until `deadlineMs`. Must
-   * not be called once [[isEnded]].
+   * One GetRecords call of at most `limit` records (after pacing); None when throttling or passing failures lasted
+   * until `deadlineMs`. Must not be called once [[isEnded]].
    */
   override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
     var expiredInARow = 0
     while (true) {
       val wait = lastCallAtMs + fetchIntervalMs - clock()
-      if (wait > 0) Thread.sleep(wait)
+      if (wait > 0) sleep(wait)
       lastCallAtMs = clock()
       try {
         val it = currentIterator() match {
@@ -62,6 +76,7 @@ private[sparkkinesis] final class PollingPages(
         calls += 1
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         backoff.reset()
+        failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
         iterator = batch.nextIterator
         if (batch.nextIterator.isEmpty) ended = true
@@ -73,9 +88,13 @@ private[sparkkinesis] final class PollingPages(
           if (expiredInARow > 3) throw e
         case _: ThrottledException =>
           throttled += 1
-          val delay = backoff.nextDelayMs()
-          if (clock() + delay >= deadlineMs) return None
-          Thread.sleep(delay)
+          if (!backOff(deadlineMs)) return None
+        case e @ (_: AccessException | _: ResourceMissingException) => throw e
+        case e: KinesisClientException =>
+          iterator = None // it may be what failed; a new one starts from the last record read
+          failures.failed(e) // throws once failures have lasted failureTimeoutMs
+          log.warn(s"Reading shard $shardId of stream $stream failed; trying again: ${e.getMessage}")
+          if (!backOff(deadlineMs)) return None
       }
     }
     None
@@ -93,6 +112,16 @@ private[sparkkinesis] final class PollingPages(
     }
     iterator = None
     ended = false
+  }
+
+  /** Waits the next back-off delay; false, without waiting, when that would pass `deadlineMs`. */
+  private def backOff(deadlineMs: Long): Boolean = {
+    val delay = backoff.nextDelayMs()
+    if (clock() + delay >= deadlineMs) false
+    else {
+      sleep(delay)
+      true
+    }
   }
 
   private def currentIterator(): Option[String] = iterator.orElse {

@@ -1,11 +1,14 @@
 package io.github.sparkkinesis.source.reading
 
 import io.github.sparkkinesis.client.ClientSettings
+import io.github.sparkkinesis.options.KinesisOptionsRegistry
 
 /**
  * The reading settings every task of a query shares. `fanOutEndCheckMs`: how often a fan-out reader that is caught up
  * checks whether its shard has closed (real-time mode, whose tasks outlive reshards); None checks only a shard the
- * driver's listing showed closed, once.
+ * driver's listing showed closed, once. `failureTimeoutMs`: how long a reader goes on retrying calls that fail for a
+ * passing reason (refused or reset connections, server errors) before its task fails (option
+ * `kinesis.driverRetryTimeout`, which bounds the driver's retries too).
  */
 final case class ReaderSettings(
     client: ClientSettings,
@@ -18,7 +21,8 @@ final case class ReaderSettings(
     dropMisroutedRecords: Boolean,
     readsWholeRange: Boolean = false,
     fanOut: Map[String, FanOutReaderSettings] = Map.empty,
-    fanOutEndCheckMs: Option[Long] = None)
+    fanOutEndCheckMs: Option[Long] = None,
+    failureTimeoutMs: Long = KinesisOptionsRegistry.DriverRetryTimeout.default.get)
 
 /** Settings a task needs to read its shard through enhanced fan-out; `consumerArn` was resolved by the driver. */
 final case class FanOutReaderSettings(consumerArn: String, subscribeTimeoutMs: Long, maxRetries: Int)

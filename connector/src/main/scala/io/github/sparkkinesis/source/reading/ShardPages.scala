@@ -63,7 +63,9 @@ private[sparkkinesis] object ShardPages {
           settings.recordsPerFetch,
           settings.fetchIntervalMs,
           new Backoff(settings.retryBaseMs, settings.retryMaxMs),
-          clock)
+          settings.failureTimeoutMs,
+          clock,
+          sleep)
       case Some(fanOut) =>
         new FanOutPages(
           FanOutClients.of(client),
@@ -77,6 +79,7 @@ private[sparkkinesis] object ShardPages {
           SubscriptionCache.shared,
           clock,
           sleep,
-          settings.fanOutEndCheckMs)
+          settings.fanOutEndCheckMs,
+          settings.failureTimeoutMs)
     }
 }

@@ -10,7 +10,8 @@ private[sparkkinesis] final case class SubscriptionKey(consumerArn: String, shar
 
 /**
  * A subscription a finished task left open for the next task of its shard: where the task stopped (`position`), the
- * records received past it, the last record received, and the last event's lag.
+ * records received past it, the last record received, the last event's lag, and when it last sent a signal (by the
+ * readers' clock), so that silence is judged across tasks.
  */
 private[sparkkinesis] final case class ParkedSubscription(
     subscription: ShardSubscription,
@@ -19,6 +20,7 @@ private[sparkkinesis] final case class ParkedSubscription(
     lastReceived: Option[String],
     millisBehind: Option[Long],
     finalEventSeen: Boolean,
+    lastSignalAtMs: Long,
     parkedAtNanos: Long = System.nanoTime())
 
 /**

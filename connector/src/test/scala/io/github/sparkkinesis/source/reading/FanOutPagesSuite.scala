@@ -243,6 +243,46 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     polled ++ pushed ++ polledAgain shouldBe t.expected ++ more
   }
 
+  test("given a parked subscription whose connection dropped without a close, when later tasks wait at the tip, then " +
+    "it is replaced within kinesis.subscribeToShard.timeout and the records put since are read") {
+    val t = new Setup(5)
+    val (first, end) = t.read(0L, TrimHorizon)
+    t.fake.fanOut.dropConnectionsSilently()
+    val more = t.put(3, "after")
+    val (none, end2) = t.read(1L, end) // silent for 1.2 s only: nothing to say it is dead yet
+    t.clock.advance(30000L) // the next trigger, after the timeout
+    val (second, _) = t.read(2L, end2)
+    (first, none, second) shouldBe ((t.expected, Nil, more))
+    t.fake.callsOf("SubscribeToShard") shouldBe 2
+  }
+
+  test("given an idle shard whose subscription sends an empty event every 5 s (AWS), when tasks wait at the tip for " +
+    "longer than kinesis.subscribeToShard.timeout in all, then the subscription is kept") {
+    val t = new Setup(5)
+    var (values, end) = t.read(0L, TrimHorizon)
+    (1 to 6).foreach { batch =>
+      t.clock.advance(10000L)
+      val (none, next) = t.read(batch.toLong, end)
+      none shouldBe empty
+      end = next
+    }
+    values shouldBe t.expected
+    t.fake.callsOf("SubscribeToShard") shouldBe 1
+  }
+
+  test("given a closed shard whose end check is throttled, when the task is caught up, then it backs off instead of " +
+    "failing, and a later task ends the shard") {
+    val t = new Setup(12)
+    t.fake.fanOut.sendChildShards = false
+    t.fake.splitShard("s", shard, BigInt(2).pow(127))
+    t.fake.failNextCalls("GetShardIterator", 1)(new ThrottledException("LimitExceeded (injected)"))
+    val (values, end) = t.read(0L, TrimHorizon, listedClosed = true)
+    val (none, end2) = t.read(1L, end, listedClosed = true)
+    values shouldBe t.expected
+    end shouldBe a[AfterSequenceNumber]
+    (none, end2) shouldBe ((Nil, ShardEnd))
+  }
+
   test("given a subscription a killed executor left open, when a task subscribes, then it takes over after 5 s (AWS)") {
     val t = new Setup(10)
     t.fake.subscribeToShard(t.consumerArn, shard, IteratorStart.TrimHorizon) // the dead executor's, never cancelled

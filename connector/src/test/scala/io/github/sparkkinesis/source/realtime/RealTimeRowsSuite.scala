@@ -71,6 +71,33 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
   private def put(fake: FakeKinesisClient, shard: String, values: Seq[String]): Unit =
     values.foreach(v => fake.putRecordToShard("s", shard, v.getBytes(UTF_8)))
 
+  /**
+   * A task reading shard 0 of a new one-shard stream through a subscription of a new consumer, `first` put before it
+   * starts, the fake's subscriptions set up by `shape`; closed after `body`.
+   */
+  private def withFanOut(first: Seq[String], silenceMs: Long = 30000L, shape: FakeFanOut => Unit = _ => ())(
+      body: (FakeKinesisClient, RealTimeRows) => Unit): Unit = {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    shape(fake.fanOut)
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    put(fake, shard0, first)
+    val r = rows(fake, Seq(shard0), s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, silenceMs, 5))))
+    try body(fake, r)
+    finally {
+      r.close()
+      SubscriptionCache.shared.evict(0L)
+    }
+  }
+
+  /** Splits shard 0 and puts one record into each child: their values. */
+  private def splitAndPut(fake: FakeKinesisClient): Set[String] = {
+    val (left, right) = fake.splitShard("s", shard0, BigInt(2).pow(127))
+    put(fake, left, Seq("l1"))
+    put(fake, right, Seq("r1"))
+    Set("l1", "r1")
+  }
+
   test("given records put while a task runs, when it reads, then it hands each over once, in order, as it arrives") {
     val fake = new FakeKinesisClient(wall)
     fake.createStream("s", 1)
@@ -237,22 +264,45 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
 
   test("given enhanced fan-out on an emulator that names no children, when the shard splits, then the task finds its " +
     "end by itself and reads the children") {
+    withFanOut(Seq("p1"), shape = _.sendChildShards = false) { (fake, r) =>
+      take(r, 1).map(_._1) shouldBe Seq("p1")
+      val children = splitAndPut(fake)
+      take(r, 2, withinMs = 15000L).map(_._1).toSet shouldBe children
+    }
+  }
+
+  test("given an endpoint refusing connections for a moment, when a polling task reads, then it rides it out") {
     val fake = new FakeKinesisClient(wall)
     fake.createStream("s", 1)
-    fake.fanOut.sendChildShards = false
-    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
-    val s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, 30000L, 5)))
-    put(fake, shard0, Seq("p1"))
-    val r = rows(fake, Seq(shard0), s = s)
+    put(fake, shard0, Seq("a", "b"))
+    fake.failNextCalls("GetShardIterator", 4)(new UnreachableException("Connection refused (injected)"))
+    val r = rows(fake, Seq(shard0))
     try {
+      take(r, 2).map(_._1) shouldBe Seq("a", "b")
+      fake.shardIteratorCalls shouldBe 5
+    } finally r.close()
+  }
+
+  test("given enhanced fan-out and a throttled end check of a caught-up shard, when the task reads on, then it backs " +
+    "off without failing and still follows the shard into its children") {
+    withFanOut(Seq("p1"), shape = _.sendChildShards = false) { (fake, r) =>
       take(r, 1).map(_._1) shouldBe Seq("p1")
-      val (left, right) = fake.splitShard("s", shard0, BigInt(2).pow(127))
-      put(fake, left, Seq("l1"))
-      put(fake, right, Seq("r1"))
-      take(r, 2, withinMs = 15000L).map(_._1).toSet shouldBe Set("l1", "r1")
-    } finally {
-      r.close()
-      SubscriptionCache.shared.evict(0L)
+      fake.failNextCalls("GetShardIterator", 2)(new ThrottledException("LimitExceeded (injected)"))
+      r.next(500L) shouldBe false // no failure: the end check waits and asks again
+      val children = splitAndPut(fake)
+      take(r, 2, withinMs = 15000L).map(_._1).toSet shouldBe children
+      r.offset.ends.find(_.shardId == shard0).get.stats.get.throttledCalls should be >= 2L
+    }
+  }
+
+  test("given enhanced fan-out, when a caught-up subscription goes silent (a connection dropped without a close), " +
+    "then it is replaced after kinesis.subscribeToShard.timeout and the records put since arrive") {
+    withFanOut(Seq("before"), silenceMs = 1000L, shape = _.heartbeatMillis = 200L) { (fake, r) =>
+      take(r, 1).map(_._1) shouldBe Seq("before")
+      fake.fanOut.dropConnectionsSilently()
+      put(fake, shard0, Seq("after"))
+      take(r, 1, withinMs = 5000L).map(_._1) shouldBe Seq("after")
+      fake.callsOf("SubscribeToShard") shouldBe 2
     }
   }
 }
