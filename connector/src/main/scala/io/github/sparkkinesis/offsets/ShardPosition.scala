@@ -38,8 +38,8 @@ object ShardPosition {
 
   /**
    * Just after sub-record `subSequenceNumber` of the KPL aggregate stored as the record with `sequenceNumber`, as the
-   * KCL checkpoints an aggregate handed over in part: reading goes on from that record (an iterator
-   * AT_SEQUENCE_NUMBER) without its sub-records up to this one.
+   * KCL checkpoints an aggregate handed over in part: reading goes on from that record (an iterator AT_SEQUENCE_NUMBER)
+   * without its sub-records up to this one.
    */
   final case class AfterSubSequenceNumber(sequenceNumber: String, subSequenceNumber: Long) extends ShardPosition {
     def iteratorStart: Option[IteratorStart] = Some(IteratorStart.AtSequenceNumber(sequenceNumber))

@@ -7,9 +7,9 @@ import io.github.sparkkinesis.source.realtime.RealTimeLineage
 /**
  * Where a micro-batch's tasks ended the shards it read, from the [[ShardEndStore]]: one read per task (several at
  * once), not one per shard. The last batch's are kept once all are there: the next batch's planning and the progress
- * metrics both need them; a missing one is looked for again next time. A real-time batch's offset holds where it
- * ended; what its tasks saw there (whether records lay ahead, which `kinesis.failOnDataLoss` needs after a restart) is
- * one record the driver writes when it merges their positions ([[recordRealTime]]).
+ * metrics both need them; a missing one is looked for again next time. A real-time batch's offset holds where it ended;
+ * what its tasks saw there (whether records lay ahead, which `kinesis.failOnDataLoss` needs after a restart) is one
+ * record the driver writes when it merges their positions ([[recordRealTime]]).
  */
 private[source] final class BatchEnds(store: ShardEndStore) {
   import BatchEnds.RealTimeTask
@@ -50,6 +50,8 @@ private[source] final class BatchEnds(store: ShardEndStore) {
 
 private[source] object BatchEnds {
 
-  /** The task number of a real-time batch's record: one no task has, below every slot ([[RealTimeLineage.SlotBase]]). */
+  /**
+   * The task number of a real-time batch's record: one no task has, below every slot ([[RealTimeLineage.SlotBase]]).
+   */
   val RealTimeTask: Int = RealTimeLineage.SlotBase - 1
 }

@@ -135,7 +135,8 @@ private[sparkkinesis] final class FanOutConsumer(
             log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}")
         }
         ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
-        legacyOwnerFile.filter(recordedIn(_).contains(consumer.arn)).foreach(f => f.getFileSystem(hadoopConf).delete(f, false))
+        legacyOwnerFile.filter(recordedIn(_).contains(consumer.arn)).foreach(f =>
+          f.getFileSystem(hadoopConf).delete(f, false))
         resolved = None
       }
     }

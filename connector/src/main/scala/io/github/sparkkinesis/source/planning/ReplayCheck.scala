@@ -12,8 +12,8 @@ import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, Aft
  * one place and its message appears once, instead of every task attempt failing on the same missing records. Surely
  * lost: every record the batch read of a shard, when the record it recorded as its end comes before the oldest one
  * Kinesis retains (or the shard has left the listing), and a first read from AT_SEQUENCE_NUMBER of a record that has
- * expired, or from inside a KPL aggregate that has. Where only the batch's start lies behind the horizon, only the tasks
- * can tell, by counting the records they read again against those recorded ([[ShardReader]]).
+ * expired, or from inside a KPL aggregate that has. Where only the batch's start lies behind the horizon, only the
+ * tasks can tell, by counting the records they read again against those recorded ([[ShardReader]]).
  */
 private[source] object ReplayCheck {
 
@@ -61,7 +61,8 @@ private[source] object ReplayCheck {
               Some(Lost(s, id, start, Some(r.end), Some(r.recordCount), r.stats.flatMap(_.lastArrivalMs), horizon))
             case _ => None
           }
-        case None => ShardPosition.firstRecordOf(start).filter(before).map(_ => Lost(s, id, start, None, None, None, horizon))
+        case None =>
+          ShardPosition.firstRecordOf(start).filter(before).map(_ => Lost(s, id, start, None, None, None, horizon))
       }
     }
 

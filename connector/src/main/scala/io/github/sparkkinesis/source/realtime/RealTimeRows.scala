@@ -25,9 +25,8 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * ([[ShardFeed]]) into one queue, from which [[next]] takes the next row, waiting at most its timeout. The task's
  * position in a shard moves past a Kinesis record once the last of its rows has been handed over, and into a KPL
  * aggregate while its rows are (after the last sub-record handed over), so [[offset]] is exactly what was handed over,
- * whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]]
- * of record data and [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's
- * memory.
+ * whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]] of record data and
+ * [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's memory.
  *
  * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read the
  * parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A

@@ -22,8 +22,15 @@ class RealTimeTaskReaderSuite extends AnyFunSuite with Matchers {
       0,
       Seq(TaskShard("s", shard, 1L, TrimHorizon, None)),
       RealTimeLineage(Map(ShardRef("s", shard) -> 0), Set.empty))
-    val settings = ReaderSettings(ClientSettings(None, None, None, RetrySettings(0, 1, 2)), 100, 20L, Long.MaxValue,
-      60000L, 5L, 20L, dropMisroutedRecords = false)
+    val settings = ReaderSettings(
+      ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+      100,
+      20L,
+      Long.MaxValue,
+      60000L,
+      5L,
+      20L,
+      dropMisroutedRecords = false)
     val store = new HadoopShardEndStore(Files.createTempDirectory("rt-ends").toString, new Configuration())
     new RealTimeTaskReader(new RealTimeRows(partition, settings, store, fake))
   }

@@ -158,8 +158,9 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
   /** Streams "s" of two accounts, named by ARN, read by one query (one checkpoint). */
   private def sameNameInTwoAccounts(): Seq[Setup] = {
     val first = new Setup(stream = FakeFanOut.streamArn("s", "111111111111"))
-    Seq(first, new Setup(stream = FakeFanOut.streamArn("s", "222222222222"), clock = first.clock,
-      checkpoint = first.checkpoint))
+    Seq(
+      first,
+      new Setup(stream = FakeFanOut.streamArn("s", "222222222222"), clock = first.clock, checkpoint = first.checkpoint))
   }
 
   test("given two streams of one name in two accounts, named by ARN, when one query registers a consumer for each, " +

@@ -270,8 +270,9 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
     }
   }
 
-  test("given a merge's parent recorded as ended by an earlier run of the batch, when the batch runs again with a slow " +
-    "reader of that parent, then the child's rows do not come before the parent's: the next batch reads the child") {
+  test(
+    "given a merge's parent recorded as ended by an earlier run of the batch, when the batch runs again with a slow " +
+      "reader of that parent, then the child's rows do not come before the parent's: the next batch reads the child") {
     val fake = new FakeKinesisClient(wall)
     val Seq(a, b) = fake.createStream("s", 2)
     val store = newStore()

@@ -166,8 +166,9 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
   private def putAggregate(fake: FakeKinesisClient, shard: String, values: Seq[String]): String =
     fake.putRecordToShard("s", shard, KplTestAggregates.aggregate(values.map(v => ("pk", None, v.getBytes(UTF_8)))))
 
-  test("given a KPL aggregate cut by a batch's end, when the next batch runs, after a restart too, then it hands over " +
-    "only the aggregate's sub-records not handed over yet") {
+  test(
+    "given a KPL aggregate cut by a batch's end, when the next batch runs, after a restart too, then it hands over " +
+      "only the aggregate's sub-records not handed over yet") {
     val fake = new FakeKinesisClient(wall)
     val Seq(shard) = fake.createStream("s", 1)
     val d = new Driver(fake)
@@ -181,8 +182,9 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
     d.batch(500L) shouldBe Seq("v2")
   }
 
-  test("given a real-time offset inside a KPL aggregate, when the query goes on in micro-batches, then they read only " +
-    "the rest of it") {
+  test(
+    "given a real-time offset inside a KPL aggregate, when the query goes on in micro-batches, then they read only " +
+      "the rest of it") {
     val fake = new FakeKinesisClient(wall)
     val Seq(shard) = fake.createStream("s", 1)
     val d = new Driver(fake)
@@ -196,8 +198,9 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
 
   Seq(true -> "fails, saying what to do", false -> "goes on from the oldest retained record").foreach {
     case (failOnDataLoss, outcome) =>
-      test(s"given a real-time batch that ended with records ahead, when retention trims past where it ended before a " +
-        s"restart, then with kinesis.failOnDataLoss=$failOnDataLoss the restarted query $outcome") {
+      test(
+        s"given a real-time batch that ended with records ahead, when retention trims past where it ended before a " +
+          s"restart, then with kinesis.failOnDataLoss=$failOnDataLoss the restarted query $outcome") {
         val fake = new FakeKinesisClient(wall)
         val Seq(shard) = fake.createStream("s", 1)
         val d = new Driver(fake, Map("kinesis.failOnDataLoss" -> failOnDataLoss.toString))
