@@ -32,11 +32,12 @@ private[source] object TrimHorizonCheck {
     oldest.toSeq.sortBy(_._1).flatMap { case (id, horizon) =>
       val position = tracked(id).position
       sequenceNumberOf(position).filter(ours => compareSequenceNumbers(horizon, ours) > 0).map { _ =>
-        val recordsWereAhead =
-          lastRead.get(id).flatMap(_.stats).exists(s => s.moreAvailable || s.millisBehindLatest > 0)
-        Behind(id, position, horizon, ShardPosition.firstRecordOf(position).isDefined || recordsWereAhead)
+        Behind(id, position, horizon, ShardPosition.firstRecordOf(position).isDefined || lastRead.get(id).exists(ahead))
       }
     }
+
+  /** Whether the read that ended with `record` stopped with records ahead of its end. */
+  def ahead(record: ShardEndRecord): Boolean = record.stats.exists(s => s.moreAvailable || s.millisBehindLatest > 0)
 
   private def sequenceNumberOf(position: ShardPosition): Option[String] = position match {
     case AfterSequenceNumber(seq) => Some(seq)

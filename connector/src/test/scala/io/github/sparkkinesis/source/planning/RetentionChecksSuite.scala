@@ -1,12 +1,19 @@
 package io.github.sparkkinesis.source.planning
 
+import java.nio.file.Files
+
+import org.apache.hadoop.conf.Configuration
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.metadata.{HadoopShardEndStore, ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardState}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AfterSubSequenceNumber}
 
-/** The driver's retention checks of a position inside a KPL aggregate: the aggregate's rest is a record to read. */
+/**
+ * What the driver's retention checks need: a position inside a KPL aggregate, whose rest is a record to read, and where
+ * real-time batches ended with records ahead.
+ */
 class RetentionChecksSuite extends AnyFunSuite with Matchers {
 
   private val inside = AfterSubSequenceNumber("5", 1L)
@@ -29,5 +36,26 @@ class RetentionChecksSuite extends AnyFunSuite with Matchers {
     ReplayCheck.lost(offset, records, Map(("s", "a") -> Some("7"))).map(l => (l.shardId, l.start)) shouldBe
       Seq("a" -> inside)
     ReplayCheck.lost(offset, records, Map(("s", "a") -> Some("5"))) shouldBe empty
+  }
+
+  test("given a real-time batch of 600 shards, when the driver records where records lay ahead, then a restart finds " +
+    "them all, in records of a bounded size, and nothing of the shards that were caught up") {
+    val store = new HadoopShardEndStore(Files.createTempDirectory("ends").toString, new Configuration())
+    val ends = new BatchEnds(store)
+    def end(i: Int, lagMs: Long) = ShardEndRecord(
+      "s",
+      f"shard-$i%04d",
+      4L,
+      AfterSequenceNumber("1"),
+      AfterSequenceNumber(s"$i"),
+      1L,
+      Some(ReadStats(lagMs, false, false, None, 1L, 1L, 0L)))
+    val behind = (0 until 600).map(end(_, 1000L))
+    ends.recordRealTime(4L, behind :+ end(600, 0L))
+    val offset =
+      KinesisSourceOffset(4L, Map("s" -> (behind :+ end(600, 0L)).map(e => e.shardId -> ShardState(e.end, Nil)).toMap))
+    ends.ofRealTime(offset).values.toSet shouldBe behind.toSet
+    store.get(4L, BatchEnds.RealTimeTask).get.ends should have size BatchEnds.RealTimeShardsPerRecord.toLong
+    ends.ofRealTime(offset.copy(batch = 5L)) shouldBe empty
   }
 }

@@ -242,16 +242,26 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
     } finally r.close()
   }
 
-  test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
-    "child, only after the other task has handed over its parent's last row") {
+  /**
+   * Shards a (holding a1) and b (holding b1, b2) of a stream, read in batch 1 by tasks 0 and 1 over one store; the
+   * tasks start when first used.
+   */
+  private final class TwoParents {
     val fake = new FakeKinesisClient(wall)
     val Seq(a, b) = fake.createStream("s", 2)
-    val store = newStore()
-    val lineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
+    val store: ShardEndStore = newStore()
+    val lineage: RealTimeLineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
     put(fake, a, Seq("a1"))
     put(fake, b, Seq("b1", "b2"))
-    val first = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
-    val second = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
+    lazy val first: RealTimeRows = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
+    lazy val second: RealTimeRows = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
+  }
+
+  test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
+    "child, only after the other task has handed over its parent's last row") {
+    val t = new TwoParents
+    import t.{fake, first, lineage, second, store}
+    val (a, b) = (t.a, t.b)
     try {
       take(first, 1).map(_._1) shouldBe Seq("a1")
       val child = fake.mergeShards("s", a, b)
@@ -273,20 +283,15 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
   test(
     "given a merge's parent recorded as ended by an earlier run of the batch, when the batch runs again with a slow " +
       "reader of that parent, then the child's rows do not come before the parent's: the next batch reads the child") {
-    val fake = new FakeKinesisClient(wall)
-    val Seq(a, b) = fake.createStream("s", 2)
-    val store = newStore()
-    val lineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
+    val t = new TwoParents
+    import t.{fake, first, lineage, second, store}
+    val (a, b) = (t.a, t.b)
     // The earlier run's task 1 handed b over to its end (rows its sink may never have committed) and said so.
     store.recordIfAbsent(TaskEndRecord(
       1L,
       lineage.slot(ShardRef("s", b)).get,
       Seq(ShardEndRecord("s", b, 1L, TrimHorizon, ShardEnd, 0L)),
       Some("an earlier run")))
-    put(fake, a, Seq("a1"))
-    put(fake, b, Seq("b1", "b2"))
-    val first = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
-    val second = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
     try {
       take(first, 1).map(_._1) shouldBe Seq("a1")
       val child = fake.mergeShards("s", a, b)

@@ -166,14 +166,20 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
   private def putAggregate(fake: FakeKinesisClient, shard: String, values: Seq[String]): String =
     fake.putRecordToShard("s", shard, KplTestAggregates.aggregate(values.map(v => ("pk", None, v.getBytes(UTF_8)))))
 
+  /** A one-shard stream holding an aggregate of u1, u2 and u3, then record p: its shard and the aggregate's number. */
+  private def aggregateThenRecord(fake: FakeKinesisClient): (String, String) = {
+    val Seq(shard) = fake.createStream("s", 1)
+    val seq = putAggregate(fake, shard, Seq("u1", "u2", "u3"))
+    put(fake, Seq("p"))
+    (shard, seq)
+  }
+
   test(
     "given a KPL aggregate cut by a batch's end, when the next batch runs, after a restart too, then it hands over " +
       "only the aggregate's sub-records not handed over yet") {
     val fake = new FakeKinesisClient(wall)
-    val Seq(shard) = fake.createStream("s", 1)
+    val (shard, seq) = aggregateThenRecord(fake)
     val d = new Driver(fake)
-    val seq = putAggregate(fake, shard, Seq("u1", "u2", "u3"))
-    put(fake, Seq("p"))
     d.batchOf(2) shouldBe Seq("u1", "u2")
     KinesisSourceOffset.of(d.committed).streams("s")(shard).position shouldBe AfterSubSequenceNumber(seq, 1L)
     putAggregate(fake, shard, Seq("v1", "v2"))
@@ -186,10 +192,8 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
     "given a real-time offset inside a KPL aggregate, when the query goes on in micro-batches, then they read only " +
       "the rest of it") {
     val fake = new FakeKinesisClient(wall)
-    val Seq(shard) = fake.createStream("s", 1)
+    aggregateThenRecord(fake)
     val d = new Driver(fake)
-    putAggregate(fake, shard, Seq("u1", "u2", "u3"))
-    put(fake, Seq("p"))
     d.batchOf(1) shouldBe Seq("u1")
     val micro = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), checkpoint = d.checkpoint)
     micro.committed = KinesisSourceOffset.of(d.committed)
