@@ -277,6 +277,6 @@ private[sparkkinesis] object FanOutConsumer {
     s"efo-consumer-${arn.partition}-${arn.region}-${arn.account}-${arn.streamName}"
   }
 
-  /** The file name releases before 0.2.0 used for every stream: its name alone. */
+  /** The file name of a stream by its name alone: every stream's in releases before 0.2.0. */
   private def legacyOwnerFileName(stream: String): String = s"efo-consumer-${StreamRef.nameOf(stream)}"
 }
