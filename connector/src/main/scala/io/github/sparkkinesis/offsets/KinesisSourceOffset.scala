@@ -64,9 +64,10 @@ final case class KinesisSourceOffset(
       }: _*)
     }
     val version = reads match {
+      case _ if hasSubSequencePositions => KinesisSourceOffset.Version
       case None => 1
       case Some(byStream) if byStream.values.forall(_.values.forall(_.task.isEmpty)) => 2
-      case Some(_) => KinesisSourceOffset.Version
+      case Some(_) => 3
     }
     Json.write(Json.obj(Seq(
       "version" -> Json.number(version),
@@ -88,6 +89,10 @@ final case class KinesisSourceOffset(
     case o: Offset => json() == o.json()
     case _ => false
   }
+
+  /** Whether a shard stands inside a KPL aggregate, which only version 4 can say (an older release must refuse it). */
+  private def hasSubSequencePositions: Boolean =
+    streams.values.exists(_.values.exists(_.position.isInstanceOf[ShardPosition.AfterSubSequenceNumber]))
 
   /** The shards' states with their parents in id order, as [[json]] writes them. */
   private lazy val inJsonOrder: Map[String, Map[String, ShardState]] = streams.map { case (stream, shards) =>
@@ -120,10 +125,13 @@ final case class PlannedRead(stream: String, shardId: String, read: ShardRead, t
 object KinesisSourceOffset {
 
   /**
-   * Version 2 adds `reads`, version 3 each read's `task`; an offset without them is still written as the version that
-   * introduced what it has, so 0.1.0 reads offsets without `reads`.
+   * Version 2 adds `reads`, version 3 each read's `task`, version 4 positions inside a KPL aggregate
+   * (AFTER_SUB_SEQUENCE_NUMBER, which a real-time batch ends at when it has handed over part of an aggregate). An
+   * offset without them is still written as the version that introduced what it has, so 0.1.0 reads offsets without
+   * `reads`, and a release before version 4 refuses only an offset that stands inside an aggregate, with a message
+   * saying that a newer spark-kinesis wrote it.
    */
-  val Version = 3
+  val Version = 4
 
   /**
    * `offset` as this source's offset. Spark hands back offsets it read from the checkpoint's log as its own

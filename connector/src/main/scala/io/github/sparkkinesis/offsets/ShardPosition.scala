@@ -36,6 +36,15 @@ object ShardPosition {
     def iteratorStart: Option[IteratorStart] = Some(IteratorStart.AfterSequenceNumber(sequenceNumber))
   }
 
+  /**
+   * Just after sub-record `subSequenceNumber` of the KPL aggregate stored as the record with `sequenceNumber`, as the
+   * KCL checkpoints an aggregate handed over in part: reading goes on from that record (an iterator AT_SEQUENCE_NUMBER)
+   * without its sub-records up to this one.
+   */
+  final case class AfterSubSequenceNumber(sequenceNumber: String, subSequenceNumber: Long) extends ShardPosition {
+    def iteratorStart: Option[IteratorStart] = Some(IteratorStart.AtSequenceNumber(sequenceNumber))
+  }
+
   /** The shard is closed and every record of it has been read. */
   case object ShardEnd extends ShardPosition {
     def iteratorStart: Option[IteratorStart] = None
@@ -44,7 +53,17 @@ object ShardPosition {
   /** Orders Kinesis sequence numbers, which are decimal strings of up to 128 bits. */
   def compareSequenceNumbers(a: String, b: String): Int = new BigInteger(a).compareTo(new BigInteger(b))
 
+  /** The record a position reads first, whole or in part, by its sequence number; None where it names no record. */
+  def firstRecordOf(position: ShardPosition): Option[String] = position match {
+    case AtSequenceNumber(seq) => Some(seq)
+    case AfterSubSequenceNumber(seq, _) => Some(seq)
+    case _ => None
+  }
+
   def isSequenceNumber(s: String): Boolean = s.nonEmpty && s.length <= 128 && s.forall(c => c >= '0' && c <= '9')
+
+  /** The JSON type of [[AfterSubSequenceNumber]], which offsets of version 4 introduced. */
+  val AfterSubSequenceNumberType = "AFTER_SUB_SEQUENCE_NUMBER"
 
   def toJson(position: ShardPosition): JsonNode = position match {
     case TrimHorizon => Json.obj("type" -> Json.text("TRIM_HORIZON"))
@@ -54,6 +73,10 @@ object ShardPosition {
       Json.obj("type" -> Json.text("AT_SEQUENCE_NUMBER"), "sequenceNumber" -> Json.text(seq))
     case AfterSequenceNumber(seq) =>
       Json.obj("type" -> Json.text("AFTER_SEQUENCE_NUMBER"), "sequenceNumber" -> Json.text(seq))
+    case AfterSubSequenceNumber(seq, sub) => Json.obj(
+        "type" -> Json.text(AfterSubSequenceNumberType),
+        "sequenceNumber" -> Json.text(seq),
+        "subSequenceNumber" -> Json.number(sub))
   }
 
   def fromJson(node: JsonNode, what: String): ShardPosition = Json.field(node, "type", what).asText() match {
@@ -62,6 +85,9 @@ object ShardPosition {
     case "AT_TIMESTAMP" => AtTimestamp(Json.field(node, "timestampMs", what).asLong())
     case "AT_SEQUENCE_NUMBER" => AtSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
     case "AFTER_SEQUENCE_NUMBER" => AfterSequenceNumber(Json.field(node, "sequenceNumber", what).asText())
+    case AfterSubSequenceNumberType => AfterSubSequenceNumber(
+        Json.field(node, "sequenceNumber", what).asText(),
+        Json.field(node, "subSequenceNumber", what).asLong())
     case other => throw new IllegalArgumentException(s"Cannot read $what: unknown position type '$other'")
   }
 }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.connector.read.streaming.{
 }
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, KinesisClient, StreamRef}
+import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, KinesisClient}
 import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndStore, ShardEndStores}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
@@ -73,7 +73,7 @@ class KinesisMicroBatchStream(
         FanOutClients.of(client),
         s,
         f,
-        new Path(checkpointLocation, s"efo-consumer-${StreamRef.nameOf(s)}"),
+        new Path(checkpointLocation),
         hadoopConf,
         options.driverRetryTimeoutMs,
         new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs),
@@ -91,6 +91,9 @@ class KinesisMicroBatchStream(
 
   /** The batch another run planned that this run last planned again, and what of it had expired. */
   private var replayExpired: Option[(Long, Map[(String, String), Expired])] = None
+
+  /** Whether this run has moved on from a batch yet: the first may be another run's, real-time or not. */
+  private var resumed = false
 
   /** Batches in a row, planned by this run, of which the driver found some recorded end missing. */
   private var batchesWithoutEnds = 0
@@ -266,11 +269,15 @@ class KinesisMicroBatchStream(
     plan.partitions
   }
 
-  /** The end offset of the real-time batch last planned, from where its tasks stopped. */
+  /**
+   * The end offset of the real-time batch last planned, from where its tasks stopped; what they saw there is recorded
+   * for a later run ([[BatchEnds.recordRealTime]]), whose trim horizon check needs to know whether records lay ahead.
+   */
   protected def mergeRealTime(reports: Seq[RealTimeTaskOffset]): Offset = {
     val plan = realTimePlan.getOrElse(
       throw new IllegalStateException("Spark merged real-time task offsets before planning the batch"))
     realTimeEnds = plan.endsByStream(reports)
+    ends.recordRealTime(plan.batch, reports.flatMap(_.ends))
     plan.endOffset(reports)
   }
 
@@ -362,7 +369,12 @@ class KinesisMicroBatchStream(
           id -> movedTo(start.batch, s, id, shards(id), record)
         })
       }
-      val found = records.collect { case ((s, id), Some(r)) => (s, id, r) }
+      // A run that resumes after a real-time batch learns what its tasks saw, for the trim horizon's check.
+      val resumedRealTime =
+        if (resumed || records.nonEmpty) Map.empty[(String, String), ShardEndRecord] else ends.ofRealTime(start)
+      resumed = true
+      val found = records.collect { case ((s, id), Some(r)) => (s, id, r) } ++
+        resumedRealTime.map { case ((s, id), r) => (s, id, r) }
       val lastRead = found.groupBy(_._1).map { case (s, rs) => s -> rs.map(r => r._2 -> r._3).toMap }
         .withDefaultValue(Map.empty[String, ShardEndRecord])
       // Pacing only after a batch this run planned: after a restart nobody knows when the last one ended, Trigger.Once

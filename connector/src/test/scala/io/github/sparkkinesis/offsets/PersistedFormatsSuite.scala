@@ -148,8 +148,44 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
     record.toJson shouldBe sample("task-end-v1.json")
   }
 
+  private val offsetV4 = KinesisSourceOffset(
+    8L,
+    Map("orders" -> Map(
+      "shardId-000000000000" -> ShardState(AfterSubSequenceNumber(seq, 2L), Nil),
+      "shardId-000000000001" -> ShardState(AfterSequenceNumber(seq), Nil))),
+    Some(Map.empty))
+
+  test("given a stored version-4 offset, when read, then a position inside a KPL aggregate comes back") {
+    KinesisSourceOffset.fromJson(sample("offset-v4.json")) shouldBe offsetV4
+    offsetV4.json() shouldBe sample("offset-v4.json")
+    offsetV4.streams("orders")("shardId-000000000000").position.iteratorStart shouldBe
+      Some(io.github.sparkkinesis.client.IteratorStart.AtSequenceNumber(seq))
+  }
+
+  test("given a real-time offset with no position inside an aggregate, when written, then it is version 2 as before") {
+    val whole = offsetV4.copy(streams = Map("orders" -> Map("shardId-000000000001" -> ShardState(TrimHorizon, Nil))))
+    Json.read(whole.json(), "test").get("version").asInt() shouldBe 2
+  }
+
+  test("given an offset inside an aggregate, when a release that reads versions up to 3 reads it, then it refuses it " +
+    "and says a newer spark-kinesis wrote it") {
+    val error = intercept[IllegalStateException](Json.checkVersion(Json.read(offsetV4.json(), "test"), 3, "the offset"))
+    error.getMessage should include("format version 4 is not supported")
+    error.getMessage should include("newer spark-kinesis")
+  }
+
+  test("given a stored version-2 task end record, when read, then the plan that wrote it comes back") {
+    val record = TaskEndRecord(
+      7L,
+      1000001,
+      Seq(ShardEndRecord("orders", "shardId-000000000001", 7L, AfterSubSequenceNumber(seq, 2L), ShardEnd, 0L)),
+      Some("7c9e6679-7425-40de-944b-e07fc1f90ae7"))
+    TaskEndRecord.fromJson(sample("task-end-v2.json"), "sample") shouldBe record
+    record.toJson shouldBe sample("task-end-v2.json")
+  }
+
   test("given an offset from a newer connector, when read, then the message says to use a newer version") {
-    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":4")
+    val newer = sample("offset-v1.json").replace("\"version\":1", "\"version\":5")
     intercept[IllegalStateException](KinesisSourceOffset.fromJson(newer)).getMessage should include(
       "newer spark-kinesis")
   }

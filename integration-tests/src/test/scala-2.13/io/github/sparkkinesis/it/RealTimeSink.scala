@@ -23,8 +23,8 @@ object RealTimeSink {
   def trigger(duration: String): Trigger =
     classOf[Trigger].getMethod("RealTime", classOf[String]).invoke(null, duration).asInstanceOf[Trigger]
 
-  /** `df` written in real-time mode into files under `dir`, one per task and batch. */
-  def writeTo(df: DataFrame, dir: String, batch: String, checkpoint: String): DataStreamWriter[Row] =
+  /** `df` written in real-time mode into files under `dir`, one per task and batch, taking `rowMs` per row. */
+  def writeTo(df: DataFrame, dir: String, batch: String, checkpoint: String, rowMs: Long = 0L): DataStreamWriter[Row] =
     df.selectExpr(
       "partitionKey",
       "CAST(data AS STRING) AS payload",
@@ -33,7 +33,7 @@ object RealTimeSink {
       "subSequenceNumber",
       "streamName",
       "CAST(approximateArrivalTimestamp AS DOUBLE) * 1000 AS arrivalMs").writeStream
-      .foreach(new LineWriter(dir))
+      .foreach(new LineWriter(dir, rowMs))
       .outputMode("update") // the only output mode real-time mode accepts
       .option("checkpointLocation", checkpoint)
       .trigger(trigger(batch))
@@ -70,8 +70,11 @@ object SinkRow {
   }
 }
 
-/** Appends each row to a file of its own task attempt, flushed at once, so a SIGKILL loses nothing written. */
-final class LineWriter(dir: String) extends ForeachWriter[Row] {
+/**
+ * Appends each row to a file of its own task attempt, flushed at once, so a SIGKILL loses nothing written; a slow sink
+ * takes `rowMs` more per row.
+ */
+final class LineWriter(dir: String, rowMs: Long = 0L) extends ForeachWriter[Row] {
   @transient private var out: Writer = _
 
   override def open(partitionId: Long, epochId: Long): Boolean = {
@@ -86,6 +89,7 @@ final class LineWriter(dir: String) extends ForeachWriter[Row] {
       Seq(System.currentTimeMillis().toString, RealTimeSink.order.incrementAndGet().toString)
     out.write(fields.mkString("", "\t", "\n"))
     out.flush()
+    if (rowMs > 0) Thread.sleep(rowMs) // the sink's own pace
   }
 
   override def close(errorOrNull: Throwable): Unit = if (out != null) out.close()

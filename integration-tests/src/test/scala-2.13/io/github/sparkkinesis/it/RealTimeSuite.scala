@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.it
 
 import java.io.File
+import java.nio.charset.StandardCharsets.UTF_8
 import java.util.concurrent.TimeUnit
 
 import scala.concurrent.duration._
@@ -245,6 +246,34 @@ class RealTimeSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
       assertExactlyOnceModuloReplays(before ++ after, rows, "real-time sink across a silent subscription")
       info(s"records put after the connection went silent read ${took.toMillis} ms after it did")
     } finally relay.close()
+  }
+
+  test("Given KPL aggregates and a slow sink, real-time batches that end inside an aggregate hand no row over twice") {
+    // Given: 1,500 user records in KPL aggregates, and a sink that takes 10 ms a row: 5-second batches end inside them
+    val stream = TestStreams.createStream("it-rt-kpl", shards = 1)
+    val (sink, checkpoint) = (newDir("sink").getAbsolutePath, newCheckpointDir())
+    val users = (1 to 1500).map(i => (s"k${i % 8}", s"u$i".getBytes(UTF_8)))
+    val puts = TestStreams.putAggregated(stream, users)
+    val query =
+      RealTimeSink.writeTo(readKinesis(stream, "TRIM_HORIZON"), sink, "5 seconds", checkpoint, rowMs = 10L).start()
+    // When: it hands them all over, across at least two batch ends
+    Eventually.await("1,500 rows in the slow real-time sink", 120.seconds) {
+      query.exception.foreach(e => Eventually.giveUp("the query failed", e))
+      RealTimeSink.rows(sink).size >= users.size
+    }
+    Eventually.await("two real-time batches to commit", 30.seconds)(commits(checkpoint) >= 2)
+    query.stop()
+    // Then: each user record once, none twice, and some batch ended inside an aggregate
+    val rows = RealTimeSink.rows(sink)
+    val repeated = rows.size - rows.map(_.position).distinct.size
+    withClue(s"$repeated row(s) handed over again without a stop or failure: ")(repeated shouldBe 0)
+    val missing = users.map(u => new String(u._2, UTF_8)).toSet -- rows.map(_.payload)
+    withClue(s"missing, e.g. ${missing.take(5)}: ")(missing.size shouldBe 0)
+    val offsets = Option(new File(checkpoint, "offsets").listFiles()).toSeq.flatten
+      .map(f => new String(java.nio.file.Files.readAllBytes(f.toPath), UTF_8))
+    offsets.exists(_.contains("AFTER_SUB_SEQUENCE_NUMBER")) shouldBe true
+    info(s"${puts.size} aggregates, ${rows.size} rows, ${offsets.count(_.contains("AFTER_SUB_SEQUENCE_NUMBER"))} " +
+      "batch end(s) inside an aggregate")
   }
 
   test("Given two streams, a real-time query reads both, every record once") {

@@ -11,16 +11,17 @@ import io.github.sparkkinesis.source.reading.{ReaderSettings, TaskReaderFactory}
 
 /**
  * A real-time task as Spark sees it: [[RealTimeRows]] behind Spark's real-time reader interface. Each row goes with its
- * record's Kinesis arrival time, for Spark's latency metrics. Spark 4.1 calls `nextWithTimeout(timeout)`, 4.2 and later
- * `nextWithTimeout(startTime, timeout)`; both wait from now for at most the timeout.
+ * record's Kinesis arrival time, for Spark's latency metrics. Spark 4.1 calls `nextWithTimeout(timeout)`, which waits
+ * from now for at most the timeout; 4.2 and later `nextWithTimeout(startTime, timeout)`, which waits until the timeout
+ * after `startTime` (Spark's clock, the wall clock), the instant Spark based the timeout on, at most.
  */
 final class RealTimeTaskReader(rows: RealTimeRows) extends SupportsRealTimeRead[InternalRow] {
 
   override def nextWithTimeout(timeoutMs: java.lang.Long): RecordStatus = status(rows.next(timeoutMs))
 
-  /** Spark 4.2's abstract method (4.1 does not have it; defined here for both). */
+  /** Spark 4.2's abstract method (4.1 does not have it; defined here for both); a null start waits from now. */
   def nextWithTimeout(startTimeMs: java.lang.Long, timeoutMs: java.lang.Long): RecordStatus =
-    status(rows.next(timeoutMs))
+    status(if (startTimeMs == null) rows.next(timeoutMs) else rows.next(startTimeMs, timeoutMs))
 
   override def getOffset: PartitionOffset = rows.offset
 

@@ -1,14 +1,19 @@
 package io.github.sparkkinesis.source.planning
 
-import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore}
+import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore, TaskEndRecord}
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
+import io.github.sparkkinesis.source.realtime.RealTimeLineage
 
 /**
  * Where a micro-batch's tasks ended the shards it read, from the [[ShardEndStore]]: one read per task (several at
  * once), not one per shard. The last batch's are kept once all are there: the next batch's planning and the progress
- * metrics both need them; a missing one is looked for again next time.
+ * metrics both need them; a missing one is looked for again next time. A real-time batch's offset holds where it ended;
+ * where records lay ahead of that, which `kinesis.failOnDataLoss` needs after a restart, the driver records when it
+ * merges the tasks' positions ([[recordRealTime]]).
  */
 private[source] final class BatchEnds(store: ShardEndStore) {
+  import BatchEnds.{RealTimeShardsPerRecord, RealTimeTask}
+
   private var last: Option[(Long, Map[(String, String), Option[ShardEndRecord]])] = None
 
   /** Per (stream, shard) the batch ending at `offset` read: its end record, None where none was written. */
@@ -25,4 +30,41 @@ private[source] final class BatchEnds(store: ShardEndStore) {
       if (ends.values.forall(_.isDefined)) last = Some(offset.batch -> ends)
       ends
   }
+
+  /**
+   * Records where the tasks of real-time batch `batch` ended a shard with records ahead ([[TrimHorizonCheck.ahead]]; a
+   * caught-up shard needs no record), [[RealTimeShardsPerRecord]] shards to a record, so a record stays far below
+   * DynamoDB's item size whatever the shard count, and a batch that ends caught up writes nothing.
+   */
+  def recordRealTime(batch: Long, ends: Seq[ShardEndRecord]): Unit =
+    ends.filter(TrimHorizonCheck.ahead).sortBy(e => (e.stream, e.shardId)).grouped(RealTimeShardsPerRecord)
+      .zipWithIndex.foreach { case (chunk, i) => store.recordIfAbsent(TaskEndRecord(batch, RealTimeTask - i, chunk)) }
+
+  /**
+   * Where the tasks of the real-time batch ending at `offset` ended a shard with records ahead, per (stream, shard):
+   * only where the record ends where the offset does (a record of a run of the batch that never reached Spark's log,
+   * before a restart, may end elsewhere). Empty for any other offset.
+   */
+  def ofRealTime(offset: KinesisSourceOffset): Map[(String, String), ShardEndRecord] =
+    if (offset.batch < 0) Map.empty
+    else {
+      val shards = offset.streams.values.map(_.size).sum
+      val records = (0 until (shards + RealTimeShardsPerRecord - 1) / RealTimeShardsPerRecord).map(RealTimeTask - _)
+      store.getAll(offset.batch, records).values.toSeq.flatMap(_.ends).collect {
+        case e if offset.streams.get(e.stream).flatMap(_.get(e.shardId)).exists(_.position == e.end) =>
+          (e.stream, e.shardId) -> e
+      }.toMap
+    }
+}
+
+private[source] object BatchEnds {
+
+  /**
+   * The task number of a real-time batch's first record, the next ones counting down: numbers no task has, below every
+   * slot ([[RealTimeLineage.SlotBase]]).
+   */
+  val RealTimeTask: Int = RealTimeLineage.SlotBase - 1
+
+  /** Shards per record of a real-time batch: about 100 KB of JSON. */
+  val RealTimeShardsPerRecord = 250
 }

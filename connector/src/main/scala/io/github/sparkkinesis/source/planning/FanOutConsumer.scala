@@ -13,6 +13,7 @@ import io.github.sparkkinesis.client.{
   FanOutClient,
   KinesisClientException,
   ResourceMissingException,
+  StreamRef,
   ThrottledException,
   UnreachableException
 }
@@ -26,7 +27,8 @@ import io.github.sparkkinesis.source.reading.FanOutReaderSettings
  * consumer of that name or registers it, and waits until it is ACTIVE, retrying throttled calls
  * (RegisterStreamConsumer: 5 per second per account) with jittered back-off for at most `waitMs`.
  *
- * Ownership: a consumer this query registers is recorded in its checkpoint (`ownerFile`). On stop, with
+ * Ownership: a consumer this query registers is recorded in its checkpoint (`checkpoint`), in a file of the stream's
+ * own ([[FanOutConsumer.ownerFileName]]: two streams of one name in two accounts or regions have two). On stop, with
  * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the query
  * registered anything belongs to someone else (another query, or an administrator) and is never touched. A query
  * restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one it
@@ -36,7 +38,7 @@ private[sparkkinesis] final class FanOutConsumer(
     client: FanOutClient,
     stream: String,
     options: FanOutOptions,
-    ownerFile: Path,
+    checkpoint: Path,
     hadoopConf: Configuration,
     waitMs: Long,
     backoff: Backoff,
@@ -44,6 +46,14 @@ private[sparkkinesis] final class FanOutConsumer(
     sleep: Long => Unit = Thread.sleep) {
 
   private val log = LoggerFactory.getLogger(getClass)
+  private val ownerFile = new Path(checkpoint, FanOutConsumer.ownerFileName(stream))
+
+  /**
+   * Where releases before 0.2.0 recorded the consumer of a stream named by ARN, under its name alone: read only if it
+   * names a consumer of this very stream (another account's stream of the same name shared that file).
+   */
+  private val legacyOwnerFile =
+    Some(new Path(checkpoint, FanOutConsumer.legacyOwnerFileName(stream))).filter(_ != ownerFile)
   @volatile private var resolved: Option[ConsumerDescription] = None
   @volatile private var resolving: Option[Thread] = None
 
@@ -125,13 +135,18 @@ private[sparkkinesis] final class FanOutConsumer(
             log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}")
         }
         ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
+        legacyOwnerFile.filter(recordedIn(_).contains(consumer.arn)).foreach(f =>
+          f.getFileSystem(hadoopConf).delete(f, false))
         resolved = None
       }
     }
   }
 
   /** The consumer this query last registered, as its checkpoint records it. */
-  private def recordedArn: Option[String] = AtomicFiles.read(ownerFile, hadoopConf).map(_.trim)
+  private def recordedArn: Option[String] = recordedIn(ownerFile).orElse(
+    legacyOwnerFile.flatMap(recordedIn).filter(arn => StreamRef.arnOf(arn) == StreamRef.arnOf(stream)))
+
+  private def recordedIn(file: Path): Option[String] = AtomicFiles.read(file, hadoopConf).map(_.trim)
 
   /** The consumer an earlier run (or this one) registered, if it still exists; None too if describing it fails. */
   private def describedQuietly(consumerArn: String): Option[ConsumerDescription] =
@@ -249,4 +264,19 @@ private[sparkkinesis] final class FanOutConsumer(
 
   /** How long stop() waits for a resolution under way to reach its next wait (or end). */
   private val StopWaitMs = 30000L
+}
+
+private[sparkkinesis] object FanOutConsumer {
+
+  /**
+   * The checkpoint's file that records the consumer a query registered for `stream`: by the stream's name, or for a
+   * stream named by ARN by its partition, region, account and name, so that streams of one name in two accounts keep
+   * apart.
+   */
+  def ownerFileName(stream: String): String = StreamRef.arnOf(stream).fold(legacyOwnerFileName(stream)) { arn =>
+    s"efo-consumer-${arn.partition}-${arn.region}-${arn.account}-${arn.streamName}"
+  }
+
+  /** The file name of a stream by its name alone: every stream's in releases before 0.2.0. */
+  private def legacyOwnerFileName(stream: String): String = s"efo-consumer-${StreamRef.nameOf(stream)}"
 }

@@ -4,7 +4,7 @@ import java.time.Instant
 
 import io.github.sparkkinesis.metadata.ShardEndRecord
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition}
-import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, AtSequenceNumber}
+import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber}
 
 /**
  * A micro-batch planned before the query stopped and read again after it restarted: which of its records retention has
@@ -12,8 +12,8 @@ import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, Aft
  * one place and its message appears once, instead of every task attempt failing on the same missing records. Surely
  * lost: every record the batch read of a shard, when the record it recorded as its end comes before the oldest one
  * Kinesis retains (or the shard has left the listing), and a first read from AT_SEQUENCE_NUMBER of a record that has
- * expired. Where only the batch's start lies behind the horizon, only the tasks can tell, by counting the records they
- * read again against those recorded ([[ShardReader]]).
+ * expired, or from inside a KPL aggregate that has. Where only the batch's start lies behind the horizon, only the
+ * tasks can tell, by counting the records they read again against those recorded ([[ShardReader]]).
  */
 private[source] object ReplayCheck {
 
@@ -41,7 +41,7 @@ private[source] object ReplayCheck {
       records: Map[(String, String), Option[ShardEndRecord]]): Map[String, Seq[String]] =
     records.toSeq.collect {
       case ((s, id), Some(r)) if r.recordCount > 0 && r.end.isInstanceOf[AfterSequenceNumber] => s -> id
-      case ((s, id), None) if offset.streams(s)(id).position.isInstanceOf[AtSequenceNumber] => s -> id
+      case ((s, id), None) if ShardPosition.firstRecordOf(offset.streams(s)(id).position).isDefined => s -> id
     }.groupBy(_._1).map { case (s, ids) => s -> ids.map(_._2).sorted }
 
   /**
@@ -61,10 +61,8 @@ private[source] object ReplayCheck {
               Some(Lost(s, id, start, Some(r.end), Some(r.recordCount), r.stats.flatMap(_.lastArrivalMs), horizon))
             case _ => None
           }
-        case None => start match {
-            case AtSequenceNumber(seq) if before(seq) => Some(Lost(s, id, start, None, None, None, horizon))
-            case _ => None
-          }
+        case None =>
+          ShardPosition.firstRecordOf(start).filter(before).map(_ => Lost(s, id, start, None, None, None, horizon))
       }
     }
 

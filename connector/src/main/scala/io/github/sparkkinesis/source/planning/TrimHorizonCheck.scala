@@ -2,14 +2,15 @@ package io.github.sparkkinesis.source.planning
 
 import io.github.sparkkinesis.metadata.ShardEndRecord
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
-import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, AtSequenceNumber}
+import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber}
 
 /**
  * Which tracked shards have fallen behind the trim horizon (the oldest record Kinesis retains comes after the record
  * their position names; Kinesis itself would silently resume at the horizon), and whether records were lost unread
  * there. A position at a record that has expired lost that record. A position after a record that has expired lost
  * records only if some came after it: certain when the shard's last read stopped with records ahead of it, and
- * unknowable otherwise (a shard that stayed quiet for longer than the retention period looks the same).
+ * unknowable otherwise (a shard that stayed quiet for longer than the retention period looks the same). A position
+ * inside a KPL aggregate that has expired lost the aggregate's sub-records not handed over.
  */
 private[source] object TrimHorizonCheck {
 
@@ -31,15 +32,15 @@ private[source] object TrimHorizonCheck {
     oldest.toSeq.sortBy(_._1).flatMap { case (id, horizon) =>
       val position = tracked(id).position
       sequenceNumberOf(position).filter(ours => compareSequenceNumbers(horizon, ours) > 0).map { _ =>
-        val recordsWereAhead =
-          lastRead.get(id).flatMap(_.stats).exists(s => s.moreAvailable || s.millisBehindLatest > 0)
-        Behind(id, position, horizon, position.isInstanceOf[AtSequenceNumber] || recordsWereAhead)
+        Behind(id, position, horizon, ShardPosition.firstRecordOf(position).isDefined || lastRead.get(id).exists(ahead))
       }
     }
 
+  /** Whether the read that ended with `record` stopped with records ahead of its end. */
+  def ahead(record: ShardEndRecord): Boolean = record.stats.exists(s => s.moreAvailable || s.millisBehindLatest > 0)
+
   private def sequenceNumberOf(position: ShardPosition): Option[String] = position match {
     case AfterSequenceNumber(seq) => Some(seq)
-    case AtSequenceNumber(seq) => Some(seq)
-    case _ => None
+    case other => ShardPosition.firstRecordOf(other)
   }
 }

@@ -161,23 +161,34 @@ private[source] object ParallelRows {
   case object Done extends Chunk
   final case class Failed(cause: Throwable) extends Chunk
 
-  /** The data of the chunks in the queue: at most `max` bytes, unless a single chunk is larger on its own. */
-  final class QueuedBytes(max: Long) {
+  /**
+   * The data and rows of the chunks in a queue: at most `max` bytes and `maxRows` rows, unless a single chunk is larger
+   * on its own.
+   */
+  final class QueuedBytes(max: Long, maxRows: Long = Long.MaxValue) {
     private var bytes = 0L // guarded by this
+    private var rows = 0L // guarded by this
     private var highest = 0L // guarded by this
+    private var highestRows = 0L // guarded by this
 
-    /** Waits (interruptibly) until `size` more bytes fit, or the queue holds no data at all. */
-    def take(size: Long): Unit = synchronized {
-      while (bytes > 0 && bytes + size > max) wait()
+    /** Waits (interruptibly) until `size` more bytes and `count` more rows fit, or the queue holds nothing at all. */
+    def take(size: Long, count: Long = 0L): Unit = synchronized {
+      while ((bytes > 0 || rows > 0) && (bytes + size > max || rows + count > maxRows)) wait()
       bytes += size
+      rows += count
       highest = math.max(highest, bytes)
+      highestRows = math.max(highestRows, rows)
     }
 
-    def giveBack(size: Long): Unit = synchronized {
+    def giveBack(size: Long, count: Long = 0L): Unit = synchronized {
       bytes -= size
+      rows -= count
       notifyAll()
     }
 
     def peak: Long = synchronized(highest)
+
+    /** The most rows queued at once. */
+    def peakRows: Long = synchronized(highestRows)
   }
 }

@@ -6,18 +6,26 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import io.github.sparkkinesis.aggregation.{KplDeaggregator, UserRecord}
 import io.github.sparkkinesis.client.{HashKeyRange, KinesisRecord, StreamRef}
+import io.github.sparkkinesis.offsets.ShardPosition
+import io.github.sparkkinesis.source.KinesisSchema
 
 /**
- * Builds rows of [[io.github.sparkkinesis.source.KinesisSchema]] for one shard; the stream and shard names are encoded
- * once, not per record.
+ * Builds rows of [[io.github.sparkkinesis.source.KinesisSchema]] for one shard read from `start`; the stream and shard
+ * names are encoded once, not per record.
  */
-private[source] final class RowBuilder(streamName: String, shardId: String) {
+private[source] final class RowBuilder(streamName: String, shardId: String, start: ShardPosition) {
   private val stream = UTF8String.fromString(StreamRef.nameOf(streamName))
   private val shard = UTF8String.fromString(shardId)
 
+  /** The aggregate `start` stands inside, and its last sub-record handed over before: those are not rows again. */
+  private val handedBefore: Option[ShardPosition.AfterSubSequenceNumber] = start match {
+    case within: ShardPosition.AfterSubSequenceNumber => Some(within)
+    case _ => None
+  }
+
   /**
    * The rows of one Kinesis record: one per user record of a KPL aggregate (without those whose hash key lies outside
-   * `misrouted`, when given), else one.
+   * `misrouted`, when given, and those handed over before `start`), else one.
    */
   def rows(record: KinesisRecord, misrouted: Option[HashKeyRange]): Iterator[InternalRow] = {
     val users = KplDeaggregator.subRecords(record.data) match {
@@ -25,7 +33,9 @@ private[source] final class RowBuilder(streamName: String, shardId: String) {
         misrouted.fold(subRecords)(range => subRecords.filter(u => range.contains(KplDeaggregator.hashKey(u))))
       case None => UserRecord(record.data, record.partitionKey, None, 0L) :: Nil
     }
-    users.iterator.map(row(record, _))
+    val fresh = handedBefore.filter(_.sequenceNumber == record.sequenceNumber)
+      .fold(users)(h => users.filter(_.subSequenceNumber > h.subSequenceNumber))
+    fresh.iterator.map(row(record, _))
   }
 
   def row(record: KinesisRecord, user: UserRecord): InternalRow = new GenericInternalRow(Array[Any](
@@ -37,4 +47,12 @@ private[source] final class RowBuilder(streamName: String, shardId: String) {
     shard,
     user.subSequenceNumber,
     stream))
+}
+
+private[source] object RowBuilder {
+
+  /** The user record's sub-sequence number in a row built here (column `subSequenceNumber`). */
+  def subSequenceNumberOf(row: InternalRow): Long = row.getLong(SubSequenceNumberColumn)
+
+  private val SubSequenceNumberColumn = KinesisSchema.schema.fieldIndex("subSequenceNumber")
 }

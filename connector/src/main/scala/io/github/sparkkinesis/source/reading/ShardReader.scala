@@ -29,7 +29,7 @@ final class ShardReader(
   import ShardReader.EmptyPagesPerTask
 
   private val log = LoggerFactory.getLogger(getClass)
-  private val rows = new RowBuilder(stream, shardId)
+  private val rows = new RowBuilder(stream, shardId, start)
   private val recordedEnd: Option[ShardPosition] = recorded.map { record =>
     if (record.start != start) {
       throw new IllegalStateException(

@@ -15,11 +15,12 @@ import io.github.sparkkinesis.source.reading.TaskShard
 /**
  * How a real-time task goes on into the children of the shards it reads to their end, within the same batch, so that a
  * reshard's new shards are read within seconds rather than at the next batch. When the task has handed over the last
- * row of a parent ([[parentEnded]]), it records that in the metadata store under the parent's slot (for the other
- * tasks), lists the stream's shards to find the children, and reads each child whose reader it is
- * ([[RealTimeLineage.readerOf]]) once every parent still read in this batch has been read to its end: its own parents
- * it knows, another task's it learns from that task's record, looked for every `waitMs`. Each parent's children are
- * followed on a thread of `execute`'s, so a wait holds up neither the task nor another parent's children.
+ * row of a parent ([[parentEnded]]), it records that in the metadata store under the parent's slot, naming the batch's
+ * plan (for the other tasks of this run of the batch), lists the stream's shards to find the children, and reads each
+ * child whose reader it is ([[RealTimeLineage.readerOf]]) once every parent still read in this batch has been read to
+ * its end: its own parents it knows, another task's it learns from that task's record of this plan, looked for every
+ * `waitMs`. Each parent's children are followed on a thread of `execute`'s, so a wait holds up neither the task nor
+ * another parent's children.
  */
 private[realtime] final class ChildShards(
     partition: RealTimePartition,
@@ -59,10 +60,16 @@ private[realtime] final class ChildShards(
   private def follow(parent: ShardRef, start: ShardPosition, named: Seq[String]): Unit =
     try {
       lineage.slot(parent).foreach { slot =>
-        store.recordIfAbsent(TaskEndRecord(
+        val held = store.recordIfAbsent(TaskEndRecord(
           batch,
           slot,
-          Seq(ShardEndRecord(parent.stream, parent.shardId, batch, start, ShardPosition.ShardEnd, 0L))))
+          Seq(ShardEndRecord(parent.stream, parent.shardId, batch, start, ShardPosition.ShardEnd, 0L)),
+          Some(lineage.plan)))
+        if (!held.plan.contains(lineage.plan)) {
+          log.info(s"Real-time batch $batch task $task: an earlier run of this batch recorded that shard $parent had " +
+            "ended; that record does not count for this run, so a child of it read by another task waits for the " +
+            "next batch.")
+        }
       }
       childrenOf(parent, named).foreach { child =>
         val ref = ShardRef(parent.stream, child.shardId)
@@ -132,11 +139,15 @@ private[realtime] final class ChildShards(
     true
   }
 
-  /** Whether the task reading `parent` recorded that it read it to its end in this batch. */
+  /**
+   * Whether the task reading `parent` recorded that it read it to its end in this run of the batch: a record of an
+   * earlier run (before a restart) says nothing about the rows this run's reader of the parent has handed over.
+   */
   private def recordedEnded(parent: ShardRef): Boolean =
     lineage.slot(parent).exists { slot =>
-      store.get(batch, slot).exists(_.ends.exists(e =>
-        e.stream == parent.stream && e.shardId == parent.shardId && e.end == ShardPosition.ShardEnd))
+      store.get(batch, slot).exists(r =>
+        r.plan.contains(lineage.plan) && r.ends.exists(e =>
+          e.stream == parent.stream && e.shardId == parent.shardId && e.end == ShardPosition.ShardEnd))
     }
 }
 

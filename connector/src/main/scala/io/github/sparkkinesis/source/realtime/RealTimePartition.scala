@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.source.realtime
 
+import java.util.UUID
+
 import org.apache.spark.sql.connector.read.InputPartition
 
 import io.github.sparkkinesis.source.reading.TaskShard
@@ -22,14 +24,20 @@ final case class RealTimePartition(batch: Long, task: Int, shards: Seq[TaskShard
  * to each other, on who reads a child shard that appears while the batch runs (a reshard): the task that reads the
  * child's first parent still being read (by shard id), once every such parent has been read to its end. A parent read
  * by another task is known to be finished by the record that task leaves in the metadata store under the parent's
- * `slot` (a task number no real task has).
+ * `slot` (a task number no real task has), naming `plan`: a record of another planning of the same batch (one that ran
+ * before a restart, whose rows the sink may never have committed) is never taken for this one's.
  *
  * @param readers
  *   the task that reads each shard planned for the batch
  * @param finished
  *   the shards the batch's offset has read to their end already
+ * @param plan
+ *   what tells this planning of the batch from every other: made afresh each time the driver plans one
  */
-final case class RealTimeLineage(readers: Map[ShardRef, Int], finished: Set[ShardRef]) {
+final case class RealTimeLineage(
+    readers: Map[ShardRef, Int],
+    finished: Set[ShardRef],
+    plan: String = UUID.randomUUID().toString) {
 
   /** The slot under which a task records that it read `shard` to its end, if the driver planned it. */
   def slot(shard: ShardRef): Option[Int] = slots.get(shard)

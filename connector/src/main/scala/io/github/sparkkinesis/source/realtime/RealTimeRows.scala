@@ -23,9 +23,10 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
 /**
  * The rows of one real-time task, as they arrive: every shard of `partition` is read on a thread of its own
  * ([[ShardFeed]]) into one queue, from which [[next]] takes the next row, waiting at most its timeout. The task's
- * position in a shard moves past a Kinesis record once the last of its rows has been handed over, so [[offset]] is
- * exactly what was handed over, whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]]
- * of record data (or one larger record), so a fast shard cannot fill the executor's memory.
+ * position in a shard moves past a Kinesis record once the last of its rows has been handed over, and into a KPL
+ * aggregate while its rows are (after the last sub-record handed over), so [[offset]] is exactly what was handed over,
+ * whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]] of record data and
+ * [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's memory.
  *
  * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read the
  * parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A
@@ -42,7 +43,7 @@ private[source] final class RealTimeRows(
 
   private val log = LoggerFactory.getLogger(getClass)
   private val queue = new LinkedBlockingQueue[FeedItem]()
-  private val queued = new ParallelRows.QueuedBytes(RealTimeRows.QueueBytes)
+  private val queued = new ParallelRows.QueuedBytes(RealTimeRows.QueueBytes, RealTimeRows.QueueRows)
   private val feeds = new ConcurrentHashMap[ShardRef, ShardFeed]()
 
   /** Per shard read, the position after the last row handed over (written by the task's thread only). */
@@ -66,15 +67,18 @@ private[source] final class RealTimeRows(
    * Moves to the next row, waiting at most `timeoutMs` for one; false when none came in that time. Fails with the error
    * of a shard's feed that failed.
    */
-  def next(timeoutMs: Long): Boolean = {
-    val deadline = clock() + math.max(0L, timeoutMs)
+  def next(timeoutMs: Long): Boolean = next(clock(), timeoutMs)
+
+  /** Moves to the next row, waiting until `timeoutMs` after `startTimeMs` (by [[clock]]) at most. */
+  def next(startTimeMs: Long, timeoutMs: Long): Boolean = {
+    val deadline = startTimeMs + math.max(0L, timeoutMs)
     while (current == null || index + 1 >= current.rows.length) {
       current = null
       val item = queue.poll(math.max(0L, deadline - clock()), TimeUnit.MILLISECONDS)
       item match {
         case null => return false
         case r: FeedItem.Record =>
-          queued.giveBack(r.bytes)
+          queued.giveBack(r.bytes, RealTimeRows.rowsOf(r))
           if (r.rows.isEmpty) handed.put(r.shard, r.after)
           else {
             current = r
@@ -96,13 +100,22 @@ private[source] final class RealTimeRows(
 
   def get(): InternalRow = current.rows(index)
 
+  /** The most rows the queue has held at once, for tests of the bound. */
+  private[source] def peakQueuedRows: Long = queued.peakRows
+
   /** When the current row's Kinesis record arrived in the stream (Kinesis' clock), for Spark's latency metrics. */
   def arrivalMs: Long = current.arrivalMs
 
-  /** Where this task stands in every shard it has read, and the parents of the children it went on into. */
+  /**
+   * Where this task stands in every shard it has read, and the parents of the children it went on into. Asked on the
+   * task's thread, as Spark asks along with [[get]]: the record whose rows are being handed over stands inside its
+   * aggregate, after the last row handed over, so no row of it is handed over again by the next batch.
+   */
   def offset: RealTimeTaskOffset = {
+    val inPart = Option(current).map(r => r.shard -> r.positionAfterRow(index))
     val ends = feeds.values().toArray(Array.empty[ShardFeed]).toSeq.map { f =>
-      f.endRecord(batch, Option(handed.get(f.ref)).getOrElse(f.shard.start))
+      val position = inPart.collect { case (f.ref, p) => p }.orElse(Option(handed.get(f.ref)))
+      f.endRecord(batch, position.getOrElse(f.shard.start))
     }
     RealTimeTaskOffset(task, ends.sortBy(e => (e.stream, e.shardId)), children.followed)
   }
@@ -140,7 +153,7 @@ private[source] final class RealTimeRows(
 
   private def enqueue(item: FeedItem): Unit = {
     item match {
-      case r: FeedItem.Record => queued.take(r.bytes)
+      case r: FeedItem.Record => queued.take(r.bytes, RealTimeRows.rowsOf(r))
       case _ => ()
     }
     queue.put(item)
@@ -151,6 +164,15 @@ private[source] object RealTimeRows {
 
   /** Most record data a task's queue holds at once (one larger record alone). */
   val QueueBytes: Long = 16L << 20
+
+  /**
+   * Most rows a task's queue holds at once (one larger aggregate alone): a row costs far more memory than tiny records'
+   * data, so the byte bound alone would let millions of them wait.
+   */
+  val QueueRows: Long = 50000L
+
+  /** What a queued record counts against [[QueueRows]]: its rows, and at least one for the item itself. */
+  def rowsOf(record: FeedItem.Record): Long = math.max(1, record.rows.length).toLong
 
   /** How long closing a task waits for its feeds' threads to stop. */
   val CloseWaitMs = 5000L

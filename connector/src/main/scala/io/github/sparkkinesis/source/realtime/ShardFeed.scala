@@ -12,11 +12,25 @@ private[realtime] sealed trait FeedItem
 private[realtime] object FeedItem {
 
   /**
-   * The rows of one Kinesis record (none when every sub-record was dropped as misrouted), its arrival time, and the
-   * position after it, which the shard reaches once its last row has been handed over.
+   * The rows of the Kinesis record with `sequenceNumber` (none when every sub-record was dropped as misrouted, or was
+   * handed over before the shard's start), its arrival time and its size.
    */
-  final case class Record(shard: ShardRef, rows: Array[InternalRow], arrivalMs: Long, after: ShardPosition, bytes: Long)
-      extends FeedItem
+  final case class Record(
+      shard: ShardRef,
+      rows: Array[InternalRow],
+      arrivalMs: Long,
+      sequenceNumber: String,
+      bytes: Long)
+      extends FeedItem {
+
+    /** The position after the record, which the shard reaches once its last row has been handed over. */
+    def after: ShardPosition = ShardPosition.AfterSequenceNumber(sequenceNumber)
+
+    /** Where the shard stands once row `index` has been handed over: inside the aggregate until its last row. */
+    def positionAfterRow(index: Int): ShardPosition =
+      if (index >= rows.length - 1) after
+      else ShardPosition.AfterSubSequenceNumber(sequenceNumber, RowBuilder.subSequenceNumberOf(rows(index)))
+  }
 
   /** The shard is closed and every record of it has been fed; `children` are the ones its last page named (AWS). */
   final case class Ended(shard: ShardRef, children: Seq[String]) extends FeedItem
@@ -41,12 +55,15 @@ private[realtime] final class ShardFeed(
     extends Runnable {
 
   val ref: ShardRef = ShardRef(shard.stream, shard.shardId)
-  private val rows = new RowBuilder(shard.stream, shard.shardId)
+  private val rows = new RowBuilder(shard.stream, shard.shardId, shard.start)
   private val misrouted = if (dropMisrouted) shard.hashKeyRange else None
   @volatile private var recordsRead = 0L
   @volatile private var bytesRead = 0L
   @volatile private var millisBehind = 0L
   @volatile private var lastArrivalMs: Option[Long] = None
+
+  /** The last record read, fed (or being fed) to the task, whose rows may not all have been handed over yet. */
+  @volatile private var lastFed: Option[String] = None
 
   override def run(): Unit =
     try {
@@ -55,13 +72,14 @@ private[realtime] final class ShardFeed(
           millisBehind = page.millisBehindLatest
           page.records.foreach { record =>
             recordsRead += 1
+            lastFed = Some(record.sequenceNumber)
             bytesRead += record.data.length
             lastArrivalMs = Some(record.approximateArrivalTimestampMillis)
             emit(FeedItem.Record(
               ref,
               rows.rows(record, misrouted).toArray,
               record.approximateArrivalTimestampMillis,
-              ShardPosition.AfterSequenceNumber(record.sequenceNumber),
+              record.sequenceNumber,
               record.data.length.toLong))
           }
           if (pages.isEnded) emit(FeedItem.Ended(ref, page.childShardIds))
@@ -74,7 +92,10 @@ private[realtime] final class ShardFeed(
       case e: Throwable => emit(FeedItem.Failed(ref, e))
     }
 
-  /** Where the task stands in this shard at `handed`, and what the feed saw, as the batch's end record of the shard. */
+  /**
+   * Where the task stands in this shard at `handed`, and what the feed saw, as the batch's end record of the shard:
+   * records lie ahead of `handed` when the shard's tip does, or when rows fed were not all handed over.
+   */
   def endRecord(batch: Long, handed: ShardPosition): ShardEndRecord = ShardEndRecord(
     shard.stream,
     shard.shardId,
@@ -84,7 +105,8 @@ private[realtime] final class ShardFeed(
     recordsRead,
     Some(ReadStats(
       millisBehind,
-      moreAvailable = millisBehind > 0,
+      moreAvailable = millisBehind > 0 ||
+        (handed != ShardPosition.ShardEnd && lastFed.exists(seq => handed != ShardPosition.AfterSequenceNumber(seq))),
       boundReached = false,
       lastArrivalMs,
       bytesRead,

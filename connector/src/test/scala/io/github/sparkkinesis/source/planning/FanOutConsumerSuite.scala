@@ -1,6 +1,6 @@
 package io.github.sparkkinesis.source.planning
 
-import java.nio.file.Files
+import java.nio.file.{Files, Paths}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
@@ -11,23 +11,27 @@ import org.scalatest.matchers.should.Matchers
 import org.scalatest.time.{Seconds, Span}
 
 import io.github.sparkkinesis.client._
+import io.github.sparkkinesis.metadata.AtomicFiles
 import io.github.sparkkinesis.options.{FanOutOptions, KinesisSourceOptions}
 
 class FanOutConsumerSuite extends AnyFunSuite with Matchers {
 
-  private final class Setup(activationMillis: Long = 0L) {
-    val clock = new ManualClock()
+  /** Stream `stream` (a name, or an ARN of any account) in a fake of its own, read by a query of `checkpoint`. */
+  private final class Setup(
+      activationMillis: Long = 0L,
+      stream: String = "s",
+      val clock: ManualClock = new ManualClock(),
+      val checkpoint: String = Files.createTempDirectory("checkpoint").toString) {
     val fake = new FakeKinesisClient(clock)
-    fake.createStream("s", 1)
+    fake.createStream(stream, 1)
     fake.fanOut.activationMillis = activationMillis
-    val checkpoint: String = Files.createTempDirectory("checkpoint").toString
 
     def consumer(options: FanOutOptions, checkpointDir: String = checkpoint): FanOutConsumer =
       new FanOutConsumer(
         fake,
-        "s",
+        stream,
         options,
-        new Path(checkpointDir, "efo-consumer-s"),
+        new Path(checkpointDir),
         new Configuration(),
         60000L,
         new Backoff(100L, 1000L),
@@ -149,6 +153,39 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     restarted.arn shouldBe theirs.arn
     restarted.stop()
     t.fake.fanOut.consumerNames.sorted shouldBe Seq("q1", "q2")
+  }
+
+  /** Streams "s" of two accounts, named by ARN, read by one query (one checkpoint). */
+  private def sameNameInTwoAccounts(): Seq[Setup] = {
+    val first = new Setup(stream = FakeFanOut.streamArn("s", "111111111111"))
+    Seq(
+      first,
+      new Setup(stream = FakeFanOut.streamArn("s", "222222222222"), clock = first.clock, checkpoint = first.checkpoint))
+  }
+
+  test("given two streams of one name in two accounts, named by ARN, when one query registers a consumer for each, " +
+    "then its checkpoint records each apart and the query deregisters both on stop") {
+    val setups = sameNameInTwoAccounts()
+    val consumers = setups.map(_.consumer(managed()))
+    consumers.map(_.arn).distinct should have size 2
+    consumers.foreach(_.stop())
+    setups.map(_.fake.fanOut.consumerNames) shouldBe Seq(Nil, Nil)
+  }
+
+  test("given a checkpoint of a release that recorded a consumer under the stream's name alone, when the query reads " +
+    "a stream named by ARN and stops, then it deregisters that consumer only for the stream it belongs to") {
+    val Seq(ours, theirs) = sameNameInTwoAccounts()
+    val registered = ours.consumer(managed(deregister = false)).arn
+    val legacy = new Path(ours.checkpoint, "efo-consumer-s")
+    AtomicFiles.publishIfAbsent(legacy, registered, new Configuration())
+    Files.delete(Paths.get(ours.checkpoint, FanOutConsumer.ownerFileName(FakeFanOut.streamArn("s", "111111111111"))))
+    theirs.consumer(managed()).stop() // registers and deregisters its own; the legacy record is not its own
+    ours.fake.fanOut.consumerNames shouldBe Seq("q")
+    val resumed = ours.consumer(managed())
+    resumed.arn shouldBe registered
+    resumed.stop()
+    ours.fake.fanOut.consumerNames shouldBe empty
+    Files.exists(Paths.get(ours.checkpoint, "efo-consumer-s")) shouldBe false
   }
 
   test("given throttled RegisterStreamConsumer calls, when the query starts, then it retries with back-off") {

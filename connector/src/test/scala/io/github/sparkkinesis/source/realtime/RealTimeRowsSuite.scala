@@ -7,14 +7,18 @@ import scala.collection.mutable
 
 import org.apache.hadoop.conf.Configuration
 import org.scalatest.LoneElement
+import org.scalatest.concurrent.Eventually.eventually
+import org.scalatest.concurrent.PatienceConfiguration.Timeout
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.time.{Seconds, Span}
 
 import io.github.sparkkinesis.aggregation.KplTestAggregates
 import io.github.sparkkinesis.client._
-import io.github.sparkkinesis.metadata.{HadoopShardEndStore, ShardEndStore}
+import io.github.sparkkinesis.compat.JavaCollections._
+import io.github.sparkkinesis.metadata.{HadoopShardEndStore, ShardEndRecord, ShardEndStore, TaskEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, ShardEnd, TrimHorizon}
+import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AfterSubSequenceNumber, ShardEnd, TrimHorizon}
 import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettings, SubscriptionCache, TaskShard}
 
 /**
@@ -125,18 +129,41 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
     } finally r.close()
   }
 
-  test("given a KPL aggregate, when its sub-records are handed over, then the position moves only after the last") {
+  private def aggregateOf(values: Seq[String]): Array[Byte] =
+    KplTestAggregates.aggregate(values.map(v => ("pk", None, v.getBytes(UTF_8))))
+
+  test("given a KPL aggregate, when its sub-records are handed over, then the position moves into it, after the last " +
+    "sub-record handed over, and past it with its last") {
     val fake = new FakeKinesisClient(wall)
     fake.createStream("s", 1)
-    val aggregate = KplTestAggregates.aggregate((1 to 3).map(i => ("pk", None, s"u$i".getBytes(UTF_8))))
-    fake.putRecordToShard("s", shard0, aggregate)
+    fake.putRecordToShard("s", shard0, aggregateOf(Seq("u1", "u2", "u3")))
     val r = rows(fake, Seq(shard0))
     try {
+      val seq = fake.recordsOf("s").head.sequenceNumber
       take(r, 2).map(_._1) shouldBe Seq("u1", "u2")
-      r.offset.ends.loneElement.end shouldBe TrimHorizon
+      r.offset.ends.loneElement.end shouldBe AfterSubSequenceNumber(seq, 1L)
       take(r, 1).map(_._1) shouldBe Seq("u3")
-      r.offset.ends.loneElement.end shouldBe AfterSequenceNumber(fake.recordsOf("s").head.sequenceNumber)
+      r.offset.ends.loneElement.end shouldBe AfterSequenceNumber(seq)
     } finally r.close()
+  }
+
+  test("given a task that ended inside a KPL aggregate, when the next task starts where it ended, then it hands over " +
+    "only the aggregate's sub-records after those handed over, then the records after it") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.putRecordToShard("s", shard0, aggregateOf(Seq("u1", "u2", "u3")))
+    put(fake, shard0, Seq("p"))
+    val first = rows(fake, Seq(shard0))
+    val end =
+      try {
+        take(first, 1).map(_._1) shouldBe Seq("u1")
+        first.offset.ends.loneElement.end
+      } finally first.close()
+    val next = rows(fake, Seq(shard0), start = end)
+    try {
+      take(next, 3).map(_._1) shouldBe Seq("u2", "u3", "p")
+      next.next(200L) shouldBe false
+    } finally next.close()
   }
 
   test("given nothing arrives, when next waits with a timeout, then it returns false within the timeout") {
@@ -149,6 +176,35 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
         r.next(timeout) shouldBe false
         (System.nanoTime() - started) / 1000000L should be < timeout + 150L
       }
+    } finally r.close()
+  }
+
+  test("given a start time before now, when next waits from it, then it returns at that start plus the timeout") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    val r = rows(fake, Seq(shard0))
+    try {
+      val started = wall()
+      r.next(started - 400L, 500L) shouldBe false
+      (wall() - started) should be < 350L
+      r.next(wall() - 1000L, 500L) shouldBe false // already past: it only takes what is there
+    } finally r.close()
+  }
+
+  test("given 500,000 records of one byte and a task that takes no row, when its feed reads on, then the rows it " +
+    "queues stay within the bound") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    (1 to 500000).foreach(i => fake.putRecordToShard("s", shard0, Array(i.toByte)))
+    val r = rows(fake, Seq(shard0))
+    try {
+      // The feed waits for room in the queue; without a bound on rows it would queue all 500,000 and go on polling.
+      eventually(Timeout(Span(60, Seconds))) {
+        Thread.getAllStackTraces.keySet.asScala.exists(t =>
+          t.getName == "kinesis-realtime batch 1 task 0" && t.getState == Thread.State.WAITING) shouldBe true
+      }
+      r.peakQueuedRows should be <= RealTimeRows.QueueRows
+      take(r, 3).map(_._1.getBytes(UTF_8).toSeq) shouldBe Seq(Seq(1.toByte), Seq(2.toByte), Seq(3.toByte))
     } finally r.close()
   }
 
@@ -213,16 +269,26 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
     } finally r.close()
   }
 
-  test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
-    "child, only after the other task has handed over its parent's last row") {
+  /**
+   * Shards a (holding a1) and b (holding b1, b2) of a stream, read in batch 1 by tasks 0 and 1 over one store; the
+   * tasks start when first used.
+   */
+  private final class TwoParents {
     val fake = new FakeKinesisClient(wall)
     val Seq(a, b) = fake.createStream("s", 2)
-    val store = newStore()
-    val lineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
+    val store: ShardEndStore = newStore()
+    val lineage: RealTimeLineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
     put(fake, a, Seq("a1"))
     put(fake, b, Seq("b1", "b2"))
-    val first = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
-    val second = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
+    lazy val first: RealTimeRows = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
+    lazy val second: RealTimeRows = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
+  }
+
+  test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
+    "child, only after the other task has handed over its parent's last row") {
+    val t = new TwoParents
+    import t.{fake, first, lineage, second, store}
+    val (a, b) = (t.a, t.b)
     try {
       take(first, 1).map(_._1) shouldBe Seq("a1")
       val child = fake.mergeShards("s", a, b)
@@ -234,6 +300,34 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       take(first, 1).map(_._1) shouldBe Seq("c1")
       first.offset.children shouldBe Map(ShardRef("s", child) -> Seq(a, b))
       second.offset.children shouldBe empty
+      second.offset.ends.loneElement.end shouldBe ShardEnd
+    } finally {
+      first.close()
+      second.close()
+    }
+  }
+
+  test(
+    "given a merge's parent recorded as ended by an earlier run of the batch, when the batch runs again with a slow " +
+      "reader of that parent, then the child's rows do not come before the parent's: the next batch reads the child") {
+    val t = new TwoParents
+    import t.{fake, first, lineage, second, store}
+    val (a, b) = (t.a, t.b)
+    // The earlier run's task 1 handed b over to its end (rows its sink may never have committed) and said so.
+    store.recordIfAbsent(TaskEndRecord(
+      1L,
+      lineage.slot(ShardRef("s", b)).get,
+      Seq(ShardEndRecord("s", b, 1L, TrimHorizon, ShardEnd, 0L)),
+      Some("an earlier run")))
+    try {
+      take(first, 1).map(_._1) shouldBe Seq("a1")
+      val child = fake.mergeShards("s", a, b)
+      put(fake, child, Seq("c1"))
+      first.next(700L) shouldBe false // the earlier run's record does not count: b's rows are still to come
+      take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
+      second.next(300L) shouldBe false // hands over b's end, but its record cannot replace the earlier one
+      first.next(700L) shouldBe false
+      first.offset.children shouldBe empty
       second.offset.ends.loneElement.end shouldBe ShardEnd
     } finally {
       first.close()

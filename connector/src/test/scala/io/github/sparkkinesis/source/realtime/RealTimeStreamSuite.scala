@@ -7,12 +7,16 @@ import scala.collection.mutable
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.connector.read.streaming.Offset
+import org.scalatest.concurrent.Eventually.eventually
+import org.scalatest.concurrent.PatienceConfiguration.Timeout
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
+import org.scalatest.time.{Seconds, Span}
 
+import io.github.sparkkinesis.aggregation.KplTestAggregates
 import io.github.sparkkinesis.client.FakeKinesisClient
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
-import io.github.sparkkinesis.offsets.ShardPosition.ShardEnd
+import io.github.sparkkinesis.offsets.ShardPosition.{AfterSubSequenceNumber, ShardEnd}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.{KinesisMicroBatchStream, MicroBatchDriver}
 
@@ -58,6 +62,26 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
         while (wall() < end) readers.foreach { r =>
           while (r.next(math.min(20L, math.max(0L, end - wall())))) out += new String(r.get().getBinary(0), UTF_8)
         }
+        val merged = stream.merge(readers.map(_.offset))
+        stream.commit(merged)
+        committed = merged
+      } finally readers.foreach(_.close())
+      out.toVector
+    }
+
+    /**
+     * One real-time batch whose tasks hand over `n` rows in all and no more before its time is up (a slow sink), once
+     * every task is `settled`: the values handed over.
+     */
+    def batchOf(n: Int, settled: RealTimeRows => Boolean = _ => true): Seq[String] = {
+      val readers = stream.plan(committed).map(stream.rows)
+      val out = mutable.Buffer.empty[String]
+      try {
+        val end = wall() + 5000L
+        while (out.size < n && wall() < end) readers.foreach { r =>
+          if (out.size < n && r.next(20L)) out += new String(r.get().getBinary(0), UTF_8)
+        }
+        eventually(Timeout(Span(5, Seconds)))(readers.forall(settled) shouldBe true)
         val merged = stream.merge(readers.map(_.offset))
         stream.commit(merged)
         committed = merged
@@ -137,6 +161,64 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
     shards(children._1).waitsFor shouldBe Seq(parent)
     put(fake, Seq("n1"))
     d.batch(400L) shouldBe Seq("n1")
+  }
+
+  private def putAggregate(fake: FakeKinesisClient, shard: String, values: Seq[String]): String =
+    fake.putRecordToShard("s", shard, KplTestAggregates.aggregate(values.map(v => ("pk", None, v.getBytes(UTF_8)))))
+
+  /** A one-shard stream holding an aggregate of u1, u2 and u3, then record p: its shard and the aggregate's number. */
+  private def aggregateThenRecord(fake: FakeKinesisClient): (String, String) = {
+    val Seq(shard) = fake.createStream("s", 1)
+    val seq = putAggregate(fake, shard, Seq("u1", "u2", "u3"))
+    put(fake, Seq("p"))
+    (shard, seq)
+  }
+
+  test(
+    "given a KPL aggregate cut by a batch's end, when the next batch runs, after a restart too, then it hands over " +
+      "only the aggregate's sub-records not handed over yet") {
+    val fake = new FakeKinesisClient(wall)
+    val (shard, seq) = aggregateThenRecord(fake)
+    val d = new Driver(fake)
+    d.batchOf(2) shouldBe Seq("u1", "u2")
+    KinesisSourceOffset.of(d.committed).streams("s")(shard).position shouldBe AfterSubSequenceNumber(seq, 1L)
+    putAggregate(fake, shard, Seq("v1", "v2"))
+    d.batchOf(3) shouldBe Seq("u3", "p", "v1")
+    d.restart()
+    d.batch(500L) shouldBe Seq("v2")
+  }
+
+  test(
+    "given a real-time offset inside a KPL aggregate, when the query goes on in micro-batches, then they read only " +
+      "the rest of it") {
+    val fake = new FakeKinesisClient(wall)
+    aggregateThenRecord(fake)
+    val d = new Driver(fake)
+    d.batchOf(1) shouldBe Seq("u1")
+    val micro = new MicroBatchDriver(fake, Map("kinesis.startingPosition" -> "TRIM_HORIZON"), checkpoint = d.checkpoint)
+    micro.committed = KinesisSourceOffset.of(d.committed)
+    micro.drain().map(r => r.data -> r.subSequence) shouldBe Seq("u2" -> 1L, "u3" -> 2L, "p" -> 0L)
+  }
+
+  Seq(true -> "fails, saying what to do", false -> "goes on from the oldest retained record").foreach {
+    case (failOnDataLoss, outcome) =>
+      test(
+        s"given a real-time batch that ended with records ahead, when retention trims past where it ended before a " +
+          s"restart, then with kinesis.failOnDataLoss=$failOnDataLoss the restarted query $outcome") {
+        val fake = new FakeKinesisClient(wall)
+        val Seq(shard) = fake.createStream("s", 1)
+        val d = new Driver(fake, Map("kinesis.failOnDataLoss" -> failOnDataLoss.toString))
+        put(fake, (1 to 5).map(i => s"r$i"))
+        d.batchOf(2, settled = _.offset.ends.forall(_.recordCount == 5)) shouldBe Seq("r1", "r2")
+        fake.trimShard("s", shard, 5) // r3 to r5 expire unread while the query is stopped
+        put(fake, Seq("r6"))
+        d.restart()
+        if (failOnDataLoss) {
+          val error = intercept[IllegalStateException](d.batch(300L))
+          error.getMessage should include("lies behind the trim horizon")
+          error.getMessage should include("kinesis.failOnDataLoss=false")
+        } else d.batch(500L) shouldBe Seq("r6")
+      }
   }
 
   test("given kinesis.maxRecordsPerTrigger, when real-time mode starts, then it is refused with what to do") {
