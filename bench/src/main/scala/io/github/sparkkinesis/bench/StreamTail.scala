@@ -19,9 +19,10 @@ final case class TailedRow(stampedMs: Long, arrivedMs: Long, readMs: Long, kines
 
 /**
  * Reads a new stream's shards from TRIM_HORIZON on a thread of its own with the raw SDK client, a GetRecords round over
- * all shards every `pollMs` (the emulator has no per-shard call limit), de-aggregating each record. Each row's data
- * starts with the epoch milliseconds at which its writer stamped it, then a `:`; the tail keeps the stamp and the times
- * Kinesis took and the tail read the row. The poll interval adds to the read time; the same tail reads every writer.
+ * all shards every `pollMs` (the emulator has no per-shard call limit), de-aggregating each record. Each row's data is
+ * the epoch milliseconds at which its writer stamped it, alone or followed by a `:`; the tail keeps the stamp and the
+ * times Kinesis took and the tail read the row. The poll interval adds to the read time; the same tail reads every
+ * writer.
  */
 final class StreamTail(stream: String, pollMs: Long) {
   private val rows = ArrayBuffer.empty[TailedRow] // guarded by this
@@ -63,7 +64,8 @@ final class StreamTail(stream: String, pollMs: Long) {
         val arrived = record.approximateArrivalTimestamp().toEpochMilli
         KplDeaggregator.deaggregate(record.data().asByteArray(), record.partitionKey()).foreach { row =>
           val text = new String(row.data, UTF_8)
-          rows += TailedRow(text.substring(0, text.indexOf(':')).toLong, arrived, now, kinesisRecords)
+          val colon = text.indexOf(':')
+          rows += TailedRow((if (colon < 0) text else text.substring(0, colon)).toLong, arrived, now, kinesisRecords)
         }
       }
     }
