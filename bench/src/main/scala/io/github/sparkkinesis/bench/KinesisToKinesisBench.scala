@@ -11,14 +11,16 @@ import io.github.sparkkinesis.sink.KinesisForeachWriter
 
 /**
  * One Kinesis-to-Kinesis query's latencies in milliseconds from the put into the source to the row's read from the
- * target (`latenciesMs`) and to its record's arrival in the target (`arrivalMs`, Kinesis's timestamp: without the
- * reader's polling), and the rows the target got beyond those put.
+ * target (`latenciesMs`), to its record's arrival in the target (`arrivalMs`, Kinesis's timestamp: without the reader's
+ * polling) and to the row's hand-over to the sink in its task (`handedMs`), and the rows the target got beyond those
+ * put.
  */
 final case class KinesisToKinesisResult(
     name: String,
     sent: Int,
     latenciesMs: Seq[Long],
     arrivalMs: Seq[Long],
+    handedMs: Seq[Long],
     duplicates: Int)
 
 /**
@@ -82,6 +84,7 @@ object KinesisToKinesisBench {
         sent,
         measured.map(r => r.readMs - r.stampedMs),
         measured.map(r => r.arrivedMs - r.stampedMs),
+        measured.map(r => r.rest.toLong - r.stampedMs),
         measured.size - sent)
     } finally {
       query.stop()
@@ -102,7 +105,10 @@ object KinesisToKinesisBench {
       options: Map[String, String]): StreamingQuery = {
     val df = spark.readStream.format("aws-kinesis")
       .options(BenchStreams.connectorOptions(source, "TRIM_HORIZON") ++ options).load()
-      .select("data", "partitionKey")
+      // The data gets the time its task hands it to the sink, after the source's stamp: "<put ms>:<handed ms>".
+      .selectExpr(
+        "concat(CAST(data AS STRING), ':', reflect('java.lang.System', 'currentTimeMillis')) AS data",
+        "partitionKey")
     val sink = sinkOptions(target)
     val writer = trigger match {
       case Some(t) => df.writeStream.foreach(KinesisForeachWriter(sink, df.schema)).trigger(t).outputMode("update")
@@ -121,9 +127,10 @@ object KinesisToKinesisBench {
 
   private def report(config: BenchConfig, results: Seq[KinesisToKinesisResult]): String = {
     def row(r: KinesisToKinesisResult) = {
-      val (s, a) = (r.latenciesMs.sorted, r.arrivalMs.sorted)
+      val (s, a, h) = (r.latenciesMs.sorted, r.arrivalMs.sorted, r.handedMs.sorted)
       f"${r.name}%-52s ${s.size}%8d ${Report.pct(s, 50)}%7s ${Report.pct(s, 95)}%7s ${Report.pct(s, 99)}%7s " +
-        f"${s.lastOption.fold("-")(_.toString)}%7s ${Report.pct(a, 50)}%9s ${Report.pct(a, 99)}%9s ${r.duplicates}%5d"
+        f"${s.lastOption.fold("-")(_.toString)}%7s ${Report.pct(a, 50)}%9s ${Report.pct(a, 99)}%9s " +
+        f"${Report.pct(h, 50)}%9s ${Report.pct(h, 99)}%9s ${r.duplicates}%5d"
     }
     (Seq(
       "",
@@ -131,9 +138,10 @@ object KinesisToKinesisBench {
         s"ms for ${config.latencySeconds} s, put into the source to read back from the target (a GetRecords round " +
         s"every $TailPollMs ms); sink options: defaults",
       f"${"query"}%-52s ${"samples"}%8s ${"p50"}%7s ${"p95"}%7s ${"p99"}%7s ${"max"}%7s ${"arr. p50"}%9s " +
-        f"${"arr. p99"}%9s ${"dups"}%5s",
+        f"${"arr. p99"}%9s ${"sink p50"}%9s ${"sink p99"}%9s ${"dups"}%5s",
       "   p50 ... max: put into the source to read from the target; arr.: to the record's arrival in the target " +
-        "(ApproximateArrivalTimestamp, without the reader's polling)") ++
+        "(ApproximateArrivalTimestamp, without the reader's polling); sink: to the row's hand-over to the sink in " +
+        "its task") ++
       results.map(row)).mkString("\n")
   }
 }

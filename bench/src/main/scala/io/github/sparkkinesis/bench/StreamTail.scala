@@ -13,9 +13,9 @@ import io.github.sparkkinesis.it.TestStreams
 
 /**
  * One row as a [[StreamTail]] saw it: when it was stamped, when Kinesis took its record (ApproximateArrivalTimestamp)
- * and when the tail read it (epoch ms), and which Kinesis record it came in.
+ * and when the tail read it (epoch ms), which Kinesis record it came in, and what its data holds after the stamp.
  */
-final case class TailedRow(stampedMs: Long, arrivedMs: Long, readMs: Long, kinesisRecord: Long)
+final case class TailedRow(stampedMs: Long, arrivedMs: Long, readMs: Long, kinesisRecord: Long, rest: String = "")
 
 /**
  * Reads a new stream's shards from TRIM_HORIZON on a thread of its own with the raw SDK client, a GetRecords round over
@@ -64,8 +64,8 @@ final class StreamTail(stream: String, pollMs: Long) {
         val arrived = record.approximateArrivalTimestamp().toEpochMilli
         KplDeaggregator.deaggregate(record.data().asByteArray(), record.partitionKey()).foreach { row =>
           val text = new String(row.data, UTF_8)
-          val colon = text.indexOf(':')
-          rows += TailedRow((if (colon < 0) text else text.substring(0, colon)).toLong, arrived, now, kinesisRecords)
+          val (stamp, rest) = text.span(_ != ':')
+          rows += TailedRow(stamp.toLong, arrived, now, kinesisRecords, rest.drop(1))
         }
       }
     }
