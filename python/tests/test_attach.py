@@ -113,6 +113,7 @@ def test_given_the_package_then_it_is_typed_and_exports_its_api() -> None:
             "data_as_text",
             "jar_path",
             "jar_paths",
+            "kinesis_foreach",
             "parse_json_payload",
         ]
     )

@@ -16,8 +16,12 @@ Example::
     (orders.where("amount > 1000").selectExpr("to_json(struct(orderId, amount)) AS data", "orderId AS partitionKey")
         .writeStream.format("aws-kinesis").options(**sink.as_options())
         .option("checkpointLocation", "/tmp/big-orders").start())
+
+In real-time mode (``.trigger(realTime=...)``), whose sink allowlist names ``foreach`` but not ``aws-kinesis``,
+write through :func:`kinesis_foreach` instead: ``kinesis_foreach(df.writeStream, sink).outputMode("update")``.
 """
 
+from ._foreach import kinesis_foreach
 from ._sink_options import KinesisSinkOptions
 from ._source_options import KinesisSourceOptions
 from ._spark import SUPPORTED_SPARK_LINES, configure_spark_with_kinesis, jar_path, jar_paths
@@ -34,5 +38,6 @@ __all__ = [
     "data_as_text",
     "jar_path",
     "jar_paths",
+    "kinesis_foreach",
     "parse_json_payload",
 ]

@@ -27,10 +27,10 @@ final case class BenchConfig(
 
 object BenchConfig {
 
-  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency", "efo", "realtime")
+  val Parts: Set[String] = Set("drain", "latency", "sink", "sink-latency", "efo", "realtime", "k2k")
 
   /** Parts a run without --only leaves out: real-time mode needs Spark 4.1+, which the 2.12 line does not have. */
-  val OptInParts: Set[String] = Set("realtime")
+  val OptInParts: Set[String] = Set("realtime", "k2k")
 
   /**
    * The emulator has no per-shard call limit and the raw client does not pace its calls, so the drain query paces at 50
@@ -74,8 +74,9 @@ object BenchConfig {
       |  --sink-latency-rows-per-second N  pace of its writers (the sink's rate source, the raw client) [1000]
       |  --sink-latency-seconds N   how long its rows are measured [30]
       |  --sink-latency-warm-up-seconds N  how long it writes before measuring [10]
-      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency, efo, realtime
-      |                             (realtime, Spark 4.1+ only, runs only when named here)
+      |  --only PART[,PART]         run only these parts: drain, latency, sink, sink-latency, efo, realtime, k2k
+      |                             (realtime and k2k, Kinesis to Kinesis in real time against micro-batch, Spark
+      |                             4.1+ only, run only when named here)
       |""".stripMargin
 
   /** Parses `--name value` pairs; fails with a message naming the bad argument. */

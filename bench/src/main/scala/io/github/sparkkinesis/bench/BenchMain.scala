@@ -28,7 +28,8 @@ object BenchMain {
       }
     // The sink part's TLS endpoint is looked up first, so that a run missing it fails before measuring anything.
     log(s"kinesis-mock at ${KinesisMock.endpoint}" +
-      (if (config.parts("sink") || config.parts("sink-latency") || config.parts("efo") || config.parts("realtime"))
+      (if (config.parts("sink") || config.parts("sink-latency") || config.parts("efo") || config.parts("realtime") ||
+         config.parts("k2k"))
          s", TLS ${KinesisMock.tlsEndpoint}"
        else ""))
     val spark = BenchStreams.session()
@@ -48,6 +49,10 @@ object BenchMain {
       if (config.parts("realtime")) {
         log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
         println(RealTimeBench.run(spark, config, log))
+      }
+      if (config.parts("k2k")) {
+        log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
+        println(KinesisToKinesisBench.run(spark, config, log))
       }
       if (config.parts("sink")) {
         println(Report.sink(config.sink, SinkBench.run(spark, config.sink, log)))

@@ -6,7 +6,7 @@ import scala.collection.JavaConverters._
 import scala.concurrent.duration._
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.streaming.Trigger
+import org.apache.spark.sql.streaming.{StreamingQuery, Trigger}
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{DeleteStreamRequest, PutRecordRequest}
 
@@ -55,17 +55,7 @@ object RealTimeLatency {
     def measured = collected.rows.asScala.filter(_._2 >= 0L).toVector
     try {
       // Until a record has gone through, the query is still starting: that is not the latency measured here.
-      var warmUpsSent = 0
-      Eventually.await(s"a warm-up record to reach the $name sink", WarmUpTimeout, s"$warmUpsSent sent") {
-        QueryChecks.failIfStopped(query)
-        val through = collected.count.get() > 0
-        if (!through) {
-          put(stream, s"warm-up-$warmUpsSent", "warm-up")
-          warmUpsSent += 1
-          Thread.sleep(500)
-        }
-        through
-      }
+      warmUp(s"$name sink", query)(collected.count.get() > 0)(i => put(stream, s"warm-up-$i", "warm-up"))
       val measuredFrom = System.currentTimeMillis()
       val (sent, _) = LatencyBench.produce(stream, config)
       Eventually.await(s"all $sent records to reach the $name sink", DeliveryTimeout, s"${measured.size} arrived") {
@@ -104,7 +94,26 @@ object RealTimeLatency {
     }
   }
 
-  private def put(stream: String, key: String, payload: String): Unit =
+  /**
+   * Calls `put(i)` for i = 0, 1, ... every 500 ms until `through` holds (a record has gone through `query` into
+   * `what`), failing if the query stops or nothing goes through within two minutes; returns how many were put.
+   */
+  def warmUp(what: String, query: StreamingQuery)(through: => Boolean)(put: Int => Unit): Int = {
+    var sent = 0
+    Eventually.await(s"a warm-up record to reach the $what", WarmUpTimeout, s"$sent sent") {
+      QueryChecks.failIfStopped(query)
+      val done = through
+      if (!done) {
+        put(sent)
+        sent += 1
+        Thread.sleep(500)
+      }
+      done
+    }
+    sent
+  }
+
+  def put(stream: String, key: String, payload: String): Unit =
     TestStreams.client.putRecord(PutRecordRequest.builder()
       .streamName(stream).partitionKey(key).data(SdkBytes.fromString(payload, UTF_8)).build())
 }

@@ -13,15 +13,16 @@ import io.github.sparkkinesis.it.TestStreams
 
 /**
  * One row as a [[StreamTail]] saw it: when it was stamped, when Kinesis took its record (ApproximateArrivalTimestamp)
- * and when the tail read it (epoch ms), and which Kinesis record it came in.
+ * and when the tail read it (epoch ms), which Kinesis record it came in, and what its data holds after the stamp.
  */
-final case class TailedRow(stampedMs: Long, arrivedMs: Long, readMs: Long, kinesisRecord: Long)
+final case class TailedRow(stampedMs: Long, arrivedMs: Long, readMs: Long, kinesisRecord: Long, rest: String = "")
 
 /**
  * Reads a new stream's shards from TRIM_HORIZON on a thread of its own with the raw SDK client, a GetRecords round over
- * all shards every `pollMs` (the emulator has no per-shard call limit), de-aggregating each record. Each row's data
- * starts with the epoch milliseconds at which its writer stamped it, then a `:`; the tail keeps the stamp and the times
- * Kinesis took and the tail read the row. The poll interval adds to the read time; the same tail reads every writer.
+ * all shards every `pollMs` (the emulator has no per-shard call limit), de-aggregating each record. Each row's data is
+ * the epoch milliseconds at which its writer stamped it, alone or followed by a `:`; the tail keeps the stamp and the
+ * times Kinesis took and the tail read the row. The poll interval adds to the read time; the same tail reads every
+ * writer.
  */
 final class StreamTail(stream: String, pollMs: Long) {
   private val rows = ArrayBuffer.empty[TailedRow] // guarded by this
@@ -63,7 +64,8 @@ final class StreamTail(stream: String, pollMs: Long) {
         val arrived = record.approximateArrivalTimestamp().toEpochMilli
         KplDeaggregator.deaggregate(record.data().asByteArray(), record.partitionKey()).foreach { row =>
           val text = new String(row.data, UTF_8)
-          rows += TailedRow(text.substring(0, text.indexOf(':')).toLong, arrived, now, kinesisRecords)
+          val (stamp, rest) = text.span(_ != ':')
+          rows += TailedRow(stamp.toLong, arrived, now, kinesisRecords, rest.drop(1))
         }
       }
     }

@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.write.{
 }
 import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactory, StreamingWrite}
 import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
+import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOptions}
@@ -25,11 +26,7 @@ import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOption
 final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo)
     extends WriteBuilder with SupportsStreamingUpdateAsAppend {
 
-  override def build(): Write = {
-    val columns = SinkColumns.resolve(info.schema(), options.stream)
-    options.stream.foreach(StreamCheck.shared.maxRecordBytes(options.client, _))
-    new KinesisWrite(options, columns)
-  }
+  override def build(): Write = new KinesisWrite(options, KinesisWrite.checkedColumns(options, info.schema()))
 }
 
 /** A batch or streaming write to Kinesis; every task writes its rows through its executor's shared producer. */
@@ -37,20 +34,7 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
     extends Write with BatchWrite with StreamingWrite {
   private val log = LoggerFactory.getLogger(getClass)
 
-  private val factory = new KinesisDataWriterFactory(
-    columns,
-    ProducerSettings(
-      options.client,
-      options.recordMaxBufferedTimeMs,
-      options.maxConnections,
-      options.aggregationEnabled,
-      options.recordTtlMs,
-      options.maxPendingRecordsPerExecutor,
-      options.maxPendingBytesPerExecutor),
-    WriterLimits(
-      confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
-      maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,
-      maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask))
+  private val factory = KinesisDataWriterFactory.of(options, columns)
 
   override def description(): String = s"KinesisWrite[$options]"
 
@@ -84,6 +68,20 @@ private[sink] object KinesisWrite {
   val ConfirmMarginMs = 30000L
 
   /**
+   * The sink's columns in `schema`, after checking that the stream named by option kinesis.streamName (when set) can be
+   * written to; fails with a message naming the column or the stream otherwise. Runs on the driver, before any task.
+   */
+  def checkedColumns(options: KinesisSinkOptions, schema: StructType): SinkColumns = {
+    val columns = SinkColumns.resolve(schema, options.stream)
+    checkStream(options)
+    columns
+  }
+
+  /** Fails, naming the stream, when option kinesis.streamName is set and that stream cannot be written to. */
+  def checkStream(options: KinesisSinkOptions): Unit =
+    options.stream.foreach(StreamCheck.shared.maxRecordBytes(options.client, _))
+
+  /**
    * How long a task waits for its rows' confirmation with option kinesis.sink.recordTtl `recordTtlMs`: every record
    * ends by the TTL the KPL is given (never more than [[KplProducer.MaxRecordTtlMs]], so no sum overflows); the margin
    * covers the daemon's own bookkeeping.
@@ -94,7 +92,7 @@ private[sink] object KinesisWrite {
 /** Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer. */
 private[sink] final class KinesisDataWriterFactory(
     columns: SinkColumns,
-    settings: ProducerSettings,
+    val settings: ProducerSettings,
     limits: WriterLimits)
     extends DataWriterFactory with StreamingDataWriterFactory {
 
@@ -107,4 +105,24 @@ private[sink] final class KinesisDataWriterFactory(
 
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
     createWriter(partitionId, taskId)
+}
+
+private[sink] object KinesisDataWriterFactory {
+
+  /** The factory for a write of `columns` with the sink's `options`: its producer settings and its tasks' limits. */
+  def of(options: KinesisSinkOptions, columns: SinkColumns): KinesisDataWriterFactory =
+    new KinesisDataWriterFactory(
+      columns,
+      ProducerSettings(
+        options.client,
+        options.recordMaxBufferedTimeMs,
+        options.maxConnections,
+        options.aggregationEnabled,
+        options.recordTtlMs,
+        options.maxPendingRecordsPerExecutor,
+        options.maxPendingBytesPerExecutor),
+      WriterLimits(
+        confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
+        maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,
+        maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask))
 }

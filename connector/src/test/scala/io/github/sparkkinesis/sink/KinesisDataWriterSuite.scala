@@ -12,7 +12,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
 
-class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
+class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThreads {
 
   /** Columns: data (string), partitionKey, streamName; no kinesis.streamName, so each row names its stream. */
   private val columns = SinkColumns(
@@ -57,22 +57,6 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers {
         maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 })
 
     def producer: FakeRecordProducer = producers.synchronized(producers.head)
-  }
-
-  /** Runs `body` on a new thread and returns once that thread waits (bounded: fails after 10 s). */
-  private def blockedIn(body: => Unit): Thread = {
-    val thread = new Thread(new Runnable { override def run(): Unit = body })
-    thread.start()
-    val deadline = System.nanoTime() + 10000000000L
-    def waiting = Set(Thread.State.WAITING, Thread.State.TIMED_WAITING).contains(thread.getState)
-    while (!waiting && System.nanoTime() < deadline) Thread.`yield`()
-    withClue("the thread should be waiting: ")(waiting shouldBe true)
-    thread
-  }
-
-  private def joined(thread: Thread): Unit = {
-    thread.join(10000L)
-    thread.isAlive shouldBe false
   }
 
   test("Given rows handed over, when Kinesis confirms them during commit, then commit returns what the task wrote") {

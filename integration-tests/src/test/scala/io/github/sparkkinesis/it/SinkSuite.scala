@@ -14,6 +14,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.it.SinkHarness._
+import io.github.sparkkinesis.sink.KinesisForeachWriter
 
 /** Batch and streaming writes through the KPL arrive in Kinesis exactly as written, wherever the rows say. */
 class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
@@ -84,6 +85,27 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
       keyed(readBack(stream)._1),
       s"rows in $stream")
     query.recentProgress.count(_.numInputRows > 0) shouldBe 3
+  }
+
+  test("a streaming write of three micro-batches through KinesisForeachWriter arrives exactly once") {
+    // Given three JSON files of 1,000 rows each, read one file per micro-batch
+    val stream = TestStreams.createStream("sink-foreach", 2)
+    val input = newDir("json-input")
+    (0 until 3).foreach { file =>
+      rows(s"foreach-$file", 1000, partitions = 2).write.mode("append").json(new java.io.File(input, s"f$file").getPath)
+    }
+    val source = spark.readStream.schema("data string, partitionKey string").option("maxFilesPerTrigger", "1")
+      .json(new java.io.File(input, "f*").getPath)
+    // When a streaming query writes them through the sink's ForeachWriter until the input is used up
+    val query = source.writeStream.foreach(KinesisForeachWriter(sinkOptions(Some(stream)), source.schema))
+      .option("checkpointLocation", newCheckpointDir()).trigger(Trigger.AvailableNow()).start()
+    query.awaitTermination(120.seconds.toMillis) shouldBe true
+    query.exception shouldBe None
+    // Then every row is in the stream once
+    RecordChecks.assertExactlyOnce(
+      (0 until 3).flatMap(f => expected(s"foreach-$f", 1000)),
+      keyed(readBack(stream)._1),
+      s"rows in $stream")
   }
 
   test("rows written by the sink come back unchanged through the aws-kinesis source") {
