@@ -56,18 +56,22 @@ class Query:
         """Fails the test, with the query's output, if its process has ended."""
         self._alive_and("")
 
+    def ended(self, timeout: float) -> int:
+        """Waits for the query's process to end; its exit status."""
+        status = self.process.wait(timeout)
+        self._reader.join(10)
+        return status
+
     def stop(self) -> None:
         """Stops the query cleanly: it commits nothing more and its process exits 0."""
         self.process.stdin.write("stop\n")
         self.process.stdin.flush()
-        assert self.process.wait(120) == 0, self.output()[-6000:]
-        self._reader.join(10)
+        assert self.ended(120) == 0, self.output()[-6000:]
 
     def kill(self) -> None:
         """SIGKILLs the query's process group: the Python driver and Spark's JVM at once, no shutdown hook run."""
         os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(30)
-        self._reader.join(10)
+        self.ended(30)
 
 
 def _put(kinesis: Any, stream: str, prefix: str, n: int) -> Dict[str, Tuple[str, str]]:
@@ -97,6 +101,13 @@ def _commits(checkpoint: Path) -> Set[int]:
     return {int(p.name) for p in (checkpoint / "commits").glob("[0-9]*")}
 
 
+def _dirs(tmp_path: Path) -> Tuple[Path, Path]:
+    """A query's checkpoint location and its (created) sink folder."""
+    sink = tmp_path / "sink"
+    sink.mkdir()
+    return tmp_path / "checkpoint", sink
+
+
 def _stateful(endpoint: str, stream: str, checkpoint: Path, sink: Path, *confs: str) -> Query:
     # Two shuffle stages (dropDuplicates', then the count's) of one partition each leave 2 of local[4]'s 4 slots
     return Query("stateful", endpoint, stream, checkpoint, sink, "spark.sql.shuffle.partitions=1", *confs)
@@ -107,8 +118,7 @@ def test_given_the_issues_stateful_query_on_local_4_when_records_arrive_and_it_r
 ) -> None:
     # Given a 4-shard stream with records, and dropDuplicates then a count per shard in real-time mode on local[4]
     stream = new_stream(4)
-    checkpoint, sink = tmp_path / "checkpoint", tmp_path / "sink"
-    sink.mkdir()
+    checkpoint, sink = _dirs(tmp_path)
     put = _put(kinesis, stream, "before", 40)
     query = _stateful(endpoint, stream, checkpoint, sink)
     try:
@@ -142,13 +152,11 @@ def test_given_too_many_shuffle_partitions_for_local_4_when_the_stateful_query_s
     # Given the stateful query with 2 shuffle partitions per stage on local[4]: 1 Kinesis task + 2 + 2 > 4 slots
     stream = new_stream(4)
     _put(kinesis, stream, "r", 8)
-    sink = tmp_path / "sink"
-    sink.mkdir()
-    query = _stateful(endpoint, stream, tmp_path / "checkpoint", sink, "spark.sql.shuffle.partitions=2")
+    checkpoint, sink = _dirs(tmp_path)
+    query = _stateful(endpoint, stream, checkpoint, sink, "spark.sql.shuffle.partitions=2")
 
     # When its first batch is planned, then it fails at start with the numbers and the settings to change
-    status = query.process.wait(180)
-    query._reader.join(10)
+    status = query.ended(180)
     out = query.output()
     assert status == 1, out[-6000:]
     assert "needs 5 task slots at once, but the cluster has 4" in out, out[-6000:]
@@ -176,8 +184,7 @@ def test_given_async_progress_tracking_when_the_query_is_sigkilled_while_records
 ) -> None:
     # Given a stateless real-time query with asynchronous progress tracking over a 4-shard stream, records arriving
     stream = new_stream(4)
-    checkpoint, sink = tmp_path / "checkpoint", tmp_path / "sink"
-    sink.mkdir()
+    checkpoint, sink = _dirs(tmp_path)
     put = _put(kinesis, stream, "before", 40)
     query: Optional[Query] = Query("async", endpoint, stream, checkpoint, sink)
     assert query.execution == "AsyncProgressTrackingMicroBatchExecution"
