@@ -59,6 +59,7 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.getRecords.fetchInterval": (250, "250", "-1", "it is not a duration"),
     "kinesis.idleShardCheckInterval": (timedelta(milliseconds=250), "250ms", "61m", "it is longer than 1h"),
     "kinesis.realTime.pollInterval": (timedelta(milliseconds=400), "400ms", "10ms", "it is shorter than 50ms"),
+    "kinesis.realTime.maxTasks": (8, "8", "0", "it is outside 1..10000"),
     "kinesis.maxRecordsPerTrigger": (5000, "5000", "0", "it is outside 1..9223372036854775807"),
     "kinesis.driverRetryTimeout": (timedelta(minutes=5), "300000ms", "soon", "it is not a duration"),
     "kinesis.clientNumRetries": (5, "5", "many", "it is not a whole number"),

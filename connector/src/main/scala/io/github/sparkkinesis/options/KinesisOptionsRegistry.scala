@@ -137,6 +137,17 @@ object KinesisOptionsRegistry {
     duration(50L, 60000L),
     usage = Source)
 
+  val RealTimeMaxTasks: OptionSpec[Int] = OptionSpec[Int](
+    "kinesis.realTime.maxTasks",
+    None,
+    "Real-time mode (Trigger.RealTime, Spark 4.1+): tasks each batch reads the shards with (at most one per shard). " +
+      "Spark runs all of a real-time batch's stages at once, so the batch needs these tasks plus every shuffle " +
+      "stage's partitions (spark.sql.shuffle.partitions per stateful operator) in free task slots (cores divided " +
+      "by spark.task.cpus); a batch that does not fit fails at start, saying so. Default: the slots the query's " +
+      "shuffle stages leave, one task per kinesis.shardsPerTask shards while that fits.",
+    int(1, 10000),
+    usage = Source)
+
   val IdleShardCheckInterval: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.idleShardCheckInterval",
     Some(1000L),
@@ -474,6 +485,7 @@ object KinesisOptionsRegistry {
     FetchInterval,
     IdleShardCheckInterval,
     RealTimePollInterval,
+    RealTimeMaxTasks,
     MaxRecordsPerTrigger,
     DriverRetryTimeout,
     ClientNumRetries,

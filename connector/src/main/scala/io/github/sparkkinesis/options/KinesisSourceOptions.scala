@@ -35,7 +35,8 @@ final case class KinesisSourceOptions(
     checkNewRecordThreads: Int = 8,
     metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs,
     fanOut: Option[FanOutOptions] = None,
-    realTimePollIntervalMs: Long = 200L) {
+    realTimePollIntervalMs: Long = 200L,
+    realTimeMaxTasks: Option[Int] = None) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
@@ -115,6 +116,7 @@ object KinesisSourceOptions {
       checkNewRecordThreads = getOrDefault(CheckNewRecordThreads),
       metadataStore = MetadataStoreSettings.parse(options),
       fanOut = FanOutOptions.parse(options, streams, client.region),
-      realTimePollIntervalMs = getOrDefault(RealTimePollInterval))
+      realTimePollIntervalMs = getOrDefault(RealTimePollInterval),
+      realTimeMaxTasks = get(RealTimeMaxTasks))
   }
 }

@@ -25,7 +25,7 @@ import io.github.sparkkinesis.source.planning.{
   TaskPlan
 }
 import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSettings, TaskReaderFactory}
-import io.github.sparkkinesis.source.realtime.{RealTimePlan, RealTimeTaskOffset}
+import io.github.sparkkinesis.source.realtime.{BatchSlots, RealTimePlan, RealTimeTaskOffset, RealTimeTasks}
 
 /**
  * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended (as
@@ -259,7 +259,12 @@ class KinesisMicroBatchStream(
     val moved = positionsAfter(KinesisSourceOffset.of(start))
     val (streams, _) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
-    val plan = RealTimePlan(moved.offset.batch, tracked, options.shardsPerTask, parallelism(), rangesOf, closedShards)
+    val tasks = RealTimeTasks(options.shardsPerTask, options.realTimeMaxTasks, batchSlots())
+    val plan = RealTimePlan(moved.offset.batch, tracked, tasks, rangesOf, closedShards)
+    if (realTimePlan.isEmpty) {
+      log.info(s"Real-time batches of this run: ${tasks.slots.slots} task slots, ${tasks.slots.downstream} of them " +
+        s"for the query's shuffle stages, ${plan.partitions.size} Kinesis tasks in batch ${plan.batch}.")
+    }
     if (plan.partitions.isEmpty) {
       log.info(s"Real-time batch ${plan.batch}: no shard is readable (every stream closed?); waiting " +
         s"${options.describeShardIntervalMs} ms (kinesis.describeShardInterval) before the batch ends.")
@@ -268,6 +273,12 @@ class KinesisMicroBatchStream(
     realTimePlan = Some(plan)
     plan.partitions
   }
+
+  /**
+   * The slots of the real-time batch being planned: here every core, with no shuffle stage; the stream that runs in
+   * real-time mode asks Spark for the cluster's slots and the batch's shuffles.
+   */
+  protected def batchSlots(): BatchSlots = BatchSlots.stateless(parallelism())
 
   /**
    * The end offset of the real-time batch last planned, from where its tasks stopped; what they saw there is recorded

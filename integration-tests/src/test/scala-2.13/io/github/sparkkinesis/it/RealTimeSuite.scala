@@ -287,4 +287,40 @@ class RealTimeSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
     assertExactlyOnceModuloReplays(puts, rows, "real-time sink of two streams")
     rows.map(_.stream).toSet shouldBe Set(one, two)
   }
+
+  test("Given kinesis.realTime.maxTasks=1, a real-time query reads 4 shards with one task, every record once") {
+    val stream = TestStreams.createStream("it-rt-max-tasks", shards = 4)
+    val (sink, checkpoint) = (newDir("sink").getAbsolutePath, newCheckpointDir())
+    val partitions = new java.util.concurrent.ConcurrentLinkedQueue[Int]()
+    val listener = new org.apache.spark.scheduler.SparkListener {
+      override def onTaskStart(start: org.apache.spark.scheduler.SparkListenerTaskStart): Unit =
+        partitions.add(start.taskInfo.partitionId)
+    }
+    spark.sparkContext.addSparkListener(listener)
+    try {
+      val query = start(stream, sink, checkpoint, options = Seq("kinesis.realTime.maxTasks" -> "1"))
+      val puts = TestStreams.putStrings(stream, TestStreams.testRecords("one-task", 40, keys = 8))
+      val rows = awaitAll(sink, puts, 60.seconds, Some(query))
+      query.stop()
+      assertExactlyOnceModuloReplays(puts, rows, "real-time sink read by one task")
+      // a stateless batch is one stage, the source's: its only task is partition 0
+      partitions.toArray.toSet shouldBe Set(0)
+    } finally spark.sparkContext.removeSparkListener(listener)
+  }
+
+  test("Given kinesis.realTime.maxTasks above the cluster's task slots, a real-time query fails at start saying what " +
+    "to change") {
+    val stream = TestStreams.createStream("it-rt-too-many", shards = 4)
+    TestStreams.putStrings(stream, TestStreams.testRecords("r", 4, keys = 4))
+    val slots = spark.sparkContext.defaultParallelism // local[2,4]: 2 cores, a task each
+    val query = start(
+      stream,
+      newDir("sink").getAbsolutePath,
+      newCheckpointDir(),
+      options = Seq("kinesis.realTime.maxTasks" -> s"${slots + 1}"))
+    val failure = intercept[org.apache.spark.sql.streaming.StreamingQueryException](query.awaitTermination(60000))
+    failure.getMessage should include(s"needs ${slots + 1} task slots at once, but the cluster has $slots")
+    Seq("kinesis.realTime.maxTasks", "spark.sql.shuffle.partitions", "more cores").foreach(failure.getMessage should
+      include(_))
+  }
 }

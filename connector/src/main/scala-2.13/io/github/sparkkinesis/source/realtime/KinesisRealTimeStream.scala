@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.source.realtime
 
+import org.apache.spark.sparkkinesis.RealTimeBatchSlots
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{Offset, PartitionOffset, SupportsRealTimeMode}
 
@@ -24,6 +26,9 @@ final class KinesisRealTimeStream(args: StreamArgs)
   override def prepareForRealTimeMode(): Unit = startRealTime()
 
   override def planInputPartitions(start: Offset): Array[InputPartition] = planRealTime(start).toArray
+
+  /** The cluster's slots and the batch's shuffles as Spark's scheduler will count them ([[RealTimeBatchSlots]]). */
+  override protected def batchSlots(): BatchSlots = RealTimeBatchSlots.of(SparkSession.active.sparkContext)
 
   override def mergeOffsets(offsets: Array[PartitionOffset]): Offset =
     mergeRealTime(offsets.toSeq.map {

@@ -3,7 +3,6 @@ package io.github.sparkkinesis.source.realtime
 import io.github.sparkkinesis.client.HashKeyRange
 import io.github.sparkkinesis.metadata.ShardEndRecord
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
-import io.github.sparkkinesis.source.planning.TaskPlan
 import io.github.sparkkinesis.source.reading.TaskShard
 
 /**
@@ -44,21 +43,20 @@ object RealTimePlan {
   /**
    * Plans real-time batch `batch` over the `tracked` shards: every readable shard (unfinished, its parents finished) is
    * read by one of the tasks, dealt round-robin in (stream, shard) order. Every task of a real-time batch runs for the
-   * whole batch at once, so there are never more tasks than `cores`: one per `shardsPerTask` readable shards, at least
-   * one per core while there are enough shards, and at most one per core (a task then reads more than `shardsPerTask`).
-   * `ranges` gives the hash key ranges of a stream's shards when misrouted sub-records are dropped, `closed` the shards
-   * the driver's listing shows closed.
+   * whole batch at once, beside the batch's shuffle stages, so `tasks` counts them from the slots those leave
+   * ([[RealTimeTasks]]; a task may then read more than `kinesis.shardsPerTask` shards). `ranges` gives the hash key
+   * ranges of a stream's shards when misrouted sub-records are dropped, `closed` the shards the driver's listing shows
+   * closed.
    */
   def apply(
       batch: Long,
       tracked: Map[String, Map[String, ShardState]],
-      shardsPerTask: Int,
-      cores: Int,
+      tasks: RealTimeTasks,
       ranges: (String, Seq[String]) => Map[String, HashKeyRange],
       closed: String => Set[String]): RealTimePlan = {
     val readable = tracked.toSeq.sortBy(_._1).flatMap { case (s, shards) => ShardState.readable(shards).map(s -> _) }
-    val tasks = math.min(TaskPlan.taskCount(readable.size, shardsPerTask, cores), math.max(1, cores))
-    val taskOf = readable.zipWithIndex.map { case (shard, i) => shard -> i % math.max(1, tasks) }.toMap
+    val taskCount = tasks.count(readable.size)
+    val taskOf = readable.zipWithIndex.map { case (shard, i) => shard -> i % taskCount }.toMap
     val lineage = RealTimeLineage(
       taskOf.map { case ((s, id), t) => ShardRef(s, id) -> t },
       tracked.toSeq.flatMap { case (s, shards) => shards.collect { case (id, st) if st.isFinished => ShardRef(s, id) } }

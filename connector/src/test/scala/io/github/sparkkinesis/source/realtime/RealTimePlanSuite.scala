@@ -13,7 +13,12 @@ class RealTimePlanSuite extends AnyFunSuite with Matchers {
   private def open(ids: String*): Map[String, ShardState] = ids.map(_ -> ShardState(TrimHorizon, Nil)).toMap
 
   private def plan(tracked: Map[String, Map[String, ShardState]], perTask: Int = 5, cores: Int = 2): RealTimePlan =
-    RealTimePlan(7L, tracked, perTask, cores, (_, _) => Map.empty, _ => Set.empty)
+    RealTimePlan(
+      7L,
+      tracked,
+      RealTimeTasks(perTask, None, BatchSlots.stateless(cores)),
+      (_, _) => Map.empty,
+      _ => Set.empty)
 
   private def end(stream: String, id: String, at: String, count: Long = 1L) =
     ShardEndRecord(

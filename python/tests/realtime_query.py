@@ -1,0 +1,99 @@
+"""A real-time query in a process of its own, for tests that need their own Spark master or kill the query's process
+(test_realtime_stateful.py). It runs until a line ``stop`` comes on standard input (then stops the query and exits 0)
+or until it is killed, and prints ``QUERY-STARTED <the class running its batches>`` once the query runs.
+
+    python realtime_query.py stateful|async ENDPOINT STREAM CHECKPOINT SINK_DIR [spark.conf=value ...]
+
+``stateful``: the issue's query on ``local[4]`` with the connector's default options: ``dropDuplicates`` on a record's
+position, then a count per shard, into ``foreach`` (each update a line ``shardId<TAB>count``), 10-second batches.
+``async``: a stateless query with asynchronous progress tracking (each row a line ``shardId<TAB>sequenceNumber<TAB>
+payload``), 5-second batches. Each Python worker appends to a file of its own in SINK_DIR.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable, Dict
+
+from pyspark.sql import SparkSession
+
+import pyspark_kinesis
+from pyspark_kinesis import KinesisSourceOptions
+from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
+
+
+def _appender(sink: str, line: Callable[[Any], str]) -> Callable[[Any], None]:
+    def write(row: Any) -> None:
+        with open(Path(sink) / f"rows-{os.getpid()}.tsv", "a", encoding="utf-8") as out:
+            out.write(line(row) + "\n")
+
+    return write
+
+
+def _await_stop(stop: threading.Event) -> None:
+    for line in sys.stdin:
+        if line.strip() == "stop":
+            stop.set()
+            return
+
+
+def main(kind: str, endpoint: str, stream: str, checkpoint: str, sink: str, *confs: str) -> None:
+    builder = (
+        SparkSession.builder.master("local[4]")
+        .appName(f"realtime {kind} query")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+    )
+    for conf in confs:
+        key, value = conf.split("=", 1)
+        builder = builder.config(key, value)
+    spark = pyspark_kinesis.configure_spark_with_kinesis(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    options = KinesisSourceOptions(
+        stream_name=stream,
+        region=REGION,
+        endpoint_url=endpoint,
+        aws_access_key_id=ACCESS_KEY_ID,
+        aws_secret_key=SECRET_KEY,
+        starting_position="TRIM_HORIZON",
+    )
+    records = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
+    extra: Dict[str, str] = {}
+    if kind == "stateful":
+        rows = records.dropDuplicates(["shardId", "sequenceNumber", "subSequenceNumber"]).groupBy("shardId").count()
+        write = _appender(sink, lambda r: f"{r.shardId}\t{r['count']}")
+        batch = "10 seconds"
+    else:
+        rows = records.selectExpr("shardId", "sequenceNumber", "CAST(data AS STRING) AS payload")
+        write = _appender(sink, lambda r: f"{r.shardId}\t{r.sequenceNumber}\t{r.payload}")
+        batch = "5 seconds"
+        # Spark 4.3 refuses a real-time query whose async progress tracking checkpoints at an interval
+        extra = {"asyncProgressTrackingEnabled": "true", "asyncProgressTrackingCheckpointIntervalMs": "0"}
+    query = (
+        rows.writeStream.foreach(write)
+        .outputMode("update")
+        .option("checkpointLocation", checkpoint)
+        .options(**extra)
+        .trigger(realTime=batch)
+        .start()
+    )
+    # which execution runs the batches, so a test can tell async progress tracking is on
+    print("QUERY-STARTED", query._jsq.streamingQuery().getClass().getSimpleName(), flush=True)
+    stop = threading.Event()
+    threading.Thread(target=_await_stop, args=(stop,), daemon=True).start()
+    while not stop.is_set() and query.exception() is None:
+        stop.wait(0.5)
+    error = query.exception()
+    query.stop()
+    spark.stop()
+    if error is not None:
+        print(f"query failed: {error}", flush=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
