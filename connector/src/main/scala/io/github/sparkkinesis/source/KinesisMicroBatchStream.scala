@@ -100,6 +100,9 @@ class KinesisMicroBatchStream(
   private var realTimePlan: Option[RealTimePlan] = None
   private var realTimeEnds = Map.empty[String, Seq[ShardEndRecord]]
 
+  /** When the last real-time batch's task offsets were merged, for the log of what a batch boundary costs. */
+  private var realTimeMergedAtMs: Option[Long] = None
+
   override def initialOffset(): Offset = initial
 
   /** Resolved once per query and persisted, so a restart before the first batch keeps the same start. */
@@ -252,17 +255,30 @@ class KinesisMicroBatchStream(
    * up ([[RealTimePlan]]). No shard is checked first: a real-time task waits on its shards for as long as it runs.
    */
   protected def planRealTime(start: Offset): Seq[InputPartition] = {
+    val planningFrom = System.currentTimeMillis()
     fanOut.values.foreach(_.checkResolution())
     val moved = positionsAfter(KinesisSourceOffset.of(start))
     val (streams, _) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
-    val plan = RealTimePlan(moved.offset.batch, tracked, options.shardsPerTask, parallelism(), rangesOf, closedShards)
+    val plan = RealTimePlan(
+      moved.offset.batch,
+      tracked,
+      options.shardsPerTask,
+      parallelism(),
+      rangesOf,
+      closedShards,
+      executors())
     if (plan.partitions.isEmpty) {
       log.info(s"Real-time batch ${plan.batch}: no shard is readable (every stream closed?); waiting " +
         s"${options.describeShardIntervalMs} ms (kinesis.describeShardInterval) before the batch ends.")
       Thread.sleep(options.describeShardIntervalMs)
     }
     realTimePlan = Some(plan)
+    val now = System.currentTimeMillis()
+    log.info(s"Real-time batch ${plan.batch}: planned ${plan.partitions.size} task(s) in ${now - planningFrom} ms" +
+      realTimeMergedAtMs.fold("")(at =>
+        s", ${planningFrom - at} ms after the last batch's task offsets were merged " +
+          "(Spark's offset and commit logs in between)") + ".")
     plan.partitions
   }
 
@@ -271,6 +287,7 @@ class KinesisMicroBatchStream(
     val plan = realTimePlan.getOrElse(
       throw new IllegalStateException("Spark merged real-time task offsets before planning the batch"))
     realTimeEnds = plan.endsByStream(reports)
+    realTimeMergedAtMs = Some(System.currentTimeMillis())
     plan.endOffset(reports)
   }
 

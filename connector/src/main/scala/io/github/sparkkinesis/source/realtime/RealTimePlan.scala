@@ -47,7 +47,8 @@ object RealTimePlan {
    * whole batch at once, so there are never more tasks than `cores`: one per `shardsPerTask` readable shards, at least
    * one per core while there are enough shards, and at most one per core (a task then reads more than `shardsPerTask`).
    * `ranges` gives the hash key ranges of a stream's shards when misrouted sub-records are dropped, `closed` the shards
-   * the driver's listing shows closed.
+   * the driver's listing shows closed. Task `t` prefers executor `t` of `executors` (modulo their number): while the
+   * shards and executors stay the same, a shard's task runs where the last one parked its reader ([[WarmShards]]).
    */
   def apply(
       batch: Long,
@@ -55,7 +56,8 @@ object RealTimePlan {
       shardsPerTask: Int,
       cores: Int,
       ranges: (String, Seq[String]) => Map[String, HashKeyRange],
-      closed: String => Set[String]): RealTimePlan = {
+      closed: String => Set[String],
+      executors: IndexedSeq[String] = IndexedSeq.empty): RealTimePlan = {
     val readable = tracked.toSeq.sortBy(_._1).flatMap { case (s, shards) => ShardState.readable(shards).map(s -> _) }
     val tasks = math.min(TaskPlan.taskCount(readable.size, shardsPerTask, cores), math.max(1, cores))
     val taskOf = readable.zipWithIndex.map { case (shard, i) => shard -> i % math.max(1, tasks) }.toMap
@@ -78,7 +80,8 @@ object RealTimePlan {
             rangesByStream(s).get(id),
             listedClosed = closedByStream(s)(id))
         },
-        lineage)
+        lineage,
+        locations = if (executors.isEmpty) Nil else Seq(executors(task % executors.size)))
     }
     RealTimePlan(batch, tracked, partitions)
   }
