@@ -26,17 +26,19 @@ object RealTimeBench {
     val microBatch = RealTimeLatency.run(spark, rt, "micro-batch", None, config.latencyOptions, None)
     log(s"realtime: latency, real-time (${config.realtimeBatch} batches)")
     val realTime = RealTimeLatency.run(spark, rt, "real-time", Some(long), config.latencyOptions, None)
-    val realTimeShort = short.map { batch =>
-      log(s"realtime: latency, real-time ($batch batches)")
+    // Short batches: each waits for the end of a batch after the measured time, for its progress report.
+    def shortBatches(name: String, options: Map[String, String]) = short.map { batch =>
+      log(s"realtime: latency, $name ($batch batches)")
       val within = Duration(batch) + 30.seconds
       RealTimeLatency.run(
         spark,
         rt,
-        "real-time short",
+        s"$name short",
         Some(RealTimeQueries.realTime(batch)),
-        config.latencyOptions,
+        options,
         Some(FiniteDuration(within.toMillis, MILLISECONDS)))
     }
+    val realTimeShort = shortBatches("real-time", config.latencyOptions)
     log(s"realtime: drain, filling ${config.shards} shards with ${config.aggregates} aggregates")
     val backlog = Backlog.fill(config)
     System.gc()
@@ -61,17 +63,7 @@ object RealTimeBench {
       Some(long),
       config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo"),
       None)
-    val efoShort = short.map { batch =>
-      log(s"realtime: fan-out latency, real-time ($batch batches)")
-      val within = Duration(batch) + 30.seconds
-      RealTimeLatency.run(
-        spark,
-        rt,
-        "real-time fan-out short",
-        Some(RealTimeQueries.realTime(batch)),
-        config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo-short"),
-        Some(FiniteDuration(within.toMillis, MILLISECONDS)))
-    }
+    val efoShort = shortBatches("real-time fan-out", config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo-short"))
     log("realtime: fan-out latency, micro-batch (default trigger)")
     val efoMicroBatch = RealTimeLatency.run(
       spark,

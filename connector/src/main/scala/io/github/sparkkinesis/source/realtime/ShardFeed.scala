@@ -116,7 +116,7 @@ private[realtime] final class ShardFeed(
           s"($millisBehind ms) says records lie ahead; $walkedPages walked so far, the reader walks on (across " +
           "batches, while its executor keeps it).")
       }
-    } else if (!empty || millisBehind == 0) {
+    } else {
       if (walkedPages >= ShardFeed.WalkLoggedAfter) {
         log.info(s"Shard $ref: walked $walkedPages empty page(s) from ${shard.start} to " +
           (if (empty) "the tip." else "its first record after them."))
