@@ -31,9 +31,12 @@ private[realtime] final case class ParkedReader(
  * give; any other start, or a reader parked longer than `maxIdleMs` (a polling iterator expires after 5 minutes; an
  * open subscription keeps another executor from subscribing), closes it.
  */
-private[realtime] final class WarmShards(maxIdleMs: Long = WarmShards.IdleMs, clock: () => Long = () =>
-  System.currentTimeMillis()) {
+private[realtime] final class WarmShards(
+    maxIdleMs: Long = WarmShards.IdleMs,
+    clock: () => Long = () =>
+      System.currentTimeMillis()) {
   private val log = LoggerFactory.getLogger(getClass)
+
   /** The parked readers, each with when it was parked. */
   private val parked = new ConcurrentHashMap[WarmKey, (ParkedReader, Long)]()
 
@@ -63,14 +66,16 @@ private[realtime] final class WarmShards(maxIdleMs: Long = WarmShards.IdleMs, cl
 
   private def close(key: WarmKey, p: ParkedReader): Unit =
     try p.pages.close(handedOver = false)
-    catch { case NonFatal(e) => log.warn(s"Closing the parked reader of shard ${key.stream}/${key.shardId} failed: $e") }
+    catch {
+      case NonFatal(e) => log.warn(s"Closing the parked reader of shard ${key.stream}/${key.shardId} failed: $e")
+    }
 }
 
 private[source] object WarmShards {
 
   /**
-   * A reader unclaimed this long is closed: its shard moved to another executor or the query stopped. Far below the
-   * 5 minutes a shard iterator lives, as long as [[io.github.sparkkinesis.source.reading.SubscriptionCache.IdleMs]].
+   * A reader unclaimed this long is closed: its shard moved to another executor or the query stopped. Far below the 5
+   * minutes a shard iterator lives, as long as [[io.github.sparkkinesis.source.reading.SubscriptionCache.IdleMs]].
    */
   val IdleMs = 30000L
 

@@ -96,10 +96,11 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
     val warm = new WarmShards(60000L, clock)
     val expected = ids.map(id => id -> (1 to 150).map(i => s"$id-$i")).toMap
     expected.foreach { case (id, values) => put(fake, id, values.take(100)) } // read ahead from the first page on
-    val producer = new Thread(() => (100 until 150).foreach { i =>
-      expected.foreach { case (id, values) => put(fake, id, Seq(values(i))) }
-      Thread.sleep(5L)
-    })
+    val producer = new Thread(() =>
+      (100 until 150).foreach { i =>
+        expected.foreach { case (id, values) => put(fake, id, Seq(values(i))) }
+        Thread.sleep(5L)
+      })
     producer.start()
     try {
       batches(fake, warm, settings(pollMs = 5L), ids, 300, i => 1 + i % 7) shouldBe expected
