@@ -26,17 +26,19 @@ object RealTimeBench {
     val microBatch = RealTimeLatency.run(spark, rt, "micro-batch", None, config.latencyOptions, None)
     log(s"realtime: latency, real-time (${config.realtimeBatch} batches)")
     val realTime = RealTimeLatency.run(spark, rt, "real-time", Some(long), config.latencyOptions, None)
-    val realTimeShort = short.map { batch =>
-      log(s"realtime: latency, real-time ($batch batches)")
+    // Short batches: each waits for the end of a batch after the measured time, for its progress report.
+    def shortBatches(name: String, options: Map[String, String]) = short.map { batch =>
+      log(s"realtime: latency, $name ($batch batches)")
       val within = Duration(batch) + 30.seconds
       RealTimeLatency.run(
         spark,
         rt,
-        "real-time short",
+        s"$name short",
         Some(RealTimeQueries.realTime(batch)),
-        config.latencyOptions,
+        options,
         Some(FiniteDuration(within.toMillis, MILLISECONDS)))
     }
+    val realTimeShort = shortBatches("real-time", config.latencyOptions)
     log(s"realtime: drain, filling ${config.shards} shards with ${config.aggregates} aggregates")
     val backlog = Backlog.fill(config)
     System.gc()
@@ -61,9 +63,25 @@ object RealTimeBench {
       Some(long),
       config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo"),
       None)
+    val efoShort = shortBatches("real-time fan-out", config.latencyOptions ++ EfoBench.efoOptions("bench-rt-efo-short"))
+    log("realtime: fan-out latency, micro-batch (default trigger)")
+    val efoMicroBatch = RealTimeLatency.run(
+      spark,
+      rt,
+      "micro-batch fan-out",
+      None,
+      config.latencyOptions ++ EfoBench.efoOptions("bench-mb-efo"),
+      None)
     log("realtime: fan-out latency, raw SubscribeToShard client")
     val rawEfo = RawSubscribeLatency.run(rt)
-    report(rt, Latencies(microBatch, realTime, realTimeShort, efo, rawEfo), backlog, raw, mbDrain, rtDrain, rtOptions)
+    report(
+      rt,
+      Latencies(microBatch, realTime, realTimeShort, efo, efoShort, efoMicroBatch, rawEfo),
+      backlog,
+      raw,
+      mbDrain,
+      rtDrain,
+      rtOptions)
   }
 
   /**
@@ -78,6 +96,8 @@ object RealTimeBench {
       realTime: RealTimeLatencyResult,
       realTimeShort: Option[RealTimeLatencyResult],
       efo: RealTimeLatencyResult,
+      efoShort: Option[RealTimeLatencyResult],
+      efoMicroBatch: RealTimeLatencyResult,
       rawEfo: Seq[Long])
 
   private def report(
@@ -112,8 +132,13 @@ object RealTimeBench {
       row("micro-batch polling, default trigger", l.microBatch),
       row(s"real-time polling, ${config.realtimeBatch} batches", l.realTime)) ++
       l.realTimeShort.map(row(shortName, _)).toSeq ++ Seq(
-        row(s"real-time fan-out, ${config.realtimeBatch} batches", l.efo),
-        latencyRow("raw SDK SubscribeToShard client (to receipt)", l.rawEfo, "0", 0),
+        row(s"real-time fan-out, ${config.realtimeBatch} batches", l.efo)) ++
+      l.efoShort.map(row(shortName.replace("polling", "fan-out"), _)).toSeq ++ Seq(
+        row("micro-batch fan-out, default trigger", l.efoMicroBatch),
+        latencyRow("raw SDK SubscribeToShard client (to receipt)", l.rawEfo, "0", 0)) ++
+      (l.realTimeShort.toSeq ++ l.efoShort).map(r =>
+        s"   ${r.name}: Spark's durationMs per batch (median of ${r.reports}): " +
+          r.durationsMs.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", ")) ++ Seq(
         s"   real-time p99 / micro-batch p99: ${f(p99(l.realTime.latenciesMs) / p99(l.microBatch.latenciesMs), 2)}" +
           l.realTimeShort.fold("")(s =>
             s" (short batches: ${f(p99(s.latenciesMs) / p99(l.microBatch.latenciesMs), 2)})"),

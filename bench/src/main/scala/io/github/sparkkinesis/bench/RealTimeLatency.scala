@@ -14,7 +14,8 @@ import io.github.sparkkinesis.it.{Eventually, QueryChecks, SparkHarness, TestStr
 
 /**
  * One query's put-to-row latencies in milliseconds, and the GetRecords calls per shard per second it spent while
- * measured (None when no progress report covers that time: a real-time batch reports only when it ends).
+ * measured (None when no progress report covers that time: a real-time batch reports only when it ends), and the median
+ * of each of Spark's `durationMs` entries over those reports.
  */
 final case class RealTimeLatencyResult(
     name: String,
@@ -22,7 +23,8 @@ final case class RealTimeLatencyResult(
     latenciesMs: Seq[Long],
     duplicates: Int,
     callsPerShardPerSecond: Option[Double],
-    reports: Int)
+    reports: Int,
+    durationsMs: Map[String, Long] = Map.empty)
 
 /**
  * Put-to-row latency of one query on a fresh stream: the latency part's producer (one record every `latencyIntervalMs`,
@@ -83,7 +85,7 @@ object RealTimeLatency {
       val calls =
         if (reports.isEmpty || spanMs <= 0) None
         else Some(RealTimeQueries.getRecordsCalls(reports) / (spanMs / 1000) / config.latencyShards)
-      RealTimeLatencyResult(name, sent, rows.map(_._2), rows.size - keys, calls, reports.size)
+      RealTimeLatencyResult(name, sent, rows.map(_._2), rows.size - keys, calls, reports.size, medianDurations(reports))
     } finally {
       query.stop()
       RealTimeQueries.endRun(run)
@@ -93,6 +95,13 @@ object RealTimeLatency {
         DeleteStreamRequest.builder().streamName(stream).enforceConsumerDeletion(true).build())
     }
   }
+
+  /** The median of each `durationMs` entry over `reports` (what Spark spends on a batch, by phase). */
+  private def medianDurations(reports: Seq[org.apache.spark.sql.streaming.StreamingQueryProgress]): Map[String, Long] =
+    reports.flatMap(_.durationMs.asScala.toSeq).groupBy(_._1).map { case (phase, values) =>
+      val sorted = values.map(_._2.longValue).sorted
+      phase -> sorted(sorted.size / 2)
+    }
 
   /**
    * Calls `put(i)` for i = 0, 1, ... every 500 ms until `through` holds (a record has gone through `query` into

@@ -103,6 +103,9 @@ class KinesisMicroBatchStream(
   private var realTimePlan: Option[RealTimePlan] = None
   private var realTimeEnds = Map.empty[String, Seq[ShardEndRecord]]
 
+  /** When the last real-time batch's task offsets were merged, for the log of what a batch boundary costs. */
+  private var realTimeMergedAtMs: Option[Long] = None
+
   override def initialOffset(): Offset = initial
 
   /** Resolved once per query and persisted, so a restart before the first batch keeps the same start. */
@@ -255,12 +258,13 @@ class KinesisMicroBatchStream(
    * up ([[RealTimePlan]]). No shard is checked first: a real-time task waits on its shards for as long as it runs.
    */
   protected def planRealTime(start: Offset): Seq[InputPartition] = {
+    val planningFrom = System.currentTimeMillis()
     fanOut.values.foreach(_.checkResolution())
     val moved = positionsAfter(KinesisSourceOffset.of(start))
     val (streams, _) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
     val tasks = RealTimeTasks(options.shardsPerTask, options.realTimeMaxTasks, batchSlots())
-    val plan = RealTimePlan(moved.offset.batch, tracked, tasks, rangesOf, closedShards)
+    val plan = RealTimePlan(moved.offset.batch, tracked, tasks, rangesOf, closedShards, executors())
     if (realTimePlan.isEmpty) {
       log.info(s"Real-time batches of this run: ${tasks.slots.slots} task slots, ${tasks.slots.downstream} of them " +
         s"for the query's shuffle stages, ${plan.partitions.size} Kinesis tasks in batch ${plan.batch}.")
@@ -271,6 +275,11 @@ class KinesisMicroBatchStream(
       Thread.sleep(options.describeShardIntervalMs)
     }
     realTimePlan = Some(plan)
+    val now = System.currentTimeMillis()
+    log.info(s"Real-time batch ${plan.batch}: planned ${plan.partitions.size} task(s) in ${now - planningFrom} ms" +
+      realTimeMergedAtMs.fold("")(at =>
+        s", ${planningFrom - at} ms after the last batch's task offsets were merged " +
+          "(Spark's offset and commit logs in between)") + ".")
     plan.partitions
   }
 
@@ -289,6 +298,7 @@ class KinesisMicroBatchStream(
       throw new IllegalStateException("Spark merged real-time task offsets before planning the batch"))
     realTimeEnds = plan.endsByStream(reports)
     ends.recordRealTime(plan.batch, reports.flatMap(_.ends))
+    realTimeMergedAtMs = Some(System.currentTimeMillis())
     plan.endOffset(reports)
   }
 

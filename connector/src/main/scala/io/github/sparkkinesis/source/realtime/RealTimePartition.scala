@@ -14,10 +14,17 @@ final case class ShardRef(stream: String, shardId: String) {
 /**
  * The work of one real-time task: task `task` of real-time batch `batch` reads `shards` from their starts, in parallel,
  * for as long as the batch runs, and goes on into the children of a shard it reads to its end when `lineage` makes it
- * their reader.
+ * their reader. It prefers `locations`: the executor where the last batch's task of these shards parked their readers.
  */
-final case class RealTimePartition(batch: Long, task: Int, shards: Seq[TaskShard], lineage: RealTimeLineage)
-    extends InputPartition
+final case class RealTimePartition(
+    batch: Long,
+    task: Int,
+    shards: Seq[TaskShard],
+    lineage: RealTimeLineage,
+    locations: Seq[String] = Nil)
+    extends InputPartition {
+  override def preferredLocations(): Array[String] = locations.toArray
+}
 
 /**
  * What every task of a real-time batch knows of the shards the driver planned, so that the tasks agree, without talking

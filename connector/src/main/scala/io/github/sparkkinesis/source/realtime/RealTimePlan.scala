@@ -46,14 +46,16 @@ object RealTimePlan {
    * whole batch at once, beside the batch's shuffle stages, so `tasks` counts them from the slots those leave
    * ([[RealTimeTasks]]; a task may then read more than `kinesis.shardsPerTask` shards). `ranges` gives the hash key
    * ranges of a stream's shards when misrouted sub-records are dropped, `closed` the shards the driver's listing shows
-   * closed.
+   * closed. Task `t` prefers executor `t` of `executors` (modulo their number): while the shards and executors stay the
+   * same, a shard's task runs where the last one parked its reader ([[WarmShards]]).
    */
   def apply(
       batch: Long,
       tracked: Map[String, Map[String, ShardState]],
       tasks: RealTimeTasks,
       ranges: (String, Seq[String]) => Map[String, HashKeyRange],
-      closed: String => Set[String]): RealTimePlan = {
+      closed: String => Set[String],
+      executors: IndexedSeq[String] = IndexedSeq.empty): RealTimePlan = {
     val readable = tracked.toSeq.sortBy(_._1).flatMap { case (s, shards) => ShardState.readable(shards).map(s -> _) }
     val taskCount = tasks.count(readable.size)
     val taskOf = readable.zipWithIndex.map { case (shard, i) => shard -> i % taskCount }.toMap
@@ -76,7 +78,8 @@ object RealTimePlan {
             rangesByStream(s).get(id),
             listedClosed = closedByStream(s)(id))
         },
-        lineage)
+        lineage,
+        locations = if (executors.isEmpty) Nil else Seq(executors(task % executors.size)))
     }
     RealTimePlan(batch, tracked, partitions)
   }

@@ -15,6 +15,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.InternalRow
 import org.slf4j.LoggerFactory
 
+import io.github.sparkkinesis.compat.JavaCollections._
 import io.github.sparkkinesis.client.KinesisClient
 import io.github.sparkkinesis.metadata.ShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition
@@ -31,6 +32,11 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read the
  * parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A
  * child's rows are handed over only after every row of its parents.
+ *
+ * When the task ends, each shard's reader is parked in `warm` ([[WarmShards]]) with the records it fetched but did not
+ * hand over, keyed by the position after the last row handed over, and the next batch's task of the shard that starts
+ * there takes it over: no GetShardIterator or SubscribeToShard at a batch boundary, and a walk across empty pages goes
+ * on. A shard whose last record was handed over only in part parks nothing.
  */
 private[source] final class RealTimeRows(
     partition: RealTimePartition,
@@ -38,7 +44,8 @@ private[source] final class RealTimeRows(
     store: ShardEndStore,
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis(),
-    sleep: Long => Unit = Thread.sleep) {
+    sleep: Long => Unit = Thread.sleep,
+    warm: WarmShards = WarmShards.shared) {
   import partition.{batch, task}
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -60,6 +67,11 @@ private[source] final class RealTimeRows(
 
   private var current: FeedItem.Record = _
   private var index = -1
+
+  /** Shards whose reader this task took over from the last batch's task, for the log. */
+  private val takenOver = ConcurrentHashMap.newKeySet[ShardRef]()
+  private val startedAtMs = clock()
+  private var firstRowAtMs = -1L
 
   partition.shards.foreach(start)
 
@@ -95,6 +107,7 @@ private[source] final class RealTimeRows(
     }
     index += 1
     if (index == current.rows.length - 1) handed.put(current.shard, current.after)
+    if (firstRowAtMs < 0) firstRowAtMs = clock()
     true
   }
 
@@ -120,28 +133,69 @@ private[source] final class RealTimeRows(
     RealTimeTaskOffset(task, ends.sortBy(e => (e.stream, e.shardId)), children.followed)
   }
 
-  /** Stops every feed and waits (briefly) for their threads; a subscription still open is cancelled. */
+  /**
+   * Stops every feed and waits (briefly) for their threads, then parks each shard's reader for the next batch, or
+   * closes it (a subscription still open is cancelled).
+   */
   def close(): Unit = {
     closed = true
     pool.shutdownNow()
     val interrupted = Thread.interrupted()
-    try {
-      if (!pool.awaitTermination(RealTimeRows.CloseWaitMs, TimeUnit.MILLISECONDS)) {
-        log.warn(s"Real-time batch $batch task $task: shard readers still busy ${RealTimeRows.CloseWaitMs} ms after " +
-          "the task ended; each stops when its Kinesis call returns.")
+    val stopped =
+      try {
+        val done = pool.awaitTermination(RealTimeRows.CloseWaitMs, TimeUnit.MILLISECONDS)
+        if (!done) {
+          log.warn(s"Real-time batch $batch task $task: shard readers still busy ${RealTimeRows.CloseWaitMs} ms " +
+            "after the task ended; each stops when its Kinesis call returns.")
+        }
+        done
+      } catch {
+        case _: InterruptedException => false
+      } finally if (interrupted) Thread.currentThread().interrupt()
+    val parked = park(stopped)
+    val firstRow = if (firstRowAtMs < 0) "no row" else s"its first row after ${firstRowAtMs - startedAtMs} ms"
+    log.info(s"Real-time batch $batch task $task ended after ${clock() - startedAtMs} ms ($firstRow): it took over " +
+      s"${takenOver.size} of ${feeds.size} shard readers from the last batch and parked $parked for the next.")
+  }
+
+  /**
+   * Parks each shard's reader for the next batch ([[WarmShards]]) if its thread has stopped (`stopped`) with every
+   * record it fetched accounted for, and the shard's last record was not handed over in part; closes the others.
+   * Returns how many it parked.
+   */
+  private def park(stopped: Boolean): Int = {
+    val left = new java.util.ArrayList[FeedItem]()
+    queue.drainTo(left)
+    val queuedFor = left.asScala.collect { case r: FeedItem.Record => r }.toVector.groupBy(_.shard)
+    val cutShard = Option(current).filter(_ => index < current.rows.length - 1).map(_.shard)
+    feeds.values().asScala.toSeq.count { f =>
+      val reader = if (stopped && !cutShard.contains(f.ref)) f.unsent else None
+      reader match {
+        case Some((pages, unsent, walked)) =>
+          val position = Option(handed.get(f.ref)).getOrElse(f.shard.start)
+          val pending = queuedFor.getOrElse(f.ref, Vector.empty) ++ unsent // the queue's were emitted first
+          warm.park(WarmKey(settings, f.ref.stream, f.ref.shardId), ParkedReader(pages, pending, position, walked))
+          true
+        case None =>
+          try f.close()
+          catch { case NonFatal(e) => log.warn(s"Closing the reader of shard ${f.ref} failed: ${e.getMessage}") }
+          false
       }
-    } catch {
-      case _: InterruptedException => ()
-    } finally if (interrupted) Thread.currentThread().interrupt()
-    feeds.values().forEach { f =>
-      try f.close()
-      catch { case NonFatal(e) => log.warn(s"Closing the reader of shard ${f.ref} failed: ${e.getMessage}") }
     }
   }
 
   private def start(shard: TaskShard): Unit = if (!closed) {
-    val pages = ShardPages.open(client, shard, settings, clock, sleep)
-    val feed = new ShardFeed(shard, pages, settings.recordsPerFetch, settings.dropMisroutedRecords, enqueue)
+    val taken = warm.take(WarmKey(settings, shard.stream, shard.shardId), shard.start)
+    val pages = taken.fold(ShardPages.open(client, shard, settings, clock, sleep))(_.pages)
+    val feed = new ShardFeed(
+      shard,
+      pages,
+      settings.recordsPerFetch,
+      settings.dropMisroutedRecords,
+      enqueue,
+      pending = taken.fold(Vector.empty[FeedItem.Record])(_.pending),
+      walkedBefore = taken.fold(0L)(_.walked))
+    if (taken.isDefined) takenOver.add(feed.ref)
     feeds.put(feed.ref, feed) // before it runs: its items name it
     try pool.execute(feed)
     catch {

@@ -4,9 +4,9 @@ import io.github.sparkkinesis.source.planning.TaskPlan
 
 /**
  * What one real-time batch has of the cluster: `slots` tasks can run at once (each executor's cores divided by
- * `spark.task.cpus`, `taskCpus` as configured), and the batch's shuffle stages, which real-time mode runs at the same time as the
- * source's tasks, take `shuffles` of them (each shuffle's partitions, in plan order: a stateful operator's are
- * `spark.sql.shuffle.partitions` as the query's checkpoint fixed it at its first run).
+ * `spark.task.cpus`, `taskCpus` as configured), and the batch's shuffle stages, which real-time mode runs at the same
+ * time as the source's tasks, take `shuffles` of them (each shuffle's partitions, in plan order: a stateful operator's
+ * are `spark.sql.shuffle.partitions` as the query's checkpoint fixed it at its first run).
  */
 final case class BatchSlots(slots: Int, taskCpus: String, shuffles: Seq[Int]) {
 
@@ -33,7 +33,8 @@ final case class RealTimeTasks(shardsPerTask: Int, maxTasks: Option[Int], slots:
     if (readable == 0) 0
     else {
       val free = slots.slots - slots.downstream
-      val tasks = maxTasks.fold(math.min(TaskPlan.taskCount(readable, shardsPerTask, free), free))(math.min(_, readable))
+      val tasks =
+        maxTasks.fold(math.min(TaskPlan.taskCount(readable, shardsPerTask, free), free))(math.min(_, readable))
       val atLeastOne = math.max(1, tasks)
       if (atLeastOne + slots.downstream > slots.slots) throw new IllegalStateException(tooSmall(readable, atLeastOne))
       atLeastOne
@@ -44,9 +45,10 @@ final case class RealTimeTasks(shardsPerTask: Int, maxTasks: Option[Int], slots:
       maxTasks.fold("")(m => s" (kinesis.realTime.maxTasks=$m)")
     val shuffles =
       if (slots.shuffles.isEmpty) "no shuffle stage"
-      else s"${slots.downstream} tasks of its ${slots.shuffles.size} shuffle stages (${slots.shuffles.mkString(" + ")}" +
-        " partitions; a stateful operator has spark.sql.shuffle.partitions of them, fixed by the checkpoint at the " +
-        "query's first run)"
+      else
+        s"${slots.downstream} tasks of its ${slots.shuffles.size} shuffle stages (${slots.shuffles.mkString(" + ")}" +
+          " partitions; a stateful operator has spark.sql.shuffle.partitions of them, fixed by the checkpoint at the " +
+          "query's first run)"
     s"A real-time batch needs ${tasks + slots.downstream} task slots at once, but the cluster has ${slots.slots} " +
       s"(its cores divided by spark.task.cpus=${slots.taskCpus}): $source, and $shuffles. Real-time mode runs all of " +
       "a batch's stages at once. Lower spark.sql.shuffle.partitions (for a stateful query: before its first run, with " +

@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source.realtime
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
@@ -40,10 +41,12 @@ private[realtime] object FeedItem {
 }
 
 /**
- * Reads one shard of a real-time task from `shard.start` for as long as the task runs, on a thread of its own: each
- * page's records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. An empty page is
+ * Reads one shard of a real-time task from `shard.start` for as long as the task runs, on a thread of its own: first
+ * the records an earlier task's reader of these `pages` fetched but did not hand over (`pending`), then each page's
+ * records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. An empty page is
  * followed by a wait on the pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the
- * shard's end, or when interrupted.
+ * shard's end, or when interrupted; stopped by an interrupt, it knows every record it fetched and did not emit
+ * ([[unsent]]), so its pages can go on in the next batch ([[WarmShards]]).
  */
 private[realtime] final class ShardFeed(
     val shard: TaskShard,
@@ -51,50 +54,104 @@ private[realtime] final class ShardFeed(
     recordsPerFetch: Int,
     dropMisrouted: Boolean,
     emit: FeedItem => Unit,
-    awaitMs: Long = ShardFeed.AwaitMs)
+    awaitMs: Long = ShardFeed.AwaitMs,
+    pending: Vector[FeedItem.Record] = Vector.empty,
+    walkedBefore: Long = 0L)
     extends Runnable {
 
   val ref: ShardRef = ShardRef(shard.stream, shard.shardId)
+  private val log = LoggerFactory.getLogger(getClass)
   private val rows = new RowBuilder(shard.stream, shard.shardId, shard.start)
   private val misrouted = if (dropMisrouted) shard.hashKeyRange else None
+  private val callsBefore = pages.getRecordsCalls
+  private val throttledBefore = pages.throttledCalls
   @volatile private var recordsRead = 0L
   @volatile private var bytesRead = 0L
   @volatile private var millisBehind = 0L
   @volatile private var lastArrivalMs: Option[Long] = None
 
-  /** The last record read, fed (or being fed) to the task, whose rows may not all have been handed over yet. */
+  /** The records fetched (or taken over) and not yet emitted, in order. */
+  @volatile private var toEmit = pending
+
+  /** Empty pages with records ahead (MillisBehindLatest above 0) walked since the last record, by this feed's pages. */
+  @volatile private var walkedPages = walkedBefore
+
+  /** The last record fed (or being fed) to the task, whose rows may not all have been handed over yet. */
   @volatile private var lastFed: Option[String] = None
+
+  /** Whether the feed stopped because its task ended, with nothing fetched lost ([[unsent]] holds what it kept). */
+  @volatile private var stoppedByTask = false
 
   override def run(): Unit =
     try {
+      emitPending()
       while (!pages.isEnded && !Thread.currentThread().isInterrupted) {
         pages.fetch(Long.MaxValue, recordsPerFetch).foreach { page =>
           millisBehind = page.millisBehindLatest
-          page.records.foreach { record =>
-            recordsRead += 1
-            lastFed = Some(record.sequenceNumber)
-            bytesRead += record.data.length
-            lastArrivalMs = Some(record.approximateArrivalTimestampMillis)
-            emit(FeedItem.Record(
+          toEmit = page.records.map { record =>
+            FeedItem.Record(
               ref,
               rows.rows(record, misrouted).toArray,
               record.approximateArrivalTimestampMillis,
               record.sequenceNumber,
-              record.data.length.toLong))
-          }
+              record.data.length.toLong)
+          }.toVector
+          noteWalk(page.records.isEmpty)
+          emitPending()
           if (pages.isEnded) emit(FeedItem.Ended(ref, page.childShardIds))
           else if (page.records.isEmpty) pages.awaitMore(awaitMs)
         }
       }
+      stoppedByTask = !pages.isEnded
     } catch {
-      case _: InterruptedException => () // the task ended: nobody waits for more
-      case e: Throwable if Thread.currentThread().isInterrupted => () // a call cut short by the task's end
+      case _: InterruptedException => stoppedByTask = true // the task ended: nobody waits for more
+      case _: Throwable if Thread.currentThread().isInterrupted => // a call cut short by the task's end
+        stoppedByTask = true
       case e: Throwable => emit(FeedItem.Failed(ref, e))
     }
 
+  /** Emits the records fetched, each forgotten only once emitted, so an interrupt loses none of them. */
+  private def emitPending(): Unit = while (toEmit.nonEmpty) {
+    val record = toEmit.head
+    lastFed = Some(record.sequenceNumber)
+    emit(record)
+    toEmit = toEmit.tail
+    recordsRead += 1
+    bytesRead += record.bytes
+    lastArrivalMs = Some(record.arrivalMs)
+  }
+
+  /**
+   * Counts the walk across empty pages with records ahead (a sparse shard, or AWS near the trim horizon) and logs it
+   * when it starts and when it reaches a record, as the driver's walk in micro-batches does: it goes on across batches
+   * while the reader stays on its executor ([[WarmShards]]).
+   */
+  private def noteWalk(empty: Boolean): Unit =
+    if (empty && millisBehind > 0) {
+      walkedPages += 1
+      if (walkedPages == ShardFeed.WalkLoggedAfter || walkedPages % ShardFeed.WalkLoggedEvery == 0) {
+        log.info(s"Shard $ref: Kinesis answers empty pages from ${shard.start} while MillisBehindLatest " +
+          s"($millisBehind ms) says records lie ahead; $walkedPages walked so far, the reader walks on (across " +
+          "batches, while its executor keeps it).")
+      }
+    } else {
+      if (walkedPages >= ShardFeed.WalkLoggedAfter) {
+        log.info(s"Shard $ref: walked $walkedPages empty page(s) from ${shard.start} to " +
+          (if (empty) "the tip." else "its first record after them."))
+      }
+      walkedPages = 0
+    }
+
+  /**
+   * The reader to park once the feed's thread has stopped: its pages and the records it fetched but did not emit; None
+   * if it failed, ended, or still runs.
+   */
+  def unsent: Option[(ShardPages, Vector[FeedItem.Record], Long)] =
+    if (stoppedByTask && !pages.isEnded) Some((pages, toEmit, walkedPages)) else None
+
   /**
    * Where the task stands in this shard at `handed`, and what the feed saw, as the batch's end record of the shard:
-   * records lie ahead of `handed` when the shard's tip does, or when rows fed were not all handed over.
+   * records lie ahead of `handed` when the shard's tip does, or when records fetched were not all handed over.
    */
   def endRecord(batch: Long, handed: ShardPosition): ShardEndRecord = ShardEndRecord(
     shard.stream,
@@ -105,13 +162,13 @@ private[realtime] final class ShardFeed(
     recordsRead,
     Some(ReadStats(
       millisBehind,
-      moreAvailable = millisBehind > 0 ||
+      moreAvailable = millisBehind > 0 || toEmit.nonEmpty ||
         (handed != ShardPosition.ShardEnd && lastFed.exists(seq => handed != ShardPosition.AfterSequenceNumber(seq))),
       boundReached = false,
       lastArrivalMs,
       bytesRead,
-      pages.getRecordsCalls,
-      pages.throttledCalls)))
+      pages.getRecordsCalls - callsBefore,
+      pages.throttledCalls - throttledBefore)))
 
   /** Hands the pages back: a subscription is cancelled, since rows fed may not all have been handed over. */
   def close(): Unit = pages.close(handedOver = false)
@@ -121,4 +178,8 @@ private[realtime] object ShardFeed {
 
   /** Longest wait for a subscription's next event at the tip before the feed looks again. */
   val AwaitMs = 1000L
+
+  /** Empty pages with records ahead after which a walk is logged, and how often again while it lasts. */
+  val WalkLoggedAfter = 100L
+  val WalkLoggedEvery = 5000L
 }

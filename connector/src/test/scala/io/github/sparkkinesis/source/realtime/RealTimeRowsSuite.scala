@@ -51,13 +51,14 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       lineage: Option[RealTimeLineage] = None,
       s: ReaderSettings = settings(),
       store: ShardEndStore = newStore(),
-      start: ShardPosition = TrimHorizon): RealTimeRows = {
+      start: ShardPosition = TrimHorizon,
+      warm: WarmShards = new WarmShards()): RealTimeRows = {
     val partition = RealTimePartition(
       1L,
       task,
       shards.map(id => TaskShard("s", id, 1L, start, None)),
       lineage.getOrElse(RealTimeLineage(shards.map(id => ShardRef("s", id) -> task).toMap, Set.empty)))
-    new RealTimeRows(partition, s, store, fake, wall)
+    new RealTimeRows(partition, s, store, fake, wall, warm = warm)
   }
 
   /** Rows until `n` have come or `withinMs` has passed: (value, shard) each. */

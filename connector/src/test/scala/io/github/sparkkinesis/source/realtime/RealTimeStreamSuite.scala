@@ -38,6 +38,7 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
       "kinesis.describeShardInterval" -> "0",
       "kinesis.clientRetryInterval" -> "1",
       "kinesis.clientMaxRetryInterval" -> "2") ++ extra)
+    val warm = new WarmShards() // this driver's executor: its readers go on across batches
     var stream: Stream = new Stream
     var committed: Offset = stream.initialOffset()
 
@@ -46,7 +47,7 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
       def start(): Unit = startRealTime()
       def plan(from: Offset): Seq[RealTimePartition] = planRealTime(from).map(_.asInstanceOf[RealTimePartition])
       def merge(reports: Seq[RealTimeTaskOffset]): Offset = mergeRealTime(reports)
-      def rows(p: RealTimePartition): RealTimeRows = new RealTimeRows(p, readerSettings, store, fake, wall)
+      def rows(p: RealTimePartition): RealTimeRows = new RealTimeRows(p, readerSettings, store, fake, wall, warm = warm)
     }
 
     stream.start()
