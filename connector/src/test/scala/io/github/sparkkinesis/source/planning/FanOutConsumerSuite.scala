@@ -240,7 +240,7 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
   test(
     "given consumerType EFO in any case with a name, when options are parsed, then fan-out is on with the defaults") {
     val parsed = KinesisSourceOptions.parse(base ++ Map("kinesis.consumerType" -> "efo", "kinesis.consumerName" -> "q"))
-    parsed.fanOut shouldBe Some(FanOutOptions(Some("q"), None, deregisterOnStop = true, 60000L, 10))
+    parsed.fanOut shouldBe Some(FanOutOptions(Some("q"), None, deregisterOnStop = true, 20000L, 10))
     KinesisSourceOptions.parse(base ++ Map(
       "kinesis.consumerType" -> "SubscribeToShard",
       "kinesis.consumerName" -> "q",
