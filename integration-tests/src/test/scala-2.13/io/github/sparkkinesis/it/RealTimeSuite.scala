@@ -228,7 +228,10 @@ class RealTimeSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
       val (sink, checkpoint) = (newDir("sink").getAbsolutePath, newCheckpointDir())
       val options = fanOut.toMap ++ Map(
         "kinesis.endpointUrl" -> s"https://127.0.0.1:${relay.port}",
-        "kinesis.consumerName" -> "rt-silent")
+        "kinesis.consumerName" -> "rt-silent",
+        // Below the default 20 s, so that on a loaded machine (where the SDK's PING took 14 s to fail the connection)
+        // the timeout, not the PING, replaces the subscription well within the 30 s the test allows
+        "kinesis.subscribeToShard.timeout" -> "10s")
       val before = TestStreams.putStrings(stream, TestStreams.testRecords("before", 20, keys = 4))
       val query = start(stream, sink, checkpoint, batch = "10 minutes", options = options.toSeq)
       awaitAll(sink, before, 60.seconds, Some(query))
@@ -236,9 +239,9 @@ class RealTimeSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
       relay.silenceHttp2() should be > 0
       val silenced = System.nanoTime()
       val after = TestStreams.putStrings(stream, TestStreams.testRecords("after", 20, keys = 4))
-      // Then: they are read within 30 s, by a new subscription of the same batch, every record once (the SDK's HTTP/2
-      // PING fails the silent connection after about 5 s; kinesis.subscribeToShard.timeout is the backstop when a
-      // connection answers PINGs but its stream is silent, which FanOutPagesSuite and RealTimeRowsSuite drive)
+      // Then: they are read within 30 s, by a new subscription of the same batch, every record once (whichever comes
+      // first replaces it: the SDK's HTTP/2 PING failing the connection, or kinesis.subscribeToShard.timeout; the
+      // default timeout's own bound is driven on a fake clock in FanOutPagesSuite and RealTimeRowsSuite)
       val rows = awaitAll(sink, before ++ after, 30.seconds, Some(query))
       val took = (System.nanoTime() - silenced).nanos
       commits(checkpoint) shouldBe 0
