@@ -13,19 +13,26 @@ import org.apache.spark.sql.connector.read.streaming.{
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, KinesisClient}
-import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndRecord, ShardEndStore, ShardEndStores}
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
+import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndStore, ShardEndStores}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.planning.{
   BatchEnds,
   FanOutConsumer,
+  NextBatchStart,
   ReplayCheck,
   StreamChanges,
   StreamPlanner,
   TaskPlan
 }
 import io.github.sparkkinesis.source.reading.{Expired, FanOutClients, ReaderSettings, TaskReaderFactory}
-import io.github.sparkkinesis.source.realtime.{BatchSlots, RealTimePlan, RealTimeTaskOffset, RealTimeTasks}
+import io.github.sparkkinesis.source.realtime.{
+  BatchSlots,
+  RealTimeBatches,
+  RealTimePlan,
+  RealTimeTaskOffset,
+  RealTimeTasks
+}
 
 /**
  * The micro-batch source of one or several streams. The driver plans each batch from where the previous one ended (as
@@ -54,8 +61,6 @@ class KinesisMicroBatchStream(
     metadataOnExecutorDisks: Boolean = false,
     executors: () => IndexedSeq[String] = () => IndexedSeq.empty)
     extends MicroBatchStream with SupportsTriggerAvailableNow with ReportsSourceMetrics {
-  import KinesisMicroBatchStream.Moved
-
   private val log = LoggerFactory.getLogger(getClass)
   private lazy val client = clients(options.client)
   protected val store: ShardEndStore = ShardEndStores.open(options, checkpointLocation, hadoopConf)
@@ -82,8 +87,6 @@ class KinesisMicroBatchStream(
   }
   fanOut.values.foreach(_.resolveInBackground())
 
-  /** The positions after the batch of the last `latestOffset` start, cached: they cost a store read per task. */
-  private var basis: Option[(KinesisSourceOffset, Moved)] = None
   private var checksReported = 0L
 
   /** The batch whose offset this run last handed to Spark. */
@@ -92,19 +95,12 @@ class KinesisMicroBatchStream(
   /** The batch another run planned that this run last planned again, and what of it had expired. */
   private var replayExpired: Option[(Long, Map[(String, String), Expired])] = None
 
-  /** Whether this run has moved on from a batch yet: the first may be another run's, real-time or not. */
-  private var resumed = false
+  /** Where each batch starts, from where the one before ended. */
+  private val nextBatchStart = new NextBatchStart(ends, store, planners, () => lastPlanned, metadataOnExecutorDisks)
 
-  /** Batches in a row, planned by this run, of which the driver found some recorded end missing. */
-  private var batchesWithoutEnds = 0
-
-  /** Whether the query runs in real-time mode ([[startRealTime]]), and its last real-time batch's plan and ends. */
+  /** Whether the query runs in real-time mode ([[startRealTime]]), and its real-time batches. */
   private var realTime = false
-  private var realTimePlan: Option[RealTimePlan] = None
-  private var realTimeEnds = Map.empty[String, Seq[ShardEndRecord]]
-
-  /** When the last real-time batch's task offsets were merged, for the log of what a batch boundary costs. */
-  private var realTimeMergedAtMs: Option[Long] = None
+  private val realTimeBatches = new RealTimeBatches(ends, options)
 
   override def initialOffset(): Offset = initial
 
@@ -131,7 +127,7 @@ class KinesisMicroBatchStream(
   private def microBatchEnd(startOffset: Offset, limit: ReadLimit): Offset = {
     fanOut.values.foreach(_.checkResolution())
     val start = KinesisSourceOffset.of(startOffset)
-    val moved = positionsAfter(start)
+    val moved = nextBatchStart.after(start)
     val (streams, changed) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
     val looks = if (planners.values.exists(_.isAvailableNow)) definiteLook(tracked) else look(tracked)
@@ -206,7 +202,7 @@ class KinesisMicroBatchStream(
       val byStream = ends.of(offset).toSeq.flatMap { case ((s, _), record) => record.map(s -> _) }
         .groupBy(_._1).map { case (s, records) => s -> records.map(_._2) }
       SourceMetrics.ofBatch(
-        if (realTime) realTimeEnds else byStream,
+        if (realTime) realTimeBatches.endsByStream else byStream,
         planners.map { case (s, planner) => s -> planner.shardCounts }) +
         (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
     }
@@ -244,11 +240,7 @@ class KinesisMicroBatchStream(
    * refused here, with what to do.
    */
   protected def startRealTime(): Unit = {
-    if (options.maxRecordsPerTrigger.isDefined) {
-      throw new IllegalArgumentException("Option kinesis.maxRecordsPerTrigger caps the records of each micro-batch, " +
-        "but real-time mode (Trigger.RealTime) hands records over as they arrive, in batches that end by time. " +
-        "Remove the option, or use a micro-batch trigger.")
-    }
+    RealTimeBatches.checkOptions(options)
     realTime = true
   }
 
@@ -260,27 +252,12 @@ class KinesisMicroBatchStream(
   protected def planRealTime(start: Offset): Seq[InputPartition] = {
     val planningFrom = System.currentTimeMillis()
     fanOut.values.foreach(_.checkResolution())
-    val moved = positionsAfter(KinesisSourceOffset.of(start))
+    val moved = nextBatchStart.after(KinesisSourceOffset.of(start))
     val (streams, _) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
     val tasks = RealTimeTasks(options.shardsPerTask, options.realTimeMaxTasks, batchSlots())
     val plan = RealTimePlan(moved.offset.batch, tracked, tasks, rangesOf, closedShards, executors())
-    if (realTimePlan.isEmpty) {
-      log.info(s"Real-time batches of this run: ${tasks.slots.slots} task slots, ${tasks.slots.downstream} of them " +
-        s"for the query's shuffle stages, ${plan.partitions.size} Kinesis tasks in batch ${plan.batch}.")
-    }
-    if (plan.partitions.isEmpty) {
-      log.info(s"Real-time batch ${plan.batch}: no shard is readable (every stream closed?); waiting " +
-        s"${options.describeShardIntervalMs} ms (kinesis.describeShardInterval) before the batch ends.")
-      Thread.sleep(options.describeShardIntervalMs)
-    }
-    realTimePlan = Some(plan)
-    val now = System.currentTimeMillis()
-    log.info(s"Real-time batch ${plan.batch}: planned ${plan.partitions.size} task(s) in ${now - planningFrom} ms" +
-      realTimeMergedAtMs.fold("")(at =>
-        s", ${planningFrom - at} ms after the last batch's task offsets were merged " +
-          "(Spark's offset and commit logs in between)") + ".")
-    plan.partitions
+    realTimeBatches.start(plan, tasks, planningFrom)
   }
 
   /**
@@ -289,18 +266,8 @@ class KinesisMicroBatchStream(
    */
   protected def batchSlots(): BatchSlots = BatchSlots.stateless(parallelism())
 
-  /**
-   * The end offset of the real-time batch last planned, from where its tasks stopped; what they saw there is recorded
-   * for a later run ([[BatchEnds.recordRealTime]]), whose trim horizon check needs to know whether records lay ahead.
-   */
-  protected def mergeRealTime(reports: Seq[RealTimeTaskOffset]): Offset = {
-    val plan = realTimePlan.getOrElse(
-      throw new IllegalStateException("Spark merged real-time task offsets before planning the batch"))
-    realTimeEnds = plan.endsByStream(reports)
-    ends.recordRealTime(plan.batch, reports.flatMap(_.ends))
-    realTimeMergedAtMs = Some(System.currentTimeMillis())
-    plan.endOffset(reports)
-  }
+  /** The end offset of the real-time batch last planned, from where its tasks stopped ([[RealTimeBatches.end]]). */
+  protected def mergeRealTime(reports: Seq[RealTimeTaskOffset]): Offset = realTimeBatches.end(reports)
 
   /**
    * For a batch another run planned (the query stopped or crashed before committing it), what retention trimmed since
@@ -375,87 +342,9 @@ class KinesisMicroBatchStream(
     options.maxRecordsPerTrigger.map(ReadLimit.maxRows).getOrElse(ReadLimit.allAvailable())
 
   override def toString: String = s"KinesisMicroBatchStream[${options.streams.mkString(",")}]"
-
-  /**
-   * The offset of the batch after `start`'s: each shard that batch read moves to the end its tasks recorded. A shard
-   * without a recorded end (its batch was never read to the end, say by a `limit` in `foreachBatch`) is read again from
-   * the same place, so nothing is skipped.
-   */
-  private def positionsAfter(start: KinesisSourceOffset): Moved = basis match {
-    case Some((cachedStart, moved)) if cachedStart == start => moved
-    case _ =>
-      val records = ends.of(start)
-      val moved = start.streams.map { case (s, shards) =>
-        s -> (shards ++ records.collect { case ((`s`, id), record) =>
-          id -> movedTo(start.batch, s, id, shards(id), record)
-        })
-      }
-      // A run that resumes after a real-time batch learns what its tasks saw, for the trim horizon's check.
-      val resumedRealTime =
-        if (resumed || records.nonEmpty) Map.empty[(String, String), ShardEndRecord] else ends.ofRealTime(start)
-      resumed = true
-      val found = records.collect { case ((s, id), Some(r)) => (s, id, r) } ++
-        resumedRealTime.map { case ((s, id), r) => (s, id, r) }
-      val lastRead = found.groupBy(_._1).map { case (s, rs) => s -> rs.map(r => r._2 -> r._3).toMap }
-        .withDefaultValue(Map.empty[String, ShardEndRecord])
-      // Pacing only after a batch this run planned: after a restart nobody knows when the last one ended, Trigger.Once
-      // gets one look, and a bound reached in an earlier AvailableNow run says nothing about this run's.
-      if (lastPlanned.contains(start.batch)) {
-        checkEndsVisible(start.batch, records.values.toSeq)
-        records.keys.groupBy(_._1).foreach { case (s, read) =>
-          planners.get(s).foreach(_.batchEnded(read.map(_._2).toSeq, lastRead(s)))
-        }
-      } else lastRead.foreach { case (s, rs) => planners.get(s).foreach(_.resumedAfter(rs)) }
-      val next = Moved(KinesisSourceOffset(start.batch + 1, moved), lastRead)
-      basis = Some(start -> next)
-      next
-  }
-
-  /**
-   * A batch is read again when its ends were not recorded (its tasks never finished, say because of a `limit`), but
-   * when the metadata path is a local disk of a cluster, the tasks record on their own machines' disks, and the driver
-   * sees only the ends written on its own machine, if any: the query would read the same records forever. There, a few
-   * batches in a row with any end missing fail the query; on a shared file system a missing end is a task cut short,
-   * and the batch is read again.
-   */
-  private def checkEndsVisible(batch: Long, found: Seq[Option[ShardEndRecord]]): Unit = {
-    val missing = found.count(_.isEmpty)
-    batchesWithoutEnds = if (missing > 0) batchesWithoutEnds + 1 else 0
-    if (metadataOnExecutorDisks && batchesWithoutEnds >= KinesisMicroBatchStream.BatchesWithoutEndsTolerated) {
-      val which = if (missing == found.size) "none of the shard ends" else s"$missing of the ${found.size} shard ends"
-      throw new IllegalStateException(s"The driver has found $which its tasks recorded in ${store.describe}, in " +
-        s"each of the last $batchesWithoutEnds batches (up to batch $batch), and the metadata path is on a local " +
-        "disk while tasks run on other machines: each task records on its own machine's disk, so the query would " +
-        "read the same records forever. Put the checkpoint (or kinesis.metadataPath) on a file system the driver " +
-        "and every executor share, such as HDFS, or use kinesis.metadataCommitterType=DYNAMODB.")
-    }
-  }
-
-  private def movedTo(
-      batch: Long,
-      stream: String,
-      id: String,
-      state: ShardState,
-      record: Option[ShardEndRecord]): ShardState = record match {
-    case Some(r) if r.start == state.position => state.copy(position = r.end)
-    case Some(r) => throw new IllegalStateException(
-        s"The shard end recorded for batch $batch of shard $id (stream $stream) starts at ${r.start}, but the " +
-          s"checkpoint says ${state.position}: ${store.describe} holds another query's records. " +
-          store.foreignRecordsAdvice)
-    case None =>
-      log.warn(s"No end was recorded for batch $batch of shard $id (stream $stream); the next batch reads it " +
-        s"again from ${state.position}.")
-      state
-  }
 }
 
 object KinesisMicroBatchStream {
-
-  /** The offset after `start`'s batch, and the shard-end records of the shards that batch read, per stream. */
-  private final case class Moved(offset: KinesisSourceOffset, lastRead: Map[String, Map[String, ShardEndRecord]])
-
-  /** Batches in a row with a recorded end missing after which a query with its metadata on executors' disks fails. */
-  val BatchesWithoutEndsTolerated = 3
 
   /** Batches of shard-end records kept behind the last committed one, for inspection after a failure. */
   val RetainedBatches = 10L
