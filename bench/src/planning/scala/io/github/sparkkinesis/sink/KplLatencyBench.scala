@@ -14,8 +14,8 @@ import software.amazon.awssdk.services.kinesis.model.{CreateStreamRequest, Descr
  * Where a record's time goes between the sink's hand-over and Kinesis's confirmation, against kinesis-mock: in one run,
  * single small records one every `intervalMs` through (1) PutRecord calls of the connector's own client on the plain
  * port, (2) the same on the TLS port, (3) the sink's Kinesis Producer Library producer ([[KplProducer]], the sink's
- * default options) on the TLS port and (4) the same with `kinesis.sink.recordMaxBufferedTime` 10 ms; each record's
- * time from hand-over to confirmation. With a third argument, (5) the KPL once more through that HTTPS port
+ * default options) on the TLS port and (4) the same with `kinesis.sink.recordMaxBufferedTime` 10 ms; each record's time
+ * from hand-over to confirmation. With a third argument, (5) the KPL once more through that HTTPS port
  * (`bench/continue-front.py`, which answers `Expect: 100-continue` as AWS does and the emulator does not). Run by
  * `bench/run --only kpl [records intervalMs [frontPort]]`; bench/README.md has the figures.
  */
@@ -38,10 +38,13 @@ object KplLatencyBench {
     println("|---|---|---|---|---|")
     def sdk(endpoint: URI, name: String): Unit = {
       val client = new SdkKinesisClient(clientSettings(endpoint))
-      try report(name, measure(records, intervalMs)(r => onDone => {
-          client.writeRecord(r.stream, r.partitionKey, None, r.data)
-          onDone(SendResult.Written)
-        })(stream))
+      try report(
+          name,
+          measure(records, intervalMs)(r =>
+            onDone => {
+              client.writeRecord(r.stream, r.partitionKey, None, r.data)
+              onDone(SendResult.Written)
+            })(stream))
       finally client.close()
     }
     def kpl(endpoint: URI, bufferedMs: Long, name: String): Unit = {
