@@ -70,6 +70,8 @@ run_suite() {
   step=$(date +%s)
   [ "$(cat "$venv/.prepared" 2>/dev/null)" = "$version" ] || prepare "$version"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[test]"
+  # A wheel of the same version as one installed before (a re-run on this machine) is otherwise taken as installed.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
   echo "run-tests.sh: pyspark $version: running the $kind suite"
   set +e
   (cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider --durations=5 "$@")

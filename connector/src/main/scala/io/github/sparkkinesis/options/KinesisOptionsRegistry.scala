@@ -263,6 +263,17 @@ object KinesisOptionsRegistry {
     boolean,
     usage = Sink)
 
+  val SinkStrictKeyOrder: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.sink.strictKeyOrder",
+    Some(false),
+    "Whether a row waits until every earlier row of its stream and partition key on its executor is confirmed. " +
+      "Off, rows of a key keep their order only as far as the KPL keeps it: a row it retries (throttling, a " +
+      "failed request, a producer still reading the stream's shards) can land after rows handed over later. On, " +
+      "each key has one row in flight, so a key writes about one row per kinesis.sink.recordMaxBufferedTime plus a " +
+      "request's round trip.",
+    boolean,
+    usage = Sink)
+
   val SinkRecordTtl: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.sink.recordTtl",
     Some(30000L),
@@ -500,6 +511,7 @@ object KinesisOptionsRegistry {
     SinkRecordMaxBufferedTime,
     SinkMaxConnections,
     SinkAggregationEnabled,
+    SinkStrictKeyOrder,
     SinkRecordTtl,
     SinkMaxPendingRecordsPerExecutor,
     SinkMaxPendingBytesPerExecutor,

@@ -10,6 +10,8 @@ import io.github.sparkkinesis.client.ClientSettings
  * @param stream
  *   option `kinesis.streamName`: every row's stream when set, overriding the `streamName` column; else each row's
  *   `streamName` names its stream
+ * @param strictKeyOrder
+ *   option `kinesis.sink.strictKeyOrder`: whether each partition key has at most one row in flight
  * @param maxPendingRecordsPerExecutor
  *   most rows an executor's tasks may have handed to the producer unconfirmed
  * @param maxPendingBytesPerExecutor
@@ -21,6 +23,7 @@ final case class KinesisSinkOptions(
     recordMaxBufferedTimeMs: Long,
     maxConnections: Int,
     aggregationEnabled: Boolean,
+    strictKeyOrder: Boolean,
     recordTtlMs: Long,
     maxPendingRecordsPerExecutor: Int,
     maxPendingBytesPerExecutor: Long) {
@@ -51,6 +54,7 @@ object KinesisSinkOptions {
       recordMaxBufferedTimeMs = getOrDefault(SinkRecordMaxBufferedTime),
       maxConnections = getOrDefault(SinkMaxConnections),
       aggregationEnabled = getOrDefault(SinkAggregationEnabled),
+      strictKeyOrder = getOrDefault(SinkStrictKeyOrder),
       recordTtlMs = getOrDefault(SinkRecordTtl),
       maxPendingRecordsPerExecutor = getOrDefault(SinkMaxPendingRecordsPerExecutor),
       maxPendingBytesPerExecutor = getOrDefault(SinkMaxPendingBytesPerExecutor))

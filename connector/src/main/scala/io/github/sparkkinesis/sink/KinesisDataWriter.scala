@@ -13,7 +13,7 @@ private[sink] final case class KinesisWriterCommitMessage(records: Long, bytes: 
  * The sink's task-side limits; see [[KinesisDataWriter]].
  *
  * @param confirmTimeoutMs
- *   longest wait for room to hand a row over, or for the task's rows to be confirmed
+ *   longest wait for room to hand a row over, or for the next of the task's rows to be confirmed
  */
 private[sink] final case class WriterLimits(confirmTimeoutMs: Long, maxPendingRecords: Int, maxPendingBytes: Long)
 
@@ -106,12 +106,19 @@ private[sink] final class KinesisDataWriter(
   override def close(): Unit = lease.release()
 
   /**
-   * Waits under `lock` until `ready` holds, then fails if a record failed; also fails if `ready` does not hold within
-   * `confirmTimeoutMs`, since every record ends by its TTL, so a longer wait means a stuck producer.
+   * Waits under `lock` until `ready` holds, then fails if a record failed; also fails if no record of this task settles
+   * for `confirmTimeoutMs`, since every record ends by its TTL once the producer has it, so a longer silence means a
+   * stuck producer. The wait restarts at each settled record: rows held back for their key's order
+   * (`kinesis.sink.strictKeyOrder`) reach the producer, and start their TTL, only one after the other.
    */
   private def awaitLocked(waitingFor: => String)(ready: => Boolean): Unit = {
-    val deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)
+    var deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)
+    var unsettled = pendingRecords
     while (failure.isEmpty && !ready) {
+      if (pendingRecords < unsettled) {
+        unsettled = pendingRecords
+        deadline = System.nanoTime() + KinesisDataWriter.nanos(limits.confirmTimeoutMs)
+      }
       val left = deadline - System.nanoTime()
       if (left <= 0) throw stuck(waitingFor)
       lock.wait(math.max(1L, left / 1000000L))

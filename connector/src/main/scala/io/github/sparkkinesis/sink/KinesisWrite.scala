@@ -120,7 +120,8 @@ private[sink] object KinesisDataWriterFactory {
         options.aggregationEnabled,
         options.recordTtlMs,
         options.maxPendingRecordsPerExecutor,
-        options.maxPendingBytesPerExecutor),
+        options.maxPendingBytesPerExecutor,
+        options.strictKeyOrder),
       WriterLimits(
         confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
         maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,

@@ -23,6 +23,8 @@ import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, Erro
  *   most records the executor's tasks may have handed to this producer unconfirmed
  * @param maxPendingBytes
  *   most bytes (partition keys and data) of those records
+ * @param strictKeyOrder
+ *   whether a record waits until every earlier record of its stream and partition key is confirmed
  */
 private[sink] final case class ProducerSettings(
     client: ClientSettings,
@@ -31,7 +33,8 @@ private[sink] final case class ProducerSettings(
     aggregationEnabled: Boolean,
     recordTtlMs: Long,
     maxPendingRecords: Int,
-    maxPendingBytes: Long)
+    maxPendingBytes: Long,
+    strictKeyOrder: Boolean = false)
 
 /** [[RecordProducer]] on the Kinesis Producer Library's native daemon (one child process per instance). */
 private[sink] final class KplProducer(settings: ProducerSettings) extends StoppableProducer {

@@ -7,11 +7,16 @@ import scala.util.control.NonFatal
  * Sends records of at most `smallMaxBytes` (partition key and data) through `small`, the Kinesis Producer Library, and
  * larger ones through `large` (PutRecord calls; the KPL carries records up to 1 MiB), keeping each stream's partition
  * keys in order: a record of a key goes out only once every earlier record of that key is confirmed, if either of them
- * is large; small records follow each other without waiting, in the order the KPL keeps. Records held back wait here,
- * in order, and are already counted in their tasks' pending limits, so a commit waits for them too. A record held back
- * that a producer then refuses is reported as failed through its `onDone`.
+ * is large, or always with `strictKeyOrder`; otherwise small records follow each other without waiting, in the order
+ * the KPL keeps, which a retried record breaks (it lands after records sent while it waited). Records held back wait
+ * here, in order, and are already counted in their tasks' pending limits, so a commit waits for them too. A record held
+ * back that a producer then refuses is reported as failed through its `onDone`.
  */
-private[sink] final class RoutingProducer(small: StoppableProducer, large: StoppableProducer, smallMaxBytes: Long)
+private[sink] final class RoutingProducer(
+    small: StoppableProducer,
+    large: StoppableProducer,
+    smallMaxBytes: Long,
+    strictKeyOrder: Boolean = false)
     extends StoppableProducer {
 
   /** One stream's partition key: what it has in flight (one way only) and what waits behind that. */
@@ -45,9 +50,9 @@ private[sink] final class RoutingProducer(small: StoppableProducer, large: Stopp
 
   private def isLarge(record: OutgoingRecord): Boolean = record.size > smallMaxBytes
 
-  /** A large record goes alone; small ones may join small ones in flight. */
+  /** A large record goes alone; small ones may join small ones in flight, unless each key keeps strict order. */
   private def mayGo(lane: Lane, record: OutgoingRecord): Boolean =
-    lane.inFlight == 0 || (!lane.inFlightLarge && !isLarge(record))
+    lane.inFlight == 0 || (!strictKeyOrder && !lane.inFlightLarge && !isLarge(record))
 
   /** Hands `record` to its producer; under the lock, so that no later record of its key can overtake it. */
   private def go(key: (String, String), lane: Lane, record: OutgoingRecord, onDone: SendResult => Unit): Unit = {

@@ -116,7 +116,8 @@ private[sink] object SharedProducers {
           settings.recordTtlMs,
           () => new Backoff(settings.client.retry.baseDelayMs, settings.client.retry.maxDelayMs),
           RoutingProducer.PutRecordThreads),
-        RoutingProducer.KplMaxRecordBytes),
+        RoutingProducer.KplMaxRecordBytes,
+        settings.strictKeyOrder),
     IdleSweeper.IdleMs)
   IdleSweeper.start("spark-kinesis-idle-producers")(() => pool.destroyIdle())
 

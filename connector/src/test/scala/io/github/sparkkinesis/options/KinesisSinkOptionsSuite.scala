@@ -17,6 +17,7 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (parsed.recordMaxBufferedTimeMs, parsed.maxConnections, parsed.aggregationEnabled, parsed.recordTtlMs) shouldBe
       ((100L, 24, true, 30000L))
     (parsed.maxPendingRecordsPerExecutor, parsed.maxPendingBytesPerExecutor) shouldBe ((100000, 128L << 20))
+    parsed.strictKeyOrder shouldBe false
     parsed.client.verifyCertificate shouldBe true
   }
 
@@ -27,6 +28,7 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
       "kinesis.verifycertificate" -> "false",
       "kinesis.sink.maxConnections" -> "4",
       "kinesis.sink.aggregationEnabled" -> "FALSE",
+      "kinesis.sink.strictKeyOrder" -> "true",
       "kinesis.sink.recordTtl" -> "5000",
       "kinesis.awsAccessKeyId" -> "id",
       "kinesis.awsSecretKey" -> "secret",
@@ -37,6 +39,7 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     parsed.client.endpointUrl shouldBe Some(URI.create("https://127.0.0.1:4567"))
     parsed.client.verifyCertificate shouldBe false
     (parsed.maxConnections, parsed.aggregationEnabled, parsed.recordTtlMs) shouldBe ((4, false, 5000L))
+    parsed.strictKeyOrder shouldBe true
     parsed.client.credentials.map(_.accessKeyId) shouldBe Some("id")
   }
 
@@ -45,6 +48,7 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
       (include("kinesis.sink.maxConnections") and include("'0'") and include("1 to 256"))
     error("kinesis.sink.recordTtl" -> "50") should include("kinesis.sink.recordTtl")
     error("kinesis.sink.aggregationEnabled" -> "yes") should include("kinesis.sink.aggregationEnabled")
+    error("kinesis.sink.strictKeyOrder" -> "always") should include("kinesis.sink.strictKeyOrder")
     error("kinesis.sink.maxPendingBytesPerExecutor" -> "1000") should
       (include("kinesis.sink.maxPendingBytesPerExecutor") and include("'1000'") and include("from 1048576"))
     error("kinesis.sink.recordTtlMs" -> "10") should include("Did you mean kinesis.sink.recordTtl")

@@ -95,6 +95,24 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
       (include("200 ms") and include("1 still unconfirmed"))
   }
 
+  test("Given rows confirmed one by one, each within the confirmation wait but all of them in longer (rows held " +
+    "back for strict key order), when the task commits, then it waits for every one and succeeds") {
+    // Given four rows and a confirmation wait of 2 s
+    val executor = new Executor
+    val writer = executor.writer(confirmTimeoutMs = 2000L)
+    (1 to 4).foreach(i => writer.write(row(s"r$i", "k")))
+    // When the task commits and the producer confirms a row every 800 ms (3.2 s in all)
+    @volatile var message: Option[KinesisWriterCommitMessage] = None
+    val committing = blockedIn { message = Some(writer.commit().asInstanceOf[KinesisWriterCommitMessage]) }
+    for (_ <- 1 to 4) {
+      Thread.sleep(800) // the producer's pace, not synchronisation: the commit must outlast one wait
+      executor.producer.settleNext(SendResult.Written)
+    }
+    joined(committing)
+    // Then the commit reports all four rows
+    message shouldBe Some(KinesisWriterCommitMessage(records = 4, bytes = 12))
+  }
+
   test("Given kinesis.sink.recordTtl at or near Long.MaxValue, when a task commits, then it waits for its rows " +
     "instead of failing at once") {
     for (ttl <- Seq(Long.MaxValue, Long.MaxValue - KinesisWrite.ConfirmMarginMs + 1, Long.MaxValue / 1000000L)) {

@@ -14,10 +14,10 @@ import io.github.sparkkinesis.client.{Backoff, ClientSettings, FakeKinesisClient
 class RoutingProducerSuite extends AnyFunSuite with Matchers {
 
   /** Records over 10 bytes (partition key and data) are large. */
-  private final class Routes {
+  private final class Routes(strictKeyOrder: Boolean = false) {
     val small = new FakeRecordProducer
     val large = new FakeRecordProducer
-    val producer = new RoutingProducer(small, large, smallMaxBytes = 10)
+    val producer = new RoutingProducer(small, large, smallMaxBytes = 10, strictKeyOrder)
     val results: mutable.Buffer[(String, SendResult)] = mutable.Buffer.empty
 
     def send(key: String, data: String): Unit =
@@ -53,6 +53,41 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     routes.small.confirmAll()
     routes.results.map(_._1) shouldBe Seq("s1", "j1", "L2-large-record", "s3")
     routes.results.map(_._2).distinct shouldBe Seq(SendResult.Written)
+    routes.producer.heldBack shouldBe 0
+  }
+
+  test("Given the default order, when small records of one key are sent, then they all go to the KPL at once, " +
+    "so a retry inside it can reorder them") {
+    val routes = new Routes
+    routes.send("k", "a1")
+    routes.send("k", "a2")
+    payloads(routes.small) shouldBe Seq("a1", "a2")
+    routes.producer.heldBack shouldBe 0
+  }
+
+  test("Given strict key order, when small records of one key are sent, then each goes to the KPL only once the " +
+    "one before it is confirmed or failed, and other keys do not wait") {
+    // Given strict key order and a small record of key k in flight
+    val routes = new Routes(strictKeyOrder = true)
+    routes.send("k", "a1")
+    // When two more records of k and one of another key are sent
+    routes.send("k", "a2")
+    routes.send("k", "a3")
+    routes.send("j", "j1")
+    // Then only the other key's record joins the KPL, whatever the KPL would retry
+    payloads(routes.small) shouldBe Seq("a1", "j1")
+    routes.producer.heldBack shouldBe 2
+    // And a2 goes once a1 is confirmed, a3 once a2 has failed (its task fails; Spark writes its rows again)
+    routes.small.settleNext(SendResult.Written)
+    payloads(routes.small) shouldBe Seq("a1", "j1", "a2")
+    routes.small.settleNext(SendResult.Written) // j1: changes nothing for k
+    payloads(routes.small) shouldBe Seq("a1", "j1", "a2")
+    routes.small.settleNext(SendResult.Failed("throttled for too long"))
+    payloads(routes.small) shouldBe Seq("a1", "j1", "a2", "a3")
+    routes.small.confirmAll()
+    routes.results.map(_._1) shouldBe Seq("a1", "j1", "a2", "a3")
+    routes.results.map(_._2) shouldBe
+      Seq(SendResult.Written, SendResult.Written, SendResult.Failed("throttled for too long"), SendResult.Written)
     routes.producer.heldBack shouldBe 0
   }
 
