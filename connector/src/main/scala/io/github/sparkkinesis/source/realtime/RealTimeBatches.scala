@@ -22,9 +22,9 @@ private[source] final class RealTimeBatches(ends: BatchEnds, options: KinesisSou
   private var mergedAtMs: Option[Long] = None
 
   /**
-   * Starts the batch `plan` plans, made with `tasks` from `planningFrom` (ms) on, and returns its tasks; a batch with no
-   * readable shard waits `kinesis.describeShardInterval` first, so that batches without tasks do not follow each other
-   * at once.
+   * Starts the batch `plan` plans, made with `tasks` from `planningFrom` (ms) on, and returns its tasks; a batch with
+   * no readable shard waits `kinesis.describeShardInterval` first, so that batches without tasks do not follow each
+   * other at once.
    */
   def start(plan: RealTimePlan, tasks: RealTimeTasks, planningFrom: Long): Seq[RealTimePartition] = {
     if (lastPlan.isEmpty) {
