@@ -51,7 +51,7 @@ final case class RealTimeTasks(shardsPerTask: Int, maxTasks: Option[Int], slots:
           "query's first run)"
     s"A real-time batch needs ${tasks + slots.downstream} task slots at once, but the cluster has ${slots.slots} " +
       s"(its cores divided by spark.task.cpus=${slots.taskCpus}): $source, and $shuffles. Real-time mode runs all of " +
-      "a batch's stages at once. Lower spark.sql.shuffle.partitions (for a stateful query: before its first run, with " +
-      "a new checkpoint location), lower kinesis.realTime.maxTasks, or give the cluster more cores."
+      "a batch's stages at once. Lower spark.sql.shuffle.partitions (for a stateful query: before its first run, " +
+      "with a new checkpoint location), lower kinesis.realTime.maxTasks, or give the cluster more cores."
   }
 }
