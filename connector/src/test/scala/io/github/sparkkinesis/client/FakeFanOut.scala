@@ -14,7 +14,9 @@ import scala.collection.mutable
  * silent on a connection that still answers the SDK's PINGs. A new subscribe for the same consumer and shard while one
  * opened less than 5 s ago is still open is refused with [[SubscriptionBusyException]]; a later one ends the open one.
  * At a closed shard's end the last event names the child shards, unless `sendChildShards` is false (kinesis-mock never
- * does: then a caught-up subscription to a closed shard just sends nothing more).
+ * does: then a caught-up subscription to a closed shard just sends nothing more). A record reaches subscriptions
+ * `pushDelayMillis` after its arrival (0; AWS's propagation delay is about 70 ms), the reader's polling granularity then
+ * 5 ms instead of 20.
  */
 final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   import FakeFanOut._
@@ -25,6 +27,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   var eventsPerSubscription: Int = Int.MaxValue
   var sendChildShards = true
   var heartbeatMillis = 5000L
+  var pushDelayMillis = 0L
 
   private val consumers = mutable.LinkedHashMap.empty[String, FakeConsumer]
   private val open = mutable.Map.empty[(String, String), FakeSubscription]
@@ -117,16 +120,19 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
         else {
           val shard = owner.shardFor(stream, shardId)
           val from = math.max(position, shard.trimmed)
-          val until = math.min(shard.end, from + recordsPerEvent)
+          val pushed = shard.slice(from, math.min(shard.end, from + recordsPerEvent))
+            .takeWhile(_.approximateArrivalTimestampMillis <= clock() - pushDelayMillis)
+          val until = from + pushed.size
           val atEnd = until == shard.end
           val children = if (atEnd && shard.isClosed && sendChildShards) owner.children(stream, shardId) else Nil
           if (from < until || children.nonEmpty || !reportedTip) {
-            val records = shard.slice(from, until)
+            val records = pushed
             position = until
             events += 1
             reportedTip = atEnd
             if (children.nonEmpty) done = true
-            val lag = if (atEnd) 0L else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
+            val lag = if (atEnd || records.isEmpty) 0L
+              else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
             lastEventAt = clock()
             Some(SubscriptionSignal.Event(records, records.lastOption.map(_.sequenceNumber), lag, children))
           } else heartbeat(timeoutMs)
@@ -155,7 +161,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     private def waitOut(timeoutMs: Long): Option[SubscriptionSignal] = {
       clock match {
         case manual: ManualClock => manual.advance(timeoutMs)
-        case _ => if (timeoutMs > 0) owner.wait(math.min(timeoutMs, 20L))
+        case _ => if (timeoutMs > 0) owner.wait(math.min(timeoutMs, if (pushDelayMillis > 0) 5L else 20L))
       }
       None
     }
