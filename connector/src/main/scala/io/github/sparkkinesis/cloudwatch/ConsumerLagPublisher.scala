@@ -15,11 +15,11 @@ import io.github.sparkkinesis.source.SourceMetrics
 import io.github.sparkkinesis.source.reading.TaskMetrics
 
 /**
- * Publishes each stream's consumer lag and reads to CloudWatch from the driver (`kinesis.emitConsumerLagMetrics`).
- * Each batch's metrics, as [[SourceMetrics.ofBatch]] computed them, are added to its streams' pending statistics; a
- * stream's pending statistics go out together in one PutMetricData once a minute has passed since its last one, so a
- * stream costs at most one call per minute, and a minute without batches none. Calls run on a thread of their own, so
- * the query never waits on CloudWatch; a failed call is logged (at most once a minute; a missing permission once, saying
+ * Publishes each stream's consumer lag and reads to CloudWatch from the driver (`kinesis.emitConsumerLagMetrics`). Each
+ * batch's metrics, as [[SourceMetrics.ofBatch]] computed them, are added to its streams' pending statistics; a stream's
+ * pending statistics go out together in one PutMetricData once a minute has passed since its last one, so a stream
+ * costs at most one call per minute, and a minute without batches none. Calls run on a thread of their own, so the
+ * query never waits on CloudWatch; a failed call is logged (at most once a minute; a missing permission once, saying
  * what to grant) and never fails the query. Used from the query's thread.
  *
  * @param streams

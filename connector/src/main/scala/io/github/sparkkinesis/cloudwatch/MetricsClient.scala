@@ -43,8 +43,8 @@ final class PublishDenied(message: String) extends RuntimeException(message)
 
 /**
  * PutMetricData through the AWS SDK, with the query's Kinesis credentials, retries and HTTP client, in
- * `kinesis.cloudwatch.region` (else the stream's region) at `kinesis.cloudwatch.endpointUrl` (else the regional one).
- * A call gives up after [[SdkMetricsClient.CallTimeout]], so calls never queue up behind one another.
+ * `kinesis.cloudwatch.region` (else the stream's region) at `kinesis.cloudwatch.endpointUrl` (else the regional one). A
+ * call gives up after [[SdkMetricsClient.CallTimeout]], so calls never queue up behind one another.
  */
 final class SdkMetricsClient(settings: ClientSettings, cloudWatch: CloudWatchSettings) extends MetricsClient {
   private val credentials = CredentialsProviders.of(settings)

@@ -8,7 +8,9 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.client.{ManualClock, StreamRef}
 import io.github.sparkkinesis.options.CloudWatchSettings
 
-/** The consumer lag published to CloudWatch: one call per stream per minute, all its metrics in it, failures tolerated. */
+/**
+ * The consumer lag published to CloudWatch: one call per stream per minute, all its metrics in it, failures tolerated.
+ */
 class ConsumerLagPublisherSuite extends AnyFunSuite with Matchers {
 
   private val Minute = ConsumerLagPublisher.IntervalMs

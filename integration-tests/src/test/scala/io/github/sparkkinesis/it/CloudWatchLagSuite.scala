@@ -8,8 +8,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 /**
- * The consumer lag published to CloudWatch (kinesis.emitConsumerLagMetrics), through the shaded JAR's CloudWatch client,
- * read back from moto's CloudWatch as an operator's dashboard would (ListMetrics, GetMetricData).
+ * The consumer lag published to CloudWatch (kinesis.emitConsumerLagMetrics), through the shaded JAR's CloudWatch
+ * client, read back from moto's CloudWatch as an operator's dashboard would (ListMetrics, GetMetricData).
  */
 class CloudWatchLagSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   private val mapper = new ObjectMapper()
