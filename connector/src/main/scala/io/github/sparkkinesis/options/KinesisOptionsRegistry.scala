@@ -422,6 +422,50 @@ object KinesisOptionsRegistry {
     url("https://dynamodb.us-east-1.amazonaws.com"),
     usage = Source)
 
+  val EmitConsumerLagMetrics: OptionSpec[Boolean] = OptionSpec[Boolean](
+    "kinesis.emitConsumerLagMetrics",
+    Some(false),
+    "Whether the driver publishes each stream's consumer lag (MillisBehindLatest, max and average) and its batches' " +
+      "records, bytes and calls to CloudWatch, as Glue's emitConsumerLagMetrics and the KCL do: at most one " +
+      "PutMetricData per stream per minute, with the Kinesis credentials, which need cloudwatch:PutMetricData. A " +
+      "failed publication is logged and never fails the query.",
+    boolean,
+    usage = Source)
+
+  val CloudWatchNamespace: OptionSpec[String] = OptionSpec[String](
+    "kinesis.cloudwatch.namespace",
+    Some("SparkKinesis"),
+    "CloudWatch namespace of the metrics kinesis.emitConsumerLagMetrics publishes.",
+    matches(
+      "(?!AWS/)(?=.*[^ ])[a-zA-Z0-9._/#: -]{1,255}",
+      "1 to 255 characters of a-z A-Z 0-9 . - _ / # : and space, not starting with AWS/",
+      "it is not a custom CloudWatch namespace"),
+    usage = Source)
+
+  val CloudWatchDimensions: OptionSpec[Seq[(String, String)]] = OptionSpec[Seq[(String, String)]](
+    "kinesis.cloudwatch.dimensions",
+    Some(Seq("StreamName" -> "{stream}", "Application" -> "{app}")),
+    "Dimensions of the metrics kinesis.emitConsumerLagMetrics publishes: comma-separated Name=Value pairs, where a " +
+      "value may hold {stream} (the stream's name), {app} (the Spark application's name) and {queryId} (the " +
+      "streaming query's id, which survives restarts from the checkpoint).",
+    dimensions,
+    usage = Source)
+
+  val CloudWatchEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.cloudwatch.endpointUrl",
+    None,
+    "CloudWatch endpoint of kinesis.emitConsumerLagMetrics, for VPC endpoints and emulators. Default: the regional " +
+      "endpoint of kinesis.cloudwatch.region.",
+    url("https://monitoring.us-east-1.amazonaws.com"),
+    usage = Source)
+
+  val CloudWatchRegion: OptionSpec[String] = OptionSpec[String](
+    "kinesis.cloudwatch.region",
+    None,
+    "AWS region kinesis.emitConsumerLagMetrics publishes to. Default: the stream's (kinesis.region).",
+    region,
+    usage = Source)
+
   val CheckNewRecordThreads: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.checkNewRecordThreads",
     Some(8),
@@ -528,6 +572,11 @@ object KinesisOptionsRegistry {
     MetadataCommitterType,
     DynamoDbTableName,
     DynamoDbEndpointUrl,
+    EmitConsumerLagMetrics,
+    CloudWatchNamespace,
+    CloudWatchDimensions,
+    CloudWatchEndpointUrl,
+    CloudWatchRegion,
     ConsumerName,
     ConsumerArn,
     DeregisterConsumerOnStop,

@@ -10,7 +10,7 @@ object OptionRules {
    * The rules across options, checked in this order after every value: the source needs a stream, credentials come as a
    * pair (a session token with them), the retry maximum is not below the base interval, the STS options need a role, a
    * provider parameter its class, keys and a provider class exclude each other, and enhanced fan-out names exactly one
-   * consumer.
+   * consumer; the CloudWatch options need kinesis.emitConsumerLagMetrics.
    */
   val all: Seq[OptionRule] = Seq(
     OptionRule.Required(
@@ -63,5 +63,10 @@ object OptionRules {
       s"Options ${ConsumerName.name} ('{${ConsumerName.name}}') and ${ConsumerArn.name} ('{${ConsumerArn.name}}') " +
         s"are both set, but ${ConsumerType.name} '{${ConsumerType.name}}' reads through one consumer: set " +
         s"${ConsumerName.name} for a consumer the query manages, or ${ConsumerArn.name} for an existing consumer " +
-        "it only reads through, not both."))
+        "it only reads through, not both.")) ++
+    Seq(CloudWatchNamespace, CloudWatchDimensions, CloudWatchEndpointUrl, CloudWatchRegion).map(option =>
+      OptionRule.Needs(
+        Seq(option, EmitConsumerLagMetrics),
+        s"Option ${option.name} is set without ${EmitConsumerLagMetrics.name}: it only shapes what that option " +
+          s"publishes to CloudWatch; set ${EmitConsumerLagMetrics.name} to true, or remove it."))
 }

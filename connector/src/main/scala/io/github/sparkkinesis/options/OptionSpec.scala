@@ -165,6 +165,30 @@ private[options] object Parsers {
   val region: Parser[String] =
     matches("[a-z]{2}(-[a-z]+)+-[0-9]+", "an AWS region name such as us-east-1", "it is not an AWS region name")
 
+  /**
+   * CloudWatch dimensions as comma-separated `Name=Value` pairs (at most 30, names unique), whose values may hold
+   * [[CloudWatchSettings.Placeholders]]; shown as written.
+   */
+  val dimensions: Parser[Seq[(String, String)]] = {
+    import CloudWatchSettings.Placeholders
+    new Parser[Seq[(String, String)]](
+      "dimensions",
+      s"comma-separated Name=Value pairs such as StreamName={stream},Application={app} (at most 30; a value may hold " +
+        s"${Placeholders.mkString(", ")})",
+      raw => {
+        val pairs = raw.split(",", -1).toSeq.map(_.split("=", 2).map(_.trim).toSeq)
+        val unknown = pairs.flatMap(_.drop(1)).flatMap("\\{[^}]*\\}".r.findAllIn(_)).filterNot(Placeholders.contains)
+        if (pairs.exists(p => p.size != 2 || p.exists(_.isEmpty))) Left("a pair is not Name=Value")
+        else if (pairs.size > 30) Left(s"it has ${pairs.size} dimensions, CloudWatch takes at most 30")
+        else if (pairs.map(_.head).distinct.size < pairs.size) Left("it names a dimension twice")
+        else if (pairs.exists(p => p.head.length > 255 || p.head.startsWith(":") || p(1).length > 1024)) {
+          Left("a name is over 255 characters or starts with a colon, or a value is over 1024 characters")
+        } else if (unknown.nonEmpty) Left(s"it holds unknown placeholder(s) ${unknown.distinct.mkString(", ")}")
+        else Right(pairs.map(p => p.head -> p(1)))
+      },
+      show = _.map { case (name, value) => s"$name=$value" }.mkString(","))
+  }
+
   def position(accepted: String): Parser[StartingPosition] =
     new Parser(
       "position",

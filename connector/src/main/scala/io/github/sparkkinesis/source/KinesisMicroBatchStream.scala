@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.read.streaming.{
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, KinesisClient}
+import io.github.sparkkinesis.cloudwatch.ConsumerLagPublisher
 import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndStore, ShardEndStores}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
@@ -88,6 +89,9 @@ class KinesisMicroBatchStream(
   fanOut.values.foreach(_.resolveInBackground())
 
   private var checksReported = 0L
+
+  /** Publishes each batch's lag to CloudWatch, with kinesis.emitConsumerLagMetrics. */
+  private val lagPublisher = ConsumerLagPublisher.of(options)
 
   /** The batch whose offset this run last handed to Spark. */
   private var lastPlanned: Option[Long] = None
@@ -201,10 +205,11 @@ class KinesisMicroBatchStream(
       checksReported = checks
       val byStream = ends.of(offset).toSeq.flatMap { case ((s, _), record) => record.map(s -> _) }
         .groupBy(_._1).map { case (s, records) => s -> records.map(_._2) }
-      SourceMetrics.ofBatch(
+      val batch = SourceMetrics.ofBatch(
         if (realTime) realTimeBatches.endsByStream else byStream,
-        planners.map { case (s, planner) => s -> planner.shardCounts }) +
-        (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
+        planners.map { case (s, planner) => s -> planner.shardCounts })
+      lagPublisher.foreach(_.afterBatch(offset.batch, batch))
+      batch + (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
     }
     val out = new java.util.HashMap[String, String]()
     metrics.foreach { case (k, v) => out.put(k, v) }
@@ -335,6 +340,7 @@ class KinesisMicroBatchStream(
 
   override def stop(): Unit = {
     planners.values.foreach(_.close())
+    lagPublisher.foreach(_.stop())
     fanOut.values.foreach(_.stop()) // deregisters a consumer this query registered, unless options keep it
   }
 

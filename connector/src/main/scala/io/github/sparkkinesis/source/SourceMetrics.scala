@@ -39,13 +39,17 @@ object SourceMetrics {
   /** The prefix of a stream's own metrics: `stream.orders.avgMsBehindLatest`, say. */
   val StreamPrefix = "stream."
 
+  /** The batch's average and greatest MillisBehindLatest over the shards it read. */
+  val AvgMsBehindLatest = "avgMsBehindLatest"
+  val MaxMsBehindLatest = "maxMsBehindLatest"
+
   private def of(ends: Seq[ShardEndRecord], shards: (Int, Int)): Seq[(String, Long)] = {
     val stats = ends.flatMap(_.stats)
     val lags = stats.map(_.millisBehindLatest)
     val lag = if (lags.isEmpty) Nil
     else Seq(
-      "avgMsBehindLatest" -> lags.sum / lags.size,
-      "maxMsBehindLatest" -> lags.max,
+      AvgMsBehindLatest -> lags.sum / lags.size,
+      MaxMsBehindLatest -> lags.max,
       "minMsBehindLatest" -> lags.min)
     lag ++ Seq(
       "shardsOpen" -> shards._1.toLong,

@@ -57,8 +57,10 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     }
   }
 
-  test("the CloudWatch client the KPL's constructor always builds is inside, relocated") {
+  test("the CloudWatch client (the KPL's constructor always builds one; the lag publisher calls it) and the CBOR " +
+    "protocol it speaks are inside, relocated") {
     entries should contain("io/github/sparkkinesis/shaded/awssdk/services/cloudwatch/CloudWatchClient.class")
+    entries should contain("io/github/sparkkinesis/shaded/awssdk/protocols/rpcv2/SmithyRpcV2CborProtocolFactory.class")
   }
 
   test("Scala, Spark, Hadoop and SLF4J are not bundled; the connector's classes in Spark's package are only its own") {
