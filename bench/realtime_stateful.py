@@ -32,7 +32,7 @@ from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
 
 NOW = "CAST(reflect('java.lang.System', 'currentTimeMillis') AS BIGINT)"
 SENT = "CAST(get_json_object(CAST(data AS STRING), '$.sentAtMs') AS BIGINT)"
-POSITION = ["shardId", "sequenceNumber", "subSequenceNumber"]
+POSITION = ["streamName", "shardId", "sequenceNumber", "subSequenceNumber"]
 
 #: Each query: a name, and what it makes of the records: a DataFrame with a column latencyMs and sentAtMs.
 QUERIES: Dict[str, Callable[[DataFrame], DataFrame]] = {

@@ -64,7 +64,8 @@ def main(kind: str, endpoint: str, stream: str, checkpoint: str, sink: str, *con
     records = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
     extra: Dict[str, str] = {}
     if kind == "stateful":
-        rows = records.dropDuplicates(["shardId", "sequenceNumber", "subSequenceNumber"]).groupBy("shardId").count()
+        position = ["streamName", "shardId", "sequenceNumber", "subSequenceNumber"]
+        rows = records.dropDuplicates(position).groupBy("shardId").count()
         write = _appender(sink, lambda r: f"{r.shardId}\t{r['count']}")
         batch = "10 seconds"
     else:

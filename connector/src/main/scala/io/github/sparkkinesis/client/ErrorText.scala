@@ -22,6 +22,17 @@ private[sparkkinesis] object ErrorText {
     // Session tokens are hundreds of base64 characters; no message needs such a run.
     "[A-Za-z0-9+/=]{100,}".r -> Redacted)
 
+  /**
+   * An endpoint as messages echo it: scheme, host, port and path, with the parts of a URL that can carry credentials
+   * (user info, a query string such as a presigned one's, a fragment) replaced by [[Redacted]].
+   */
+  def endpoint(url: java.net.URI): String = {
+    def part(present: String, before: String, after: String) = Option(present).fold("")(_ => before + Redacted + after)
+    s"${url.getScheme}://${part(url.getRawUserInfo, "", "@")}${url.getHost}" +
+      (if (url.getPort >= 0) s":${url.getPort}" else "") + Option(url.getRawPath).getOrElse("") +
+      part(url.getRawQuery, "?", "") + part(url.getRawFragment, "#", "")
+  }
+
   /** `text` without `secrets` and without the parts of a signed request. */
   def scrub(text: String, secrets: Seq[String]): String = {
     val known = secrets.filter(_.nonEmpty).sortBy(-_.length)

@@ -139,7 +139,8 @@ private[sparkkinesis] object SdkErrors {
     new SdkErrors(CredentialsProviders.origin(settings), CredentialsProviders.secrets(settings), endpointOf(settings))
 
   /** The endpoint a client of `settings` calls, as messages name it. */
-  def endpointOf(settings: ClientSettings): String = settings.endpointUrl.map(u => s"$u (option kinesis.endpointUrl)")
+  def endpointOf(settings: ClientSettings): String = settings.endpointUrl.map(u =>
+    s"${ErrorText.endpoint(u)} (option kinesis.endpointUrl)")
     .getOrElse(settings.region.fold("the AWS endpoint of the default region chain's region")(r =>
       s"https://kinesis.$r.amazonaws.com (the AWS endpoint of option kinesis.region)"))
 

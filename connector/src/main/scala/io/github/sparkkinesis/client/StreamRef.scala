@@ -7,7 +7,11 @@ package io.github.sparkkinesis.client
 object StreamRef {
 
   /** The parts of a stream ARN, or of a stream consumer's ARN: the stream it names and where that stream lives. */
-  final case class StreamArn(partition: String, region: String, account: String, streamName: String)
+  final case class StreamArn(partition: String, region: String, account: String, streamName: String) {
+
+    /** The stream's own ARN (of a consumer's ARN: the ARN of the stream it reads). */
+    def arn: String = s"arn:$partition:kinesis:$region:$account:stream/$streamName"
+  }
 
   /** `arn:PARTITION:kinesis:REGION:ACCOUNT:stream/NAME`, optionally followed by `/consumer/CONSUMER:CREATED`. */
   private val ArnPattern = "arn:([^:]+):kinesis:([^:]*):([^:]*):stream/([^/]+)(/consumer/.*)?".r

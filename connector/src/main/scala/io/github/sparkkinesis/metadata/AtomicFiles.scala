@@ -58,6 +58,31 @@ private[sparkkinesis] object AtomicFiles {
           "kinesis.metadataCommitterType=DYNAMODB (with kinesis.dynamodb.tableName) to keep these records in " +
           "DynamoDB, or point kinesis.metadataPath at HDFS.")
     }
+    if (fs.isEmpty) requireFileSystemClass(given, conf, what)
+  }
+
+  /**
+   * Fails, naming the fix, unless Hadoop has a FileSystem class for `scheme` (`fs.<scheme>.impl`, or one its service
+   * loader found) and that class is on the class path; only the class is loaded, no file system is built. Otherwise the
+   * first use would fail with Hadoop's own error, which names neither the path nor the option.
+   */
+  private def requireFileSystemClass(scheme: String, conf: Configuration, what: String): Unit = {
+    val missing =
+      try {
+        FileSystem.getFileSystemClass(scheme, conf)
+        None
+      } catch {
+        case e: UnsupportedFileSystemException => Some(e.getMessage)
+        case e: RuntimeException if e.getCause.isInstanceOf[ClassNotFoundException] =>
+          Some(s"class ${conf.get(s"fs.$scheme.impl")} of fs.$scheme.impl is not on the class path")
+      }
+    missing.foreach { why =>
+      throw new IllegalArgumentException(
+        s"${what.capitalize} is on $scheme://, for which Hadoop has no file system ($why). Put the JAR of a Hadoop " +
+          s"file system for $scheme:// on the driver's and executors' class path (or correct the scheme), set " +
+          "kinesis.metadataCommitterType=DYNAMODB (with kinesis.dynamodb.tableName) to keep these records in " +
+          "DynamoDB, or point kinesis.metadataPath at HDFS.")
+    }
   }
 
   /** The file system of `dir`; None when its connector is not on the classpath (then its namespace is unknown). */

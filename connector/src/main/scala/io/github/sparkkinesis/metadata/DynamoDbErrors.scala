@@ -24,9 +24,10 @@ private[metadata] final class DynamoDbErrors(dynamoDbTable: DynamoDbTable, setti
   private val table = dynamoDbTable.name
 
   /** The endpoint the store's client calls, as messages name it: the option's, else the region's. */
-  private val endpoint = dynamoDbTable.endpoint.map(u => s"$u (option kinesis.dynamodb.endpointUrl)").getOrElse(
-    settings.region.fold("the DynamoDB endpoint of the default region chain's region (option kinesis.region unset)")(
-      r => s"https://dynamodb.$r.amazonaws.com (the DynamoDB endpoint of option kinesis.region)"))
+  private val endpoint =
+    dynamoDbTable.endpoint.map(u => s"${ErrorText.endpoint(u)} (option kinesis.dynamodb.endpointUrl)").getOrElse(
+      settings.region.fold("the DynamoDB endpoint of the default region chain's region (option kinesis.region unset)")(
+        r => s"https://dynamodb.$r.amazonaws.com (the DynamoDB endpoint of option kinesis.region)"))
 
   def call[T](operation: String)(body: => T): T =
     try body

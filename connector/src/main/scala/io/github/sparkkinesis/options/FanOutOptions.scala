@@ -64,13 +64,28 @@ object FanOutOptions {
         if (read.isDefined) s"option ${StreamARN.name}"
         else if (region.isDefined) s"options ${StreamName.name} and ${Region.name}"
         else s"option ${StreamName.name}"
-      throw new IllegalArgumentException(s"Option ${ConsumerArn.name} is '$consumerArn', a consumer of stream " +
-        s"'${owner.streamName}' of account ${owner.account} in ${owner.region}, but the query reads stream " +
-        s"'$readName'$where ($givenBy): a consumer serves only its own stream's shards, and shard ids repeat across " +
-        s"streams, so the query would read the other stream's records labelled as stream '$readName'. Give the ARN " +
-        s"of a consumer of stream '$readName' (aws kinesis list-stream-consumers --stream-arn <its ARN>), or set " +
-        s"${ConsumerName.name} instead of ${ConsumerArn.name} to let the connector register a consumer of that name " +
-        s"on stream '$readName'.")
+      throw new IllegalArgumentException(otherStreamsConsumer(
+        consumerArn,
+        s"'${owner.streamName}' of account ${owner.account} in ${owner.region}",
+        s"'$readName'$where ($givenBy)",
+        readName,
+        "<its ARN>"))
     }
   }
+
+  /**
+   * Why `consumerArn`, a consumer of stream `owner`, cannot serve the query's stream `read` (`readName`, whose
+   * consumers `aws kinesis list-stream-consumers --stream-arn <readArn>` lists), and what to set instead.
+   */
+  private[sparkkinesis] def otherStreamsConsumer(
+      consumerArn: String,
+      owner: String,
+      read: String,
+      readName: String,
+      readArn: String): String =
+    s"Option ${ConsumerArn.name} is '$consumerArn', a consumer of stream $owner, but the query reads stream $read: a " +
+      "consumer serves only its own stream's shards, and shard ids repeat across streams, so the query would read " +
+      s"the other stream's records labelled as stream '$readName'. Give the ARN of a consumer of stream '$readName' " +
+      s"(aws kinesis list-stream-consumers --stream-arn $readArn), or set ${ConsumerName.name} instead of " +
+      s"${ConsumerArn.name} to let the connector register a consumer of that name on stream '$readName'."
 }

@@ -30,7 +30,8 @@ final case class KinesisSinkOptions(
 
   override def toString: String =
     s"KinesisSinkOptions(stream=${stream.getOrElse("<per row>")}, " +
-      s"region=${client.region.getOrElse("<default chain>")}, endpoint=${client.endpointUrl.getOrElse("<AWS>")}, " +
+      s"region=${client.region.getOrElse("<default chain>")}, " +
+      s"endpoint=${PlanRedaction.describeEndpoint(client.endpointUrl)}, " +
       s"aggregation=$aggregationEnabled, recordTtlMs=$recordTtlMs)"
 }
 

@@ -41,7 +41,7 @@ final case class KinesisSourceOptions(
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
-      s"endpoint=${client.endpointUrl.getOrElse("<AWS>")}, startingPosition=$startingPosition)"
+      s"endpoint=${PlanRedaction.describeEndpoint(client.endpointUrl)}, startingPosition=$startingPosition)"
 }
 
 /** Which store keeps the ends of micro-batches (`kinesis.metadataCommitterType`), with its settings. */

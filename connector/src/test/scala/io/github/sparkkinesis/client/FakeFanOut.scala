@@ -48,6 +48,13 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
 
   def consumerNames: Seq[String] = owner.synchronized(consumers.values.map(_.name).toVector)
 
+  /**
+   * Registers consumer `name` of the stream with ARN `streamArn`, which may belong to an account whose streams the fake
+   * does not hold (another account's stream of a name the fake's caller also has, shared by its resource policy).
+   */
+  def registerOnAnyStream(streamArn: String, name: String): ConsumerDescription =
+    owner.synchronized(register(streamArn, name))
+
   private[client] def describe(p: FakeConsumer => Boolean): Option[ConsumerDescription] =
     consumers.values.find(p).map(describe)
 

@@ -118,4 +118,20 @@ class DynamoDbErrorsSuite extends AnyFunSuite with Matchers {
       "metadata store): the host name does not resolve (dynamodb.nowhere.example: Name or service not known). " +
       "Check option kinesis.dynamodb.endpointUrl")
   }
+
+  test("given a DynamoDB endpoint with user info and a query string that refuses connections, when the store opens " +
+    "its table, then the message names the option and echoes the endpoint's host, port and path, never the user " +
+    "info or the query") {
+    // Given
+    val endpoint = URI.create("https://store-user:Zq7pw-4242@dynamodb.internal.example:8443/ddb?X-Amz-Signature=Zq7sig")
+
+    // When
+    val message = intercept[IllegalStateException](DynamoDbTable("meta", Some(endpoint))
+      .ensure(settings, new Unreachable(new java.net.ConnectException("Connection refused")))).getMessage
+
+    // Then
+    message should startWith("Cannot reach DynamoDB at https://<redacted>@dynamodb.internal.example:8443/ddb?" +
+      "<redacted> (option kinesis.dynamodb.endpointUrl) for DescribeTable on table meta")
+    Seq("store-user", "Zq7pw-4242", "Zq7sig").foreach(secret => message should not include secret)
+  }
 }

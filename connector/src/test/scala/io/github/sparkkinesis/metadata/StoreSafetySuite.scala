@@ -73,6 +73,29 @@ class StoreSafetySuite extends AnyFunSuite with Matchers {
     checkpoint.getMessage should include("kinesis.metadataCommitterType=DYNAMODB")
   }
 
+  test("Given kinesis.metadataPath on a scheme Hadoop has no file system for (none bound, or its class missing), " +
+    "when the DataFrame is created, then load() refuses it naming the option, the path, the scheme and the fix") {
+    // Given a scheme bound to nothing, and one bound to a class this classpath does not have
+    val c = new Configuration()
+    c.set("fs.vendorfs.impl", "com.example.VendorFileSystem")
+
+    // When
+    val unbound = the[IllegalArgumentException] thrownBy
+      ShardEndStores.checkAtLoad(options("kinesis.metadataPath" -> "hdfss://cluster/metadata"), c)
+    val missing = the[IllegalArgumentException] thrownBy
+      ShardEndStores.checkAtLoad(options("kinesis.metadataPath" -> "vendorfs://bucket/metadata"), c)
+
+    // Then
+    unbound.getMessage shouldBe "The directory hdfss://cluster/metadata (option kinesis.metadataPath) is on " +
+      "hdfss://, for which Hadoop has no file system (No FileSystem for scheme \"hdfss\"). Put the JAR of a Hadoop " +
+      "file system for hdfss:// on the driver's and executors' class path (or correct the scheme), set " +
+      "kinesis.metadataCommitterType=DYNAMODB (with kinesis.dynamodb.tableName) to keep these records in DynamoDB, " +
+      "or point kinesis.metadataPath at HDFS."
+    missing.getMessage should startWith("The directory vendorfs://bucket/metadata (option kinesis.metadataPath) is " +
+      "on vendorfs://, for which Hadoop has no file system (class com.example.VendorFileSystem of fs.vendorfs.impl " +
+      "is not on the class path). Put the JAR of a Hadoop file system for vendorfs://")
+  }
+
   test("Given kinesis.metadataPath under a regular file, when the query starts, then it is refused naming the " +
     "option and the path, not with the file system's bare error at the first record") {
     // Given

@@ -2,10 +2,18 @@ package io.github.sparkkinesis.options
 
 import java.net.URI
 
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{AssumeRoleSettings, ParamCredentialsProvider, ProviderClassSettings}
+import io.github.sparkkinesis.KinesisSourceProvider
+import io.github.sparkkinesis.client.{
+  AssumeRoleSettings,
+  ParamCredentialsProvider,
+  ProviderClassSettings,
+  UserCredentialsProvider
+}
+import io.github.sparkkinesis.compat.JavaCollections._
 
 /** The identity options: assumed roles and provider classes, checked when the DataFrame is created. */
 class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
@@ -78,5 +86,26 @@ class CredentialsOptionsSuite extends AnyFunSuite with Matchers {
     val message = failure(Map("kinesis.credentialProviderParam" -> "secret-param-value"))
     message should include("kinesis.credentialProviderClass")
     message should not include "secret-param-value"
+  }
+
+  test("Given static keys and kinesis.credentialProviderClass naming a real provider class (the AWS SDK's, or the " +
+    "user's), when a source DataFrame is created through Spark's entry point, or a sink parses its options, then " +
+    "the conflict itself is refused, naming both options and what to keep") {
+    // Given classes that load and implement AwsCredentialsProvider, so the check of the class passes
+    val sdkProvider = "software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider"
+    val keys = Map("kinesis.awsAccessKeyId" -> "AKIDEXAMPLE", "kinesis.awsSecretKey" -> "Zq7-secret")
+    Seq(sdkProvider, classOf[ParamCredentialsProvider].getName).foreach { cls =>
+      UserCredentialsProvider.loadClass(cls).isRight shouldBe true
+      val given = keys + ("kinesis.credentialProviderClass" -> cls)
+
+      // When
+      val read = intercept[IllegalArgumentException](new KinesisSourceProvider().inferSchema(
+        new CaseInsensitiveStringMap((source ++ given).asJava))).getMessage
+      val write = intercept[IllegalArgumentException](KinesisSinkOptions.parse(given)).getMessage
+
+      // Then
+      Seq(read, write).foreach(_ shouldBe "Options kinesis.awsAccessKeyId and kinesis.credentialProviderClass both " +
+        "name base credentials: keep one (the keys, or the provider class).")
+    }
   }
 }

@@ -68,4 +68,37 @@ class PlanRedactionSuite extends AnyFunSuite with Matchers with BeforeAndAfterAl
       session.conf.get(PlanRedaction.RegexKey) shouldBe "(?i)url|param|externalid"
     }
   }
+
+  test("Given no active session and a secret option Spark's patterns miss, when options are given twice, then it " +
+    "warns once, naming the option and the setting that would hide it, and fails nothing") {
+    // Given
+    SparkSession.clearActiveSession()
+    val extender = new RedactionExtender((_, _) => fail("no session to set"))
+
+    // When
+    val first = extender.ensureHidden(Seq("kinesis.streamName", "kinesis.credentialProviderParam"), None)
+    val second = extender.ensureHidden(Seq("kinesis.stsExternalId"), None)
+
+    // Then
+    first.getOrElse(fail("no warning")) should (include("kinesis.credentialproviderparam") and
+      include("no Spark session is active") and include(s"set ${PlanRedaction.RegexKey} to '(?:(?i)url)|"))
+    second shouldBe None
+  }
+
+  test("Given a session that refuses to change its redaction pattern, when a secret option it misses is given, then " +
+    "the options are accepted with a warning naming the setting and the session's reason") {
+    inSession { session =>
+      // Given
+      val refusing = new RedactionExtender((_, _) => throw new IllegalStateException("CONFIG_NOT_AVAILABLE here"))
+
+      // When
+      val warning = refusing.ensureHidden(Seq("roleExternalId"), Some(session))
+
+      // Then
+      warning.getOrElse(fail("no warning")) should (include("roleexternalid") and include(
+        "CONFIG_NOT_AVAILABLE here") and
+        include(s"set ${PlanRedaction.RegexKey} to '(?:(?i)url)|"))
+      session.conf.get(PlanRedaction.RegexKey) shouldBe "(?i)url"
+    }
+  }
 }

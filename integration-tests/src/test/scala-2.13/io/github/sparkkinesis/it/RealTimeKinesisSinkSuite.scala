@@ -29,7 +29,8 @@ class RealTimeKinesisSinkSuite extends AnyFunSuite with Matchers with SparkInteg
 
   /** `source` as the sink's columns: the source record's key, and its position, key and payload as JSON data. */
   private def toSink(source: String): DataFrame = readKinesis(source, "TRIM_HORIZON").selectExpr(
-    "to_json(struct(shardId, sequenceNumber, subSequenceNumber, partitionKey, CAST(data AS STRING) AS payload)) " +
+    "to_json(struct(streamName, shardId, sequenceNumber, subSequenceNumber, partitionKey, CAST(data AS STRING) AS " +
+      "payload)) " +
       "AS data",
     "partitionKey")
 

@@ -60,7 +60,8 @@ final case class SinkRow(
     arrivalMs: Long,
     writtenMs: Long,
     order: Long) {
-  def position: (String, String, Long) = (shardId, sequenceNumber, subSequenceNumber)
+  /** The source record's identity in the query: its stream, shard and position in the shard. */
+  def position: (String, String, String, Long) = (stream, shardId, sequenceNumber, subSequenceNumber)
 }
 
 object SinkRow {

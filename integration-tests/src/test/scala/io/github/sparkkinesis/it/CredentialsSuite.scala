@@ -28,6 +28,27 @@ class CredentialsSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     "kinesis.stsSessionName" -> "it-credentials",
     "kinesis.stsEndpointUrl" -> Moto.endpoint) ++ extra
 
+  test("Given static keys and kinesis.credentialProviderClass naming a provider class on the classpath, when a " +
+    "source or a sink DataFrame is created, then the shaded connector refuses the conflict, naming both options") {
+    // Given a user's class implementing the application's (unrelocated) AwsCredentialsProvider
+    val conflicting = Map(
+      "kinesis.awsAccessKeyId" -> OtherAccountKeyId,
+      "kinesis.awsSecretKey" -> "base-secret",
+      "kinesis.credentialProviderClass" -> classOf[ParamCredentialsProvider].getName)
+
+    // When
+    def refusal(body: => Unit): String = Iterator.iterate[Throwable](intercept[Exception](body))(_.getCause)
+      .takeWhile(_ != null).map(_.getMessage).mkString(" / ")
+    val read = refusal(spark.readStream.format("aws-kinesis")
+      .options(SparkHarness.kinesisOptions("it-unused", "TRIM_HORIZON") ++ conflicting).load())
+    val written = refusal(spark.range(1).selectExpr("'k' AS partitionKey", "'v' AS data").write.format("aws-kinesis")
+      .options(sinkOptions(Some("it-unused")) ++ conflicting).save())
+
+    // Then
+    Seq(read, written).foreach(_ should include("Options kinesis.awsAccessKeyId and kinesis.credentialProviderClass " +
+      "both name base credentials: keep one (the keys, or the provider class)."))
+  }
+
   test("Given base keys of an account without the stream, when a role is assumed, then the query reads with the role") {
     // Given a stream in the role's account, and base keys that alone do not see it
     val stream = TestStreams.createStream("it-role", shards = 2)

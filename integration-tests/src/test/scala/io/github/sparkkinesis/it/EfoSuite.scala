@@ -9,6 +9,7 @@ import scala.collection.JavaConverters._
 import scala.concurrent.duration._
 
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.streaming.StreamingQueryException
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import software.amazon.awssdk.auth.credentials.{AwsBasicCredentials, StaticCredentialsProvider}
@@ -136,6 +137,36 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
       assertReadsExactly(polled, sinkPolled, records)
       polled.stop()
     } finally otherAccount.deleteStream(DeleteStreamRequest.builder().streamName(name).enforceConsumerDeletion(true)
+        .build())
+  }
+
+  test("a kinesis.consumerArn of another account's stream of the same name, with the stream named by name alone, is " +
+    "refused within 15 s of the query's start, naming the option and both streams' ARNs") {
+    // Given stream NAME of the caller's account, and stream NAME of account 210987654321 with a consumer
+    val own = TestStreams.createStream("it-efo-foreign", shards = 1)
+    TestStreams.putStrings(own, TestStreams.testRecords("own", 5, keys = 2))
+    otherAccount.createStream(CreateStreamRequest.builder().streamName(own).shardCount(1).build())
+    def summary = otherAccount.describeStreamSummary(DescribeStreamSummaryRequest.builder().streamName(own).build())
+      .streamDescriptionSummary
+    Eventually.await(s"stream $own of the other account to become ACTIVE", TestStreams.OperationTimeout)(
+      summary.streamStatus == StreamStatus.ACTIVE)
+    val theirs = otherAccount.registerStreamConsumer(RegisterStreamConsumerRequest.builder()
+      .streamARN(summary.streamARN).consumerName("theirs").build()).consumer.consumerARN
+    try {
+      // When a query of the caller's stream, named by name, is given that consumer
+      val started = System.nanoTime()
+      val query = readKinesis(own, "TRIM_HORIZON", efo("kinesis.consumerArn" -> theirs): _*).writeStream
+        .format("noop").option("checkpointLocation", newCheckpointDir()).start()
+      val error =
+        try intercept[StreamingQueryException](query.awaitTermination(30000L))
+        finally query.stop()
+
+      // Then
+      (System.nanoTime() - started) / 1000000L should be < 15000L
+      error.getMessage should (include(s"Option kinesis.consumerArn is '$theirs', a consumer of stream " +
+        s"${summary.streamARN}, but the query reads stream ${streamArn(own)} (given as '$own')") and
+        include("set kinesis.consumerName instead of kinesis.consumerArn"))
+    } finally otherAccount.deleteStream(DeleteStreamRequest.builder().streamName(own).enforceConsumerDeletion(true)
         .build())
   }
 

@@ -62,6 +62,20 @@ class FastFailureSuite extends AnyFunSuite with Matchers with SparkIntegrationSu
     ms should be < Bound
   }
 
+  test("Given a DynamoDB endpoint that refuses connections, when a streaming query with the DynamoDB store starts, " +
+    "then it fails within 15 s naming kinesis.dynamodb.endpointUrl and its value") {
+    val stream = TestStreams.createStream("it-ddb-unreachable", shards = 1)
+    val endpoint = s"http://127.0.0.1:${closedPort()}"
+    val (message, ms) = streamingFailure(
+      "kinesis.streamName" -> stream,
+      "kinesis.metadataCommitterType" -> "DYNAMODB",
+      "kinesis.dynamodb.tableName" -> "it-unreachable-metadata",
+      "kinesis.dynamodb.endpointUrl" -> endpoint)
+    message should (include(s"Cannot reach DynamoDB at $endpoint (option kinesis.dynamodb.endpointUrl)") and
+      include("connection was refused"))
+    ms should be < Bound
+  }
+
   test("Given a closed port or a missing stream, when a batch is written, then the write fails within 15 s saying " +
     "which") {
     val session = spark

@@ -15,7 +15,7 @@ import SinkHarness.{keyed, readBack}
 /**
  * Secret option values (secret key, session token, external ids, a provider's parameter, under their own names and
  * alias spellings) never reach Spark's plans: not `explain(extended = true)` of the source, the sink or a batch read,
- * not the event log (which holds what the SQL tab shows), not the driver's log.
+ * not the event log (which holds what the SQL tab shows), not the driver's log; nor do the endpoints reach the plans.
  */
 class SecretsInPlansSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
@@ -60,6 +60,13 @@ class SecretsInPlansSuite extends AnyFunSuite with Matchers with SparkIntegratio
     for ((what, text) <- Seq("explain output" -> explained, "event log" -> events, "log" -> ChildJvm.output(log));
       secret <- Secrets.all) {
       withClue(s"$what shows secret '$secret': ")(text.contains(secret) shouldBe false)
+    }
+
+    // And the plans show no endpoint: Spark hides the options named *url*, the scan's and write's descriptions too
+    explained should include("endpoint=*********(redacted)")
+    for ((what, text) <- Seq("explain output" -> explained, "event log" -> events);
+      endpoint <- Seq(KinesisMock.endpoint, Moto.endpoint)) {
+      withClue(s"$what shows endpoint '$endpoint': ")(text.contains(endpoint) shouldBe false)
     }
   }
 }

@@ -66,7 +66,9 @@ private[sparkkinesis] final class FanOutConsumer(
     failure.foreach(e => throw e)
     resolved.getOrElse {
       val consumer = options.consumerArn match {
-        case Some(arn) => awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
+        case Some(arn) =>
+          requireConsumerOfStream(arn)
+          awaitActive(s"consumer $arn (option kinesis.consumerArn)")(client.describeConsumerByArn(arn))
             .getOrElse(throw new KinesisClientException(s"The stream consumer $arn named by option " +
               s"kinesis.consumerArn " +
               s"does not exist: register it (aws kinesis register-stream-consumer), or set option " +
@@ -191,6 +193,25 @@ private[sparkkinesis] final class FanOutConsumer(
       "deregistered it."))
     recorded.filter(_ != consumer.arn).foreach(warnIfLeftBehind(_, name))
     consumer
+  }
+
+  /**
+   * Fails unless the stream `consumerArn` belongs to (its ARN holds the stream's) is the stream the query reads, as
+   * DescribeStreamSummary gives its ARN: the options' check at load() compares names, and accounts and regions only
+   * where the options give them, so a consumer of another account's stream of the same name passes it when the query
+   * names its stream by name alone. Such a consumer would serve that stream's records under this stream's name.
+   */
+  private def requireConsumerOfStream(consumerArn: String): Unit = {
+    val readArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
+    val ownerArn = StreamRef.arnOf(consumerArn).map(_.arn)
+    if (!ownerArn.contains(readArn)) {
+      throw new IllegalArgumentException(FanOutOptions.otherStreamsConsumer(
+        consumerArn,
+        ownerArn.getOrElse("(none named)"),
+        s"$readArn (given as '$stream')",
+        StreamRef.nameOf(stream),
+        readArn))
+    }
   }
 
   /** Warns about a consumer an earlier run registered under another name: still registered, no longer read. */

@@ -221,6 +221,27 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.callsOf("RegisterStreamConsumer") shouldBe 1
   }
 
+  test("given kinesis.consumerArn of another account's stream of the same name, when a query naming its stream by " +
+    "name alone starts, then it refuses, naming the option and both streams' ARNs, and reads nothing") {
+    // Given stream s of the caller's account, and a consumer of stream s of account 210987654321
+    val t = new Setup()
+    val theirs = t.fake.fanOut.registerOnAnyStream(FakeFanOut.streamArn("s", "210987654321"), "theirs").arn
+
+    // When
+    val e = intercept[IllegalArgumentException](
+      t.consumer(FanOutOptions(None, Some(theirs), deregisterOnStop = true, 60000L, 3)).arn)
+
+    // Then
+    e.getMessage shouldBe s"Option kinesis.consumerArn is '$theirs', a consumer of stream " +
+      "arn:aws:kinesis:us-east-1:210987654321:stream/s, but the query reads stream " +
+      "arn:aws:kinesis:us-east-1:123456789012:stream/s (given as 's'): a consumer serves only its own stream's " +
+      "shards, and shard ids repeat across streams, so the query would read the other stream's records labelled as " +
+      "stream 's'. Give the ARN of a consumer of stream 's' (aws kinesis list-stream-consumers --stream-arn " +
+      "arn:aws:kinesis:us-east-1:123456789012:stream/s), or set kinesis.consumerName instead of kinesis.consumerArn " +
+      "to let the connector register a consumer of that name on stream 's'."
+    t.fake.callsOf("SubscribeToShard") shouldBe 0
+  }
+
   test("given a consumer ARN that does not exist, when the query starts, then it fails naming the option") {
     val t = new Setup()
     val e = intercept[KinesisClientException] {
