@@ -47,8 +47,8 @@ class PeerRegressionsSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     "query runs for 12 minutes, then an idle shard costs no subscription and an iterator per 5 minutes at most, and " +
     "the records put into a few shards are read once") {
     // Given
-    val (clock, fake, shards, driver) =
-      query(1000, efo("LATEST") ++ Map("kinesis.idleShardCheckInterval" -> "1s", "kinesis.describeShardInterval" -> "1m"))
+    val paced = Map("kinesis.idleShardCheckInterval" -> "1s", "kinesis.describeShardInterval" -> "1m")
+    val (clock, fake, shards, driver) = query(1000, efo("LATEST") ++ paced)
     val busy = Seq(shards(3), shards(500), shards(999))
     val expected = mutable.Buffer.empty[String]
 
@@ -74,7 +74,9 @@ class PeerRegressionsSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     "after batch 2 was read and before its commit")
 
   for {
-    (consumer, options) <- Seq("polling" -> Map("kinesis.startingPosition" -> "TRIM_HORIZON"), "fan-out" -> efo("TRIM_HORIZON"))
+    (consumer, options) <- Seq(
+      "polling" -> Map("kinesis.startingPosition" -> "TRIM_HORIZON"),
+      "fan-out" -> efo("TRIM_HORIZON"))
     (point, index) <- restartPoints.zipWithIndex
   } test(s"FLINK-37627: given a parent shard read to its end by $consumer in batch 1 and its children read from " +
     s"batch 2, when the query restarts $point, then every record of parent and children is committed exactly once") {
@@ -152,8 +154,8 @@ class PeerRegressionsSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     read.map(_.data) shouldBe late
   }
 
-  test("apache/beam#33478: given a stream of 2,500 shards, when it is listed and read, then the pages after the first " +
-    "carry the NextToken alone, as AWS demands, and every shard is read") {
+  test("apache/beam#33478: given a stream of 2,500 shards, when it is listed and read, then the pages after the " +
+    "first carry the NextToken alone, as AWS demands, and every shard is read") {
     // Given
     val clock = new ManualClock()
     val fake = new FakeKinesisClient(clock)
