@@ -23,6 +23,7 @@ import software.amazon.awssdk.services.kinesis.model.{
   GetRecordsRequest,
   GetShardIteratorRequest,
   ListShardsRequest,
+  ListShardsResponse,
   PutRecordRequest,
   Record,
   Shard,
@@ -56,20 +57,8 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
     builder.build()
   }
 
-  override def listShards(streamName: String): Seq[ShardDescription] = call("ListShards", streamName, None) {
-    val shards = Vector.newBuilder[ShardDescription]
-    // ListShards rejects StreamName together with NextToken: the token alone names the stream on later pages.
-    // The largest page ListShards allows: a stream of thousands of shards is listed in one call.
-    var request = listShardsRequest(streamName)
-    var more = true
-    while (more) {
-      val page = sdk.listShards(request)
-      page.shards.asScala.foreach(s => shards += describe(s))
-      more = page.nextToken != null
-      if (more) request = ListShardsRequest.builder().nextToken(page.nextToken).maxResults(10000).build()
-    }
-    shards.result()
-  }
+  override def listShards(streamName: String): Seq[ShardDescription] =
+    call("ListShards", streamName, None)(listAllShards(streamName)(sdk.listShards))
 
   override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String =
     call("GetShardIterator", streamName, Some(shardId)) {
@@ -222,8 +211,28 @@ object SdkKinesisClient {
 
   /** The first ListShards page of a stream given by name or ARN (an ARN goes in StreamARN, never in StreamName). */
   private[client] def listShardsRequest(stream: String): ListShardsRequest = {
-    val request = ListShardsRequest.builder().maxResults(10000)
+    val request = ListShardsRequest.builder().maxResults(MaxShardsPerPage)
     (if (StreamRef.isArn(stream)) request.streamARN(stream) else request.streamName(stream)).build()
+  }
+
+  /** The most shards one ListShards page holds: AWS answers at most 1,000 whatever MaxResults asks for. */
+  private[sparkkinesis] val MaxShardsPerPage = 1000
+
+  /**
+   * Every shard of `stream`, page by page through `send` (one ListShards call each). Only the first page names the
+   * stream: ListShards refuses NextToken together with StreamName, StreamARN, ShardFilter or ExclusiveStartShardId, so
+   * later pages carry the token alone, and a stream of more than 1,000 shards is listed whole.
+   */
+  private[sparkkinesis] def listAllShards(stream: String)(
+      send: ListShardsRequest => ListShardsResponse): Seq[ShardDescription] = {
+    val shards = Vector.newBuilder[ShardDescription]
+    var page = send(listShardsRequest(stream))
+    page.shards.asScala.foreach(s => shards += describe(s))
+    while (page.nextToken != null) {
+      page = send(ListShardsRequest.builder().nextToken(page.nextToken).maxResults(MaxShardsPerPage).build())
+      page.shards.asScala.foreach(s => shards += describe(s))
+    }
+    shards.result()
   }
 
   /**

@@ -12,11 +12,15 @@ import scala.collection.mutable
  * completes `lifetimeMillis` (5 minutes) after it opened, or after `eventsPerSubscription` events. After
  * [[dropConnectionsSilently]] the open subscriptions send nothing more, neither events nor an error, as a stream fallen
  * silent on a connection that still answers the SDK's PINGs. A new subscribe for the same consumer and shard while one
- * opened less than 5 s ago is still open is refused with [[SubscriptionBusyException]]; a later one ends the open one.
- * At a closed shard's end the last event names the child shards, unless `sendChildShards` is false (kinesis-mock never
- * does: then a caught-up subscription to a closed shard just sends nothing more). A record reaches subscriptions
- * `pushDelayMillis` after its arrival (0; AWS's propagation delay is about 70 ms), the reader's polling granularity then
- * 5 ms instead of 20.
+ * opened less than 5 s ago is still open is refused with [[SubscriptionBusyException]] (ResourceInUseException); a
+ * later one ends the open one. The refusal is thrown by the call, or, with `refusalsAsSignals`, handed out as the new
+ * subscription's first signal, as the SDK's asynchronous client delivers it. Every event carries a continuation
+ * sequence number, where the subscription stands (even an empty one: the number before its position), except a closed
+ * shard's last event, which names the child shards instead and is followed by the subscription's end; unless
+ * `sendChildShards` is false (kinesis-mock never names them: then a caught-up subscription to a closed shard just sends
+ * nothing more). With `finalEventApart` that last event comes on its own, without records, as FLINK-39540 saw AWS send
+ * it. A record reaches subscriptions `pushDelayMillis` after its arrival (0; AWS's propagation delay is about
+ * 70 ms), the reader's polling granularity then 5 ms instead of 20.
  */
 final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   import FakeFanOut._
@@ -28,6 +32,8 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   var sendChildShards = true
   var heartbeatMillis = 5000L
   var pushDelayMillis = 0L
+  var refusalsAsSignals = false
+  var finalEventApart = false
 
   private val consumers = mutable.LinkedHashMap.empty[String, FakeConsumer]
   private val open = mutable.Map.empty[(String, String), FakeSubscription]
@@ -92,15 +98,45 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     consumer
   }
 
-  private[client] def open(consumer: FakeConsumer, shardId: String, position: Int): ShardSubscription = {
+  /**
+   * A stretch of `events` empty events (MillisBehindLatest `millisBehindLatest`, above 0) at the shard's current end,
+   * as AWS pushes a sparse or old part of a shard (awslabs/spark-sql-kinesis-connector#91): a subscription that starts
+   * there (at any start but one after a later record) gets them first, each with a continuation sequence number of its
+   * own, then the records put from now on; one that starts after one of those numbers gets only the rest.
+   */
+  def emptyEventsAhead(stream: String, shardId: String, events: Int, millisBehindLatest: Long = 60000L): Unit =
+    owner.synchronized {
+      val shard = owner.shardFor(stream, shardId)
+      shard.emptyEvents = owner.newSequenceNumbers(events)
+      shard.emptyEventsAt = shard.end
+      shard.emptyEventLag = millisBehindLatest
+    }
+
+  private[client] def open(
+      consumer: FakeConsumer,
+      shardId: String,
+      position: Int,
+      start: IteratorStart): ShardSubscription = {
     val key = consumer.arn -> shardId
     if (open.contains(key) && opened.get(key).exists(clock() - _ < 5000L)) {
-      throw new SubscriptionBusyException(
-        s"SubscribeToShard: shard $shardId was subscribed less than 5 s ago (ResourceInUse)")
+      val refused =
+        new SubscriptionBusyException(
+          s"SubscribeToShard: shard $shardId was subscribed less than 5 s ago (ResourceInUse)")
+      if (!refusalsAsSignals) throw refused
+      val failed = new FakeSubscription(key, consumer.stream, shardId, position, Vector.empty, clock())
+      failed.pending = Some(SubscriptionSignal.Failed(refused))
+      return failed
     }
     open.remove(key).foreach(_.pending = Some(SubscriptionSignal.Failed(new SubscriptionBusyException("replaced"))))
     opened(key) = clock()
-    val subscription = new FakeSubscription(key, consumer.stream, shardId, position, clock())
+    val shard = owner.shardFor(consumer.stream, shardId)
+    val stretch = if (position != shard.emptyEventsAt) Vector.empty
+    else start match {
+      case IteratorStart.AfterSequenceNumber(seq) => shard.emptyEvents.filter(_ > BigInt(seq))
+      case IteratorStart.AtSequenceNumber(seq) => shard.emptyEvents.filter(_ >= BigInt(seq))
+      case _ => shard.emptyEvents
+    }
+    val subscription = new FakeSubscription(key, consumer.stream, shardId, position, stretch, clock())
     open(key) = subscription
     subscription
   }
@@ -110,6 +146,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
       stream: String,
       shardId: String,
       var position: Int,
+      var emptyAhead: Vector[BigInt],
       openedAt: Long) extends ShardSubscription {
     var pending: Option[SubscriptionSignal] = None
     var silent = false
@@ -120,28 +157,32 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
 
     override def next(timeoutMs: Long): Option[SubscriptionSignal] = owner.synchronized {
       pending.map { p => pending = None; done = true; p }.orElse {
-        if (done) None
-        else if (silent) waitOut(timeoutMs)
+        if (done || silent) waitOut(timeoutMs) // a wait on an ended subscription takes its time, as on AWS
         else if (clock() - openedAt >= lifetimeMillis || events >= eventsPerSubscription)
           finish(SubscriptionSignal.Completed)
-        else {
+        else if (emptyAhead.nonEmpty) {
+          val continuation = emptyAhead.head.toString
+          emptyAhead = emptyAhead.tail
+          event(Nil, Some(continuation), owner.shardFor(stream, shardId).emptyEventLag)
+        } else {
           val shard = owner.shardFor(stream, shardId)
           val from = math.max(position, shard.trimmed)
           val pushed = shard.slice(from, math.min(shard.end, from + recordsPerEvent))
             .takeWhile(_.approximateArrivalTimestampMillis <= clock() - pushDelayMillis)
           val until = from + pushed.size
           val atEnd = until == shard.end
-          val children = if (atEnd && shard.isClosed && sendChildShards) owner.children(stream, shardId) else Nil
+          val closing = atEnd && shard.isClosed && sendChildShards && (from == until || !finalEventApart)
+          val children = if (closing) owner.children(stream, shardId) else Nil
           if (from < until || children.nonEmpty || !reportedTip) {
             val records = pushed
             position = until
-            events += 1
             reportedTip = atEnd
-            if (children.nonEmpty) done = true
+            // AWS ends the subscription after the shard's last event, which carries no continuation sequence number.
+            if (children.nonEmpty) pending = Some(SubscriptionSignal.Completed)
             val lag = if (atEnd || records.isEmpty) 0L
               else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
-            lastEventAt = clock()
-            Some(SubscriptionSignal.Event(records, records.lastOption.map(_.sequenceNumber), lag, children))
+            val continuation = if (children.nonEmpty) None else Some(continuationAt(shard, until))
+            event(records, continuation, lag, children)
           } else heartbeat(timeoutMs)
         }
       }
@@ -158,11 +199,24 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
           case manual: ManualClock => manual.advance(math.max(0L, dueInMs))
           case _ => if (dueInMs > 0) return waitOut(timeoutMs) // on the wall clock: the next look sends it
         }
-        events += 1
-        lastEventAt = clock()
-        Some(SubscriptionSignal.Event(Nil, None, 0L, Nil))
+        event(Nil, Some(continuationAt(owner.shardFor(stream, shardId), position)), 0L)
       }
     }
+
+    private def event(
+        records: Seq[KinesisRecord],
+        continuation: Option[String],
+        lag: Long,
+        children: Seq[String] = Nil): Option[SubscriptionSignal] = {
+      events += 1
+      lastEventAt = clock()
+      Some(SubscriptionSignal.Event(records, continuation, lag, children))
+    }
+
+    /** The sequence number just before `position`: a subscription after it goes on at `position`. */
+    private def continuationAt(shard: FakeShard, position: Int): String =
+      if (position > shard.trimmed) shard.slice(position - 1, position).head.sequenceNumber
+      else shard.startingSequenceNumber.toString
 
     /** Nothing came: a [[ManualClock]] moves on by the wait, the wall clock waits a little, as a real wait would. */
     private def waitOut(timeoutMs: Long): Option[SubscriptionSignal] = {

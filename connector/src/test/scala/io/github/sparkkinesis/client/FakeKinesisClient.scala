@@ -58,11 +58,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
 
   // ---- the KinesisClient trait ----
 
+  /** Page by page, as [[SdkKinesisClient]] lists, each page answered as AWS answers it ([[FakeListShards]]). */
   override def listShards(streamName: String): Seq[ShardDescription] = synchronized {
-    begin("ListShards")
-    val request = SdkKinesisClient.listShardsRequest(streamName)
-    shardsOf(addressed(Option(request.streamName), Option(request.streamARN)))
-      .values.map(_.describe).toVector // in creation order, which is shard id order
+    SdkKinesisClient.listAllShards(streamName) { request =>
+      begin("ListShards")
+      // in creation order, which is shard id order
+      FakeListShards.answer(request, (name, arn) => shardsOf(addressed(name, arn)).values.map(_.describe).toVector)
+    }
   }
 
   override def shardIterator(streamName: String, shardId: String, start: IteratorStart): String = synchronized {
@@ -173,7 +175,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       begin("SubscribeToShard")
       val consumer = fanOut.activeConsumer(consumerArn)
       val shard = shardOf(consumer.stream, shardId)
-      fanOut.open(consumer, shardId, positionOf(consumer.stream, shard, start))
+      fanOut.open(consumer, shardId, positionOf(consumer.stream, shard, start), start)
     }
 
   // ---- what tests observe ----
@@ -341,6 +343,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   /** For FakeFanOut: the shard's state, under this client's lock. */
   private[client] def shardFor(stream: String, shardId: String): FakeShard = shardOf(stream, shardId)
   private[client] def children(stream: String, shardId: String): Seq[String] = childrenOf(stream, shardId)
+  private[client] def newSequenceNumbers(n: Int): Vector[BigInt] = Vector.fill(n)(nextSequenceNumber())
 
   private def begin(operation: String): Unit = {
     calls = calls.updated(operation, calls(operation) + 1)

@@ -28,6 +28,14 @@ private[client] final class FakeShard(
   /** The MillisBehindLatest of those empty pages; None: the next record's age. */
   var emptyPageLag: Option[Long] = None
 
+  /**
+   * A stretch of empty subscription events at position `emptyEventsAt`, one per continuation sequence number, with
+   * MillisBehindLatest `emptyEventLag` (see [[FakeFanOut.emptyEventsAhead]]).
+   */
+  var emptyEvents: Vector[BigInt] = Vector.empty
+  var emptyEventsAt: Int = 0
+  var emptyEventLag: Long = 0L
+
   def isClosed: Boolean = endingSequenceNumber.isDefined
 
   /** The position after the newest record: where LATEST starts. */

@@ -34,8 +34,11 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * event for `subscribeTimeoutMs` while the reader waits for one, caught up or not (Kinesis sends events while a shard
  * is idle, the emulator every second; the SDK's HTTP/2 PING fails a lost TCP connection within seconds, but a stream
  * that falls silent on a connection that still answers PINGs would otherwise wait for the read timeout of minutes) is
- * replaced by one from just after the last record received (records up to it are dropped if sent again), paced at one
- * subscribe per second and shard, with jittered back-off after failures, at most `maxRetries` in a row.
+ * replaced by one from just after the last event's continuation sequence number, or the last record received where that
+ * lies further (records up to it are dropped if sent again): empty events with records ahead, which AWS pushes across a
+ * sparse or old part of a shard, move it on too, so a stretch longer than one subscription is walked, not started again
+ * from the same place. Subscribes are paced at one per second and shard, with jittered back-off after failures (a
+ * ResourceInUse refusal too, thrown or sent as the subscription's first error), at most `maxRetries` in a row.
  *
  * The shard has ended when an event names its child shards (AWS), or, for a shard the driver's listing showed closed
  * (`listedClosed`), when caught up and a GetRecords from the last record finds nothing more (the emulator never names
@@ -79,6 +82,9 @@ private[sparkkinesis] final class FanOutPages(
 
   /** The last record the subscriptions delivered; a new subscription starts after it. */
   private var lastReceived: Option[String] = None
+
+  /** The last event's continuation sequence number (none in a closed shard's last event): where it stood. */
+  private var continuedTo: Option[String] = None
   private var lastPage: Seq[KinesisRecord] = Nil
 
   /** The last record handed out before `lastPage`. */
@@ -114,6 +120,7 @@ private[sparkkinesis] final class FanOutPages(
     millisBehind = p.millisBehind
     finalEventSeen = p.finalEventSeen
     lastSignalAtMs = p.lastSignalAtMs
+    continuedTo = p.continuedTo
   }
 
   override def getRecordsCalls: Long = 0L
@@ -192,7 +199,15 @@ private[sparkkinesis] final class FanOutPages(
       if (handedOver && healthy && !fetching && !ended) {
         cache.park(
           key,
-          ParkedSubscription(s, position, buffered, lastReceived, millisBehind, finalEventSeen, lastSignalAtMs))
+          ParkedSubscription(
+            s,
+            position,
+            buffered,
+            lastReceived,
+            millisBehind,
+            finalEventSeen,
+            lastSignalAtMs,
+            continuedTo))
       } else s.cancel()
     }
   }
@@ -273,12 +288,13 @@ private[sparkkinesis] final class FanOutPages(
     val signal = sub.next(waitMs)
     if (signal.isDefined) lastSignalAtMs = clock()
     signal match {
-      case Some(SubscriptionSignal.Event(records, _, lag, children)) =>
+      case Some(SubscriptionSignal.Event(records, continuation, lag, children)) =>
         failuresInARow = 0
         backoff.reset()
         val fresh = records.filter(r => lastReceived.forall(last => compareSequenceNumbers(r.sequenceNumber, last) > 0))
         buffered ++= fresh
         fresh.lastOption.foreach(r => lastReceived = Some(r.sequenceNumber))
+        continuation.filter(ShardPosition.isSequenceNumber).foreach(c => continuedTo = Some(c))
         millisBehind = Some(lag)
         millisBehindFresh = true
         if (children.nonEmpty) {
@@ -316,7 +332,7 @@ private[sparkkinesis] final class FanOutPages(
         val wait = math.min(MinSubscribeIntervalMs, at + MinSubscribeIntervalMs - clock()) // bounded if the clock jumps
         if (wait > 0) sleep(wait)
       }
-      val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).getOrElse(
+      val from = resumeAfter.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).getOrElse(
         throw new IllegalStateException(s"no subscription can start at the end of shard $shardId"))
       val refused = lock.synchronized {
         if (closed || Thread.currentThread().isInterrupted) {
@@ -338,6 +354,10 @@ private[sparkkinesis] final class FanOutPages(
     }
     subscription
   }
+
+  /** Where a new subscription goes on after: the later of the last record received and the last continuation. */
+  private def resumeAfter: Option[String] =
+    (lastReceived.toSeq ++ continuedTo).reduceOption((a, b) => if (compareSequenceNumbers(a, b) >= 0) a else b)
 
   /** Counts a failed or refused subscription and backs off, or fails the task when it cannot or should not go on. */
   private def failed(error: KinesisClientException): Unit = error match {

@@ -10,8 +10,8 @@ private[sparkkinesis] final case class SubscriptionKey(consumerArn: String, shar
 
 /**
  * A subscription a finished task left open for the next task of its shard: where the task stopped (`position`), the
- * records received past it, the last record received, the last event's lag, and when it last sent a signal (by the
- * readers' clock), so that silence is judged across tasks.
+ * records received past it, the last record received, the last event's lag, when it last sent a signal (by the readers'
+ * clock), so that silence is judged across tasks, and the last event's continuation sequence number.
  */
 private[sparkkinesis] final case class ParkedSubscription(
     subscription: ShardSubscription,
@@ -21,6 +21,7 @@ private[sparkkinesis] final case class ParkedSubscription(
     millisBehind: Option[Long],
     finalEventSeen: Boolean,
     lastSignalAtMs: Long,
+    continuedTo: Option[String],
     parkedAtNanos: Long = System.nanoTime())
 
 /**

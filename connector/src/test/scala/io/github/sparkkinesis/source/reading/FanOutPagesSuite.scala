@@ -292,4 +292,66 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     (t.clock() - started) should be >= 5000L // refused (ResourceInUse) until AWS lets the new call take over
     t.store.get(0L, 0).get.ends.head.stats.get.throttledCalls should be > 0L
   }
+
+  test(
+    "awslabs/spark-sql-kinesis-connector#91: given a start at LATEST's instant behind empty events (records ahead) " +
+      "that outlast a subscription, when a task reads, then each renewal goes on from the last event's continuation " +
+      "sequence number, not from the instant again, and the records after them are read") {
+    // Given a shard whose subscriptions push 8 empty events before its records, and end after 3 events (AWS: 5 minutes)
+    val t = new Setup(0)
+    val start = AtTimestamp(t.clock())
+    t.fake.fanOut.emptyEventsAhead("s", shard, 8)
+    t.fake.fanOut.eventsPerSubscription = 3
+    val expected = t.put(5)
+
+    // When
+    val (values, end) = t.read(0L, start)
+
+    // Then
+    values shouldBe expected
+    end shouldBe a[AfterSequenceNumber]
+    t.fake.callsOf("SubscribeToShard") shouldBe 3 // 3 + 3 + 2 empty events, then the records
+  }
+
+  test("FLINK-38814: given a subscription a killed executor left open and ResourceInUse arriving as the new " +
+    "subscription's first error (the SDK's asynchronous client), when tasks read, then the reader backs off, takes " +
+    "over after 5 s and reads every record, and later batches go on") {
+    // Given
+    val t = new Setup(10)
+    t.fake.fanOut.refusalsAsSignals = true
+    t.fake.subscribeToShard(t.consumerArn, shard, IteratorStart.TrimHorizon) // the dead executor's, never cancelled
+    val started = t.clock()
+
+    // When
+    val (values, end) = t.read(0L, TrimHorizon)
+    val later = t.put(3, "later")
+    val (next, _) = t.read(1L, end)
+
+    // Then
+    values shouldBe t.expected
+    next shouldBe later
+    (t.clock() - started) should be >= 5000L // refused until AWS lets the new call take over,
+    (t.clock() - started) should be < 10000L // and not left waiting on the refused subscription
+    t.store.get(0L, 0).get.ends.head.stats.get.throttledCalls should be > 0L
+  }
+
+  test("FLINK-39540: given a split shard whose last event comes on its own, without records or continuation " +
+    "sequence number, before the subscription completes, when a batch ends between the last record and that event " +
+    "and the next subscribes after that record, then the parent ends at ShardEnd without an error") {
+    // Given
+    val t = new Setup(12)
+    t.fake.fanOut.finalEventApart = true
+    t.fake.splitShard("s", shard, BigInt(2).pow(127))
+
+    // When the first task stops at the parent's last record (its limit), before the last event
+    val (values, end) = t.read(0L, TrimHorizon, t.settings(maxRecords = 12))
+    SubscriptionCache.shared.evict(0L) // the next task runs on another executor: a new subscription at the boundary
+    val (none, end2) = t.read(1L, end)
+
+    // Then
+    values shouldBe t.expected
+    end shouldBe a[AfterSequenceNumber]
+    (none, end2) shouldBe ((Nil, ShardEnd))
+    t.fake.listShardsCalls shouldBe 0
+  }
 }

@@ -400,4 +400,67 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       fake.callsOf("SubscribeToShard") shouldBe 2
     }
   }
+
+  test("awslabs/spark-sql-kinesis-connector#91: given enhanced fan-out behind empty events (records ahead) that " +
+    "outlast a subscription, when the task reads on, then each renewal goes on from the last continuation sequence " +
+    "number and the records arrive") {
+    val shape = (f: FakeFanOut) => {
+      f.emptyEventsAhead("s", shard0, 5)
+      f.eventsPerSubscription = 2
+    }
+    withFanOut(Seq("a", "b", "c"), shape = shape) { (fake, r) =>
+      take(r, 3, withinMs = 8000L).map(_._1) shouldBe Seq("a", "b", "c")
+      fake.callsOf("SubscribeToShard") shouldBe 3 // 2 + 2 + 1 empty events, then the records
+    }
+  }
+
+  test("FLINK-38814: given enhanced fan-out and ResourceInUse arriving as the subscription's first error while " +
+    "another subscription holds the shard, when that one closes, then the task subscribes again and reads every " +
+    "record") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.fanOut.refusalsAsSignals = true
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    val held = fake.subscribeToShard(consumer, shard0, IteratorStart.TrimHorizon) // a task elsewhere, ending soon
+    put(fake, shard0, Seq("a", "b"))
+    val r = rows(fake, Seq(shard0), s = settings(fanOut = Map("s" -> FanOutReaderSettings(consumer, 30000L, 5))))
+    try {
+      eventually(Timeout(Span(5, Seconds)))(fake.callsOf("SubscribeToShard") should be >= 3) // refused at least once
+      held.cancel()
+      take(r, 2).map(_._1) shouldBe Seq("a", "b")
+      r.offset.ends.loneElement.stats.get.throttledCalls should be > 0L
+    } finally {
+      r.close()
+      SubscriptionCache.shared.evict(0L)
+    }
+  }
+
+  test("FLINK-39540: given enhanced fan-out and a split shard whose last event comes on its own, without records or " +
+    "continuation sequence number, before the subscription completes, when the task reads on, then it follows the " +
+    "children without an error") {
+    withFanOut(Seq("p1"), shape = _.finalEventApart = true) { (fake, r) =>
+      take(r, 1).map(_._1) shouldBe Seq("p1")
+      val children = splitAndPut(fake)
+      take(r, 2, withinMs = 15000L).map(_._1).toSet shouldBe children
+      r.offset.ends.find(_.shardId == shard0).get.end shouldBe ShardEnd
+    }
+  }
+
+  test("FLINK-36947: given an idle shard whose polls are throttled, when the task polls it, then it stays within 5 " +
+    "calls per second, backs off without failing, and reads the record put later once") {
+    val fake = new FakeKinesisClient(wall)
+    fake.createStream("s", 1)
+    fake.throttleNextGetRecords(3)
+    val r = rows(fake, Seq(shard0), s = settings(pollMs = 200L))
+    try {
+      val started = wall()
+      r.next(1200L) shouldBe false
+      val seconds = (wall() - started) / 1000.0
+      fake.getRecordsCalls.toDouble should be <= (seconds * 5.0 + 1.0)
+      put(fake, shard0, Seq("late"))
+      take(r, 1).map(_._1) shouldBe Seq("late")
+      r.next(300L) shouldBe false
+      r.offset.ends.loneElement.stats.get.throttledCalls shouldBe 3
+    } finally r.close()
+  }
 }

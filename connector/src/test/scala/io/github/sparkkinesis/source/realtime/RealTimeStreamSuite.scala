@@ -164,6 +164,31 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
     d.batch(400L) shouldBe Seq("n1")
   }
 
+  test("FLINK-37627: given restarts just before a parent shard's end and just after its children were reached, when " +
+    "read in real time, then every record of parent and children is handed over exactly once") {
+    // Given a parent read up to its last record
+    val fake = new FakeKinesisClient(wall)
+    val Seq(parent) = fake.createStream("s", 1)
+    val d = new Driver(fake)
+    put(fake, Seq("p1", "p2"))
+    val first = d.batch(500L)
+
+    // When it splits while the query is down, and the query restarts again once the children were reached
+    val (left, right) = fake.splitShard("s", parent, BigInt(2).pow(127))
+    val children = Seq("c1", "c2", "c3", "c4", "c5", "c6")
+    put(fake, children)
+    d.restart()
+    val second = d.batch(1500L)
+    d.restart()
+    put(fake, Seq("n1", "n2", "n3"))
+    val third = d.batch(600L)
+
+    // Then
+    (first ++ second ++ third).sorted shouldBe (Seq("p1", "p2", "n1", "n2", "n3") ++ children).sorted
+    val shards = KinesisSourceOffset.of(d.committed).streams("s")
+    shards.keySet should contain allOf (left, right)
+  }
+
   private def putAggregate(fake: FakeKinesisClient, shard: String, values: Seq[String]): String =
     fake.putRecordToShard("s", shard, KplTestAggregates.aggregate(values.map(v => ("pk", None, v.getBytes(UTF_8)))))
 
