@@ -3,7 +3,7 @@ package io.github.sparkkinesis.cloudwatch
 import java.io.ByteArrayOutputStream
 import java.net.{InetAddress, InetSocketAddress, URI}
 
-import scala.collection.JavaConverters._
+import io.github.sparkkinesis.compat.JavaCollections._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.sun.net.httpserver.{HttpExchange, HttpServer}
