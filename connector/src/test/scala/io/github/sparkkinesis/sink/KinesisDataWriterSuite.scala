@@ -82,7 +82,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val writer = executor.writer()
     writer.write(row("a", "k1"))
     writer.write(row("b", "k2"))
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     executor.producer.settleNext(SendResult.Failed("stream 's1' is gone"))
     the[KinesisSinkException] thrownBy writer.commit() should have message "stream 's1' is gone"
     the[KinesisSinkException] thrownBy writer.write(row("c", "k3")) should have message "stream 's1' is gone"
@@ -106,7 +106,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val committing = blockedIn { message = Some(writer.commit().asInstanceOf[KinesisWriterCommitMessage]) }
     for (_ <- 1 to 4) {
       Thread.sleep(800) // the producer's pace, not synchronisation: the commit must outlast one wait
-      executor.producer.settleNext(SendResult.Written)
+      executor.producer.settleNext(SendResult.Written(1))
     }
     joined(committing)
     // Then the commit reports all four rows
@@ -134,7 +134,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val (first, second) = (executor.writer(), executor.writer(confirmTimeoutMs = Long.MaxValue))
     first.write(row("a", "k"))
     val blocked = blockedIn(second.write(row("b", "k")))
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     joined(blocked)
     executor.producer.sent.size shouldBe 2
   }
@@ -149,7 +149,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val third = blockedIn(writer.write(row("c", "k3")))
     executor.producer.sent.size shouldBe 2
     // And once a row is confirmed, the third goes through
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     joined(third)
     executor.producer.sent.map(r => new String(r.data, "UTF-8")) shouldBe Seq("a", "b", "c")
   }
@@ -164,7 +164,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val blocked = blockedIn(second.write(row("d", "k")))
     executor.producer.sent.size shouldBe 3
     // And once one of the first task's rows is confirmed, the second task's row goes through
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     joined(blocked)
     executor.producer.sent.map(r => new String(r.data, "UTF-8")) shouldBe Seq("a", "b", "c", "d")
     executor.producer.confirmAll()
