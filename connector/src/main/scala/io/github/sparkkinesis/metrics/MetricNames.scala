@@ -44,9 +44,11 @@ private[sparkkinesis] object MetricNames {
    */
   def currentQuery(): String = Try {
     val sessions = (SparkSession.getActiveSession.toSeq ++ SparkSession.getDefaultSession.toSeq).distinct
-    sessions.iterator.flatMap(s => Option(s.sparkContext.getLocalProperty(QueryIdProperty))).toSeq.headOption.map { id =>
-      val named = sessions.iterator.flatMap(s => Option(s.streams.get(UUID.fromString(id)))).flatMap(q => Option(q.name))
-      named.toSeq.headOption.getOrElse(id)
+    sessions.iterator.flatMap(s => Option(s.sparkContext.getLocalProperty(QueryIdProperty))).toSeq.headOption.map {
+      id =>
+        val named =
+          sessions.iterator.flatMap(s => Option(s.streams.get(UUID.fromString(id)))).flatMap(q => Option(q.name))
+        named.toSeq.headOption.getOrElse(id)
     }.getOrElse(BatchQuery)
   }.getOrElse(BatchQuery)
 

@@ -3,10 +3,10 @@ package io.github.sparkkinesis.metrics
 import com.codahale.metrics.{Counter, Gauge, MetricRegistry}
 
 /**
- * Metrics registered together as one Spark metrics source named `sourceName` ([[MetricNames]]); subclasses declare
- * them in their constructors, since Spark takes a source's metrics when it registers it. Each count marks the group
- * used, and a group the [[MetricsGroups]] unregistered for being idle registers itself again when it counts, with its
- * counts as they were.
+ * Metrics registered together as one Spark metrics source named `sourceName` ([[MetricNames]]); subclasses declare them
+ * in their constructors, since Spark takes a source's metrics when it registers it. Each count marks the group used,
+ * and a group the [[MetricsGroups]] unregistered for being idle registers itself again when it counts, with its counts
+ * as they were.
  */
 private[sparkkinesis] abstract class MetricsGroup(val sourceName: String, clock: () => Long) {
   private[metrics] val registry = new MetricRegistry

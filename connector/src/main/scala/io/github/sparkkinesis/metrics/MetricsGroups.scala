@@ -11,8 +11,8 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /**
  * This JVM's [[MetricsGroup]]s by source name, each registered with Spark's metrics system (`register`, which returns
  * what unregisters it) when first asked for. An executor never learns that a query has stopped, so a group that can be
- * evicted is unregistered after `idleMs` without counting ([[evictIdle]]), and registers itself again if it counts
- * once more; the driver unregisters a query's groups when the query stops ([[releaseQuery]]).
+ * evicted is unregistered after `idleMs` without counting ([[evictIdle]]), and registers itself again if it counts once
+ * more; the driver unregisters a query's groups when the query stops ([[releaseQuery]]).
  */
 private[sparkkinesis] final class MetricsGroups(
     register: (String, MetricRegistry) => Option[() => Unit],
@@ -38,7 +38,8 @@ private[sparkkinesis] final class MetricsGroups(
   }
 
   /** The source names registered now, sorted. */
-  def registered: Seq[String] = groups.keySet().asScala.toSeq.filter(n => registrations.containsKey(groups.get(n))).sorted
+  def registered: Seq[String] =
+    groups.keySet().asScala.toSeq.filter(n => registrations.containsKey(groups.get(n))).sorted
 
   /** The source names of the groups held now (registered or not, when Spark has no metrics system), sorted. */
   def names: Seq[String] = groups.keySet().asScala.toSeq.sorted

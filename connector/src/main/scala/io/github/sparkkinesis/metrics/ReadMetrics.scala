@@ -25,7 +25,9 @@ private[sparkkinesis] final class ReadMetrics(sourceName: String, clock: () => L
   /** Subscriptions that ended by design (every 5 minutes) and were renewed. */
   val subscriptionRenewals = counter("subscriptionRenewals")
 
-  /** Calls that failed for a passing reason (an expired iterator, a reset connection, a server error) and were retried. */
+  /**
+   * Calls that failed for a passing reason (an expired iterator, a reset connection, a server error) and were retried.
+   */
   val retries = counter("retries")
 
   /** Empty GetRecords pages with records ahead (MillisBehindLatest above 0) walked past. */

@@ -4,6 +4,7 @@ package io.github.sparkkinesis.sink
 private[sink] sealed trait SendResult
 
 private[sink] object SendResult {
+
   /** Written after `attempts` attempts (1 unless the producer retried it). */
   final case class Written(attempts: Int) extends SendResult
 

@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory
 
 /**
  * Registers metrics with this JVM's Spark metrics system (the driver's or an executor's), whose sinks (JMX, the
- * Prometheus servlet, ...) then report them as `<appId>.<executorId>.<sourceName>.<metric>`. It lives in Spark's package
- * because a metrics source is not public API. Without a running Spark (unit tests), or where a Spark version no longer
- * offers it, nothing is registered: the connector then reads and writes as before, without these metrics.
+ * Prometheus servlet, ...) then report them as `<appId>.<executorId>.<sourceName>.<metric>`. It lives in Spark's
+ * package because a metrics source is not public API. Without a running Spark (unit tests), or where a Spark version no
+ * longer offers it, nothing is registered: the connector then reads and writes as before, without these metrics.
  */
 object SparkMetricsSources {
   private val log = LoggerFactory.getLogger(getClass)

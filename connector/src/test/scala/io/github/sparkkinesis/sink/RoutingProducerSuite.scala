@@ -87,7 +87,11 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     routes.small.confirmAll()
     routes.results.map(_._1) shouldBe Seq("a1", "j1", "a2", "a3")
     routes.results.map(_._2) shouldBe
-      Seq(SendResult.Written(1), SendResult.Written(1), SendResult.Failed("throttled for too long"), SendResult.Written(1))
+      Seq(
+        SendResult.Written(1),
+        SendResult.Written(1),
+        SendResult.Failed("throttled for too long"),
+        SendResult.Written(1))
     routes.producer.heldBack shouldBe 0
   }
 

@@ -61,8 +61,12 @@ class PrometheusMetricsSuite extends AnyFunSuite with Matchers with SparkIntegra
       val puts = TestStreams.putStrings(source, TestStreams.testRecords("p", n = 40, keys = 4))
       val bytes = puts.map(_.data.length.toLong).sum
 
-      val metrics = Eventually.awaitValue("40 records read and written", 60.seconds, scrape(port).toSeq.sorted
-        .filter(_._1.contains("kinesis")).mkString("\n"), every = 500.millis) {
+      val metrics = Eventually.awaitValue(
+        "40 records read and written",
+        60.seconds,
+        scrape(port).toSeq.sorted
+          .filter(_._1.contains("kinesis")).mkString("\n"),
+        every = 500.millis) {
         // the driver counts a batch when Spark reports its progress, after the sink has written its rows
         Some(scrape(port)).filter(m =>
           counter(m, s"${out}_rowsWritten").contains(40L) && counter(m, s"${in}_batches_recordsRead").contains(40L))

@@ -14,8 +14,8 @@ import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
 
 /**
- * What a polling task's reader counts in its JVM's metrics of the query and stream, on the fake client: records,
- * bytes, GetRecords calls, throttled calls, retries and empty pages walked, again for an attempt that reads again.
+ * What a polling task's reader counts in its JVM's metrics of the query and stream, on the fake client: records, bytes,
+ * GetRecords calls, throttled calls, retries and empty pages walked, again for an attempt that reads again.
  */
 class ReaderMetricsSuite extends AnyFunSuite with Matchers {
 
