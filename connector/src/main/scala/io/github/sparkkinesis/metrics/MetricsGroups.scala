@@ -44,7 +44,10 @@ private[sparkkinesis] final class MetricsGroups(
   /** The source names of the groups held now (registered or not, when Spark has no metrics system), sorted. */
   def names: Seq[String] = groups.keySet().asScala.toSeq.sorted
 
-  /** Unregisters and forgets every group of `query` (its name or id as given to [[MetricNames.source]]). */
+  /**
+   * Unregisters every group of `query` (its name or id as given to [[MetricNames.source]]); one that counts again
+   * afterwards (a task that outlived the query) registers again, and is evicted once idle.
+   */
   def releaseQuery(query: String): Unit = {
     val prefix = MetricNames.queryPrefix(query)
     groups.asScala.toSeq.filter(_._1.startsWith(prefix)).foreach { case (name, group) => remove(name, group) }
@@ -52,13 +55,12 @@ private[sparkkinesis] final class MetricsGroups(
 
   /** Unregisters the evictable groups that have not counted for `idleMs`; they register again if they count. */
   def evictIdle(): Unit = groups.asScala.toSeq.foreach { case (name, group) =>
-    if (group.evictable && group.idleMs >= idleMs) {
-      group.revive = Some(reviveGroup)
-      remove(name, group)
-    }
+    if (group.evictable && group.idleMs >= idleMs) remove(name, group)
   }
 
+  /** A group removed that counts again (a task that outlived its query, say) is registered again. */
   private def remove(name: String, group: MetricsGroup): Unit = if (groups.remove(name, group)) {
+    group.revive = Some(reviveGroup)
     Option(registrations.remove(group)).foreach(unregister => unregister())
   }
 

@@ -11,6 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
+import io.github.sparkkinesis.metrics.WriteMetrics
 
 class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThreads {
 
@@ -49,12 +50,16 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val pool = new ProducerPool(_ => producers.synchronized { producers += new FakeRecordProducer; producers.last })
     val checkedStreams: mutable.Buffer[String] = mutable.Buffer.empty
 
+    /** Each stream's metrics, as the writers count them. */
+    val metrics: mutable.Map[String, WriteMetrics] = mutable.Map.empty
+
     def writer(taskRecords: Int = 1000, confirmTimeoutMs: Long = 10000L): KinesisDataWriter =
       new KinesisDataWriter(
         columns,
         pool.acquire(settings(executorRecords)),
         WriterLimits(confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = taskRecords, maxPendingBytes = 1L << 20),
-        maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 })
+        maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 },
+        metrics = s => metrics.synchronized(metrics.getOrElseUpdate(s, WriteMetrics.detached)))
 
     def producer: FakeRecordProducer = producers.synchronized(producers.head)
   }
@@ -75,6 +80,23 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
       ("s1", "k1"),
       ("s1", "k2"),
       ("other", "k3"))
+  }
+
+  test("Given rows for two streams, when Kinesis confirms some (one after retries) and fails one, then each " +
+    "stream's metrics count them, and rows outstanding go back to 0") {
+    val executor = new Executor
+    val writer = executor.writer()
+    Seq(row("a", "k"), row("bb", "k"), row("ccc", "k"), row("d", "k", "other")).foreach(writer.write)
+    executor.metrics("s1").rowsOutstanding.get shouldBe 3
+    executor.metrics("other").rowsOutstanding.get shouldBe 1
+    // Kinesis confirms the first, the second after 3 attempts, fails the third and confirms the fourth
+    Seq(SendResult.Written(1), SendResult.Written(3), SendResult.Failed("throttled"), SendResult.Written(1))
+      .foreach(executor.producer.settleNext)
+    val s1 = executor.metrics("s1")
+    (s1.rowsWritten.getCount, s1.bytesWritten.getCount, s1.rowsRetried.getCount, s1.rowsFailed.getCount) shouldBe
+      (2L, "akbbk".length.toLong, 1L, 1L)
+    s1.rowsOutstanding.get shouldBe 0
+    (executor.metrics("other").rowsWritten.getCount, executor.metrics("other").rowsOutstanding.get) shouldBe (1L, 0L)
   }
 
   test("Given a record that fails for good, when the task commits, then it fails with the producer's explanation") {
