@@ -6,6 +6,8 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 
+import io.github.sparkkinesis.metrics.WriteMetrics
+
 /** What one task wrote; the driver adds these up for its log line. */
 private[sink] final case class KinesisWriterCommitMessage(records: Long, bytes: Long) extends WriterCommitMessage
 
@@ -36,12 +38,15 @@ private[sink] final case class WriterLimits(confirmTimeoutMs: Long, maxPendingRe
  * @param maxRecordBytes
  *   the largest record a stream takes, partition key and data; fails if the stream cannot be written to; called once
  *   per stream name this task meets
+ * @param metrics
+ *   the executor's metrics of the rows written to a stream; called once per stream name this task meets
  */
 private[sink] final class KinesisDataWriter(
     columns: SinkColumns,
     lease: ProducerPool#Lease,
     limits: WriterLimits,
-    maxRecordBytes: String => Long)
+    maxRecordBytes: String => Long,
+    metrics: String => WriteMetrics = _ => WriteMetrics.detached)
     extends DataWriter[InternalRow] {
 
   private val lock = new Object
@@ -51,12 +56,14 @@ private[sink] final class KinesisDataWriter(
   private var writtenRecords = 0L // guarded by lock
   private var writtenBytes = 0L // guarded by lock
   private val streamLimits = mutable.Map.empty[String, Long]
+  private val streamMetrics = mutable.Map.empty[String, WriteMetrics]
 
   override def write(row: InternalRow): Unit = {
     val record = columns.extract(row)
     val size = record.size
     val limit = streamLimits.getOrElseUpdate(record.stream, maxRecordBytes(record.stream))
     if (size > limit) throw tooLarge(record, limit)
+    val counts = streamMetrics.getOrElseUpdate(record.stream, metrics(record.stream))
     lock.synchronized {
       awaitLocked(s"room for a row of this task (it has $pendingRecords rows unconfirmed)") {
         pendingRecords == 0 ||
@@ -71,17 +78,18 @@ private[sink] final class KinesisDataWriter(
         settle(size, None)
         throw e
     }
-    try lease.producer.send(record, result => done(size, result))
+    counts.rowsOutstanding.incrementAndGet()
+    try lease.producer.send(record, result => done(size, result, counts))
     catch {
       case e: IllegalArgumentException =>
-        giveBack(size)
+        giveBack(size, counts)
         throw new KinesisSinkException(
           s"The Kinesis producer refused a row for stream '${record.stream}': " +
             s"${e.getMessage}. This task fails (other tasks and the executor's producer go on); correct or filter " +
             "out such rows.",
           e)
       case NonFatal(e) =>
-        giveBack(size)
+        giveBack(size, counts)
         lease.discard()
         throw new IllegalStateException(
           s"The Kinesis producer refused a row for stream '${record.stream}' (${e.getClass.getSimpleName}: " +
@@ -153,13 +161,22 @@ private[sink] final class KinesisDataWriter(
     s"$waitingFor; the task fails and Spark retries it. The Kinesis Producer Library's process may be stuck; see " +
     "the executor's log.")
 
-  private def done(size: Long, result: SendResult): Unit = {
+  private def done(size: Long, result: SendResult, counts: WriteMetrics): Unit = {
+    counts.rowsOutstanding.decrementAndGet()
+    result match {
+      case SendResult.Written(attempts) =>
+        counts.rowsWritten.inc()
+        counts.bytesWritten.inc(size)
+        if (attempts > 1) counts.rowsRetried.inc()
+      case SendResult.Failed(_) => counts.rowsFailed.inc()
+    }
     lease.executorLimit.release(size)
     settle(size, Some(result))
   }
 
   /** The producer never took a record: gives back the room it held in both limits. */
-  private def giveBack(size: Long): Unit = {
+  private def giveBack(size: Long, counts: WriteMetrics): Unit = {
+    counts.rowsOutstanding.decrementAndGet()
     lease.executorLimit.release(size)
     settle(size, None)
   }
@@ -169,7 +186,7 @@ private[sink] final class KinesisDataWriter(
     pendingRecords -= 1
     pendingBytes -= size
     result.foreach {
-      case SendResult.Written =>
+      case SendResult.Written(_) =>
         writtenRecords += 1
         writtenBytes += size
       case SendResult.Failed(reason) =>

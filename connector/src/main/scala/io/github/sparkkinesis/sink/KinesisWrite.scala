@@ -16,6 +16,7 @@ import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
 import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
+import io.github.sparkkinesis.metrics.{MetricNames, WriteMetrics}
 import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOptions}
 
 /**
@@ -26,15 +27,19 @@ import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOption
 final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo)
     extends WriteBuilder with SupportsStreamingUpdateAsAppend {
 
-  override def build(): Write = new KinesisWrite(options, KinesisWrite.checkedColumns(options, info.schema()))
+  override def build(): Write =
+    new KinesisWrite(options, KinesisWrite.checkedColumns(options, info.schema()), MetricNames.currentQuery())
 }
 
-/** A batch or streaming write to Kinesis; every task writes its rows through its executor's shared producer. */
-private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: SinkColumns)
+/**
+ * A batch or streaming write to Kinesis; every task writes its rows through its executor's shared producer and counts
+ * them in the metrics of `query` (the streaming query that writes, or `batch`).
+ */
+private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: SinkColumns, query: String)
     extends Write with BatchWrite with StreamingWrite {
   private val log = LoggerFactory.getLogger(getClass)
 
-  private val factory = KinesisDataWriterFactory.of(options, columns)
+  private val factory = KinesisDataWriterFactory.of(options, columns, query)
 
   override def description(): String = s"KinesisWrite[$options]"
 
@@ -89,11 +94,15 @@ private[sink] object KinesisWrite {
   def confirmTimeoutMs(recordTtlMs: Long): Long = KplProducer.recordTtlForKpl(recordTtlMs) + ConfirmMarginMs
 }
 
-/** Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer. */
+/**
+ * Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer; its rows count in
+ * the executor's metrics of `query` ([[WriteMetrics]]).
+ */
 private[sink] final class KinesisDataWriterFactory(
     columns: SinkColumns,
     val settings: ProducerSettings,
-    limits: WriterLimits)
+    limits: WriterLimits,
+    query: String)
     extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
@@ -101,7 +110,8 @@ private[sink] final class KinesisDataWriterFactory(
       columns,
       SharedProducers.pool.acquire(settings),
       limits,
-      maxRecordBytes = StreamCheck.shared.maxRecordBytes(settings.client, _))
+      maxRecordBytes = StreamCheck.shared.maxRecordBytes(settings.client, _),
+      metrics = WriteMetrics.of(query, _))
 
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
     createWriter(partitionId, taskId)
@@ -109,8 +119,14 @@ private[sink] final class KinesisDataWriterFactory(
 
 private[sink] object KinesisDataWriterFactory {
 
-  /** The factory for a write of `columns` with the sink's `options`: its producer settings and its tasks' limits. */
-  def of(options: KinesisSinkOptions, columns: SinkColumns): KinesisDataWriterFactory =
+  /**
+   * The factory for a write of `columns` with the sink's `options`, counted for `query`: its producer settings and its
+   * tasks' limits.
+   */
+  def of(
+      options: KinesisSinkOptions,
+      columns: SinkColumns,
+      query: String = MetricNames.BatchQuery): KinesisDataWriterFactory =
     new KinesisDataWriterFactory(
       columns,
       ProducerSettings(
@@ -125,5 +141,6 @@ private[sink] object KinesisDataWriterFactory {
       WriterLimits(
         confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
         maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,
-        maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask))
+        maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask),
+      query)
 }

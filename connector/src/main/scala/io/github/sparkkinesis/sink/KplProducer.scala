@@ -52,7 +52,8 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Stoppa
       future,
       new FutureCallback[UserRecordResult] {
         override def onSuccess(result: UserRecordResult): Unit =
-          onDone(if (result.isSuccessful) SendResult.Written else SendResult.Failed(failures.describe(stream, result)))
+          onDone(if (result.isSuccessful) SendResult.Written(result.getAttempts.size)
+          else SendResult.Failed(failures.describe(stream, result)))
 
         override def onFailure(t: Throwable): Unit = onDone(SendResult.Failed(t match {
           case failed: UserRecordFailedException => failures.describe(stream, failed.getResult)
@@ -61,6 +62,8 @@ private[sink] final class KplProducer(settings: ProducerSettings) extends Stoppa
       },
       MoreExecutors.directExecutor())
   }
+
+  override def outstandingRecords: Long = kpl.getOutstandingRecordsCount
 
   /** Ends the native daemon; records not yet written are dropped, so callers wait for their records first. */
   override def destroy(): Unit = {

@@ -52,7 +52,7 @@ private[sink] final class PutRecordProducer(
       attempts += 1
       try {
         client().writeRecord(record.stream, record.partitionKey, record.explicitHashKey, record.data)
-        result = Some(SendResult.Written)
+        result = Some(SendResult.Written(attempts))
       } catch {
         case e: ThrottledException if clock() < deadline =>
           sleep(math.min(waits.nextDelayMs(), math.max(0L, deadline - clock())))

@@ -4,7 +4,9 @@ package io.github.sparkkinesis.sink
 private[sink] sealed trait SendResult
 
 private[sink] object SendResult {
-  case object Written extends SendResult
+
+  /** Written after `attempts` attempts (1 unless the producer retried it). */
+  final case class Written(attempts: Int) extends SendResult
 
   /** The record will not be written; `reason` names the stream and says why, without secrets. */
   final case class Failed(reason: String) extends SendResult

@@ -44,6 +44,8 @@ private[sink] final class RoutingProducer(
   /** How many records wait behind an earlier record of their partition key; for tests. */
   def heldBack: Int = synchronized(lanes.values.map(_.waiting.size).sum)
 
+  override def outstandingRecords: Long = small.outstandingRecords + large.outstandingRecords
+
   override def destroy(): Unit =
     try small.destroy()
     finally large.destroy()

@@ -6,12 +6,16 @@ import scala.util.control.NonFatal
 import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.{Backoff, IdleSweeper, SharedClients, SinkClient}
+import io.github.sparkkinesis.metrics.ProducerMetrics
 
 /** A [[RecordProducer]] that owns resources (the KPL's daemon) to give back when no task needs it any more. */
 private[sink] trait StoppableProducer extends RecordProducer {
 
   /** Ends the producer; records not yet written are dropped. */
   def destroy(): Unit
+
+  /** Records the producer holds in its own queue, not yet written or failed (the KPL's outstanding records). */
+  def outstandingRecords: Long = 0L
 }
 
 /**
@@ -55,6 +59,9 @@ private[sink] final class ProducerPool(
     }
     idle.size
   }
+
+  /** The records the current producers hold in their own queues ([[StoppableProducer.outstandingRecords]]). */
+  def outstandingRecords: Long = synchronized(current.values.map(_.producer.outstandingRecords).sum)
 
   /** Destroys every producer, held or not; for the JVM's shutdown. */
   def destroyAll(): Unit = synchronized {
@@ -120,6 +127,7 @@ private[sink] object SharedProducers {
         settings.strictKeyOrder),
     IdleSweeper.IdleMs)
   IdleSweeper.start("spark-kinesis-idle-producers")(() => pool.destroyIdle())
+  ProducerMetrics.register(() => pool.outstandingRecords)
 
   Runtime.getRuntime.addShutdownHook(new Thread("spark-kinesis-producers-shutdown") {
     override def run(): Unit = pool.destroyAll()

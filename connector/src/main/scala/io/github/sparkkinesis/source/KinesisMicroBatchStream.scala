@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory
 import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, KinesisClient}
 import io.github.sparkkinesis.cloudwatch.ConsumerLagPublisher
 import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndStore, ShardEndStores}
+import io.github.sparkkinesis.metrics.{MetricNames, QueryMetrics}
 import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.planning.{
@@ -68,6 +69,9 @@ class KinesisMicroBatchStream(
   private val planners = options.streams.map(s => s -> new StreamPlanner(s, options, () => client, clock)).toMap
   planners.values.foreach(_.listAtStart())
   private val ends = new BatchEnds(store)
+
+  /** The query's metrics in Spark's metrics system, per stream; registered from now until [[stop]]. */
+  private val queryMetrics = new QueryMetrics(MetricNames.currentQuery(), options.streams)
 
   /**
    * Per stream, the consumer tasks read through with kinesis.consumerType=SubscribeToShard, resolved (registered if
@@ -195,7 +199,10 @@ class KinesisMicroBatchStream(
     looks
   }
 
-  /** The metrics of the latest batch, for its `StreamingQueryProgress` ([[SourceMetrics.ofBatch]]). */
+  /**
+   * The metrics of the latest batch, for its `StreamingQueryProgress` ([[SourceMetrics.ofBatch]]); the same batch's
+   * figures go to Spark's metrics system ([[QueryMetrics]]).
+   */
   override def metrics(latestConsumedOffset: java.util.Optional[Offset]): java.util.Map[String, String] = {
     val metrics = if (!latestConsumedOffset.isPresent) Map.empty[String, String]
     else {
@@ -205,9 +212,10 @@ class KinesisMicroBatchStream(
       checksReported = checks
       val byStream = ends.of(offset).toSeq.flatMap { case ((s, _), record) => record.map(s -> _) }
         .groupBy(_._1).map { case (s, records) => s -> records.map(_._2) }
-      val batch = SourceMetrics.ofBatch(
-        if (realTime) realTimeBatches.endsByStream else byStream,
-        planners.map { case (s, planner) => s -> planner.shardCounts })
+      val batchEnds = if (realTime) realTimeBatches.endsByStream else byStream
+      val shardCounts = planners.map { case (s, planner) => s -> planner.shardCounts }
+      queryMetrics.update(offset.batch, batchEnds, shardCounts, planners.map { case (s, p) => s -> p.driverCalls })
+      val batch = SourceMetrics.ofBatch(batchEnds, shardCounts)
       lagPublisher.foreach(_.afterBatch(offset.batch, batch))
       batch + (SourceMetrics.DriverGetRecordsCalls -> sinceLastReport.toString)
     }
@@ -331,7 +339,8 @@ class KinesisMicroBatchStream(
     options.dropMisroutedRecords,
     fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings },
     fanOutEndCheckMs = if (realTime) Some(KinesisMicroBatchStream.RealTimeEndCheckMs) else None,
-    failureTimeoutMs = options.driverRetryTimeoutMs)
+    failureTimeoutMs = options.driverRetryTimeoutMs,
+    query = queryMetrics.query)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 
@@ -342,6 +351,7 @@ class KinesisMicroBatchStream(
     planners.values.foreach(_.close())
     lagPublisher.foreach(_.stop())
     fanOut.values.foreach(_.stop()) // deregisters a consumer this query registered, unless options keep it
+    queryMetrics.stop()
   }
 
   override def getDefaultReadLimit: ReadLimit =

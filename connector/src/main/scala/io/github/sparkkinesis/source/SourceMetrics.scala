@@ -44,23 +44,44 @@ object SourceMetrics {
   val MaxMsBehindLatest = "maxMsBehindLatest"
 
   private def of(ends: Seq[ShardEndRecord], shards: (Int, Int)): Seq[(String, Long)] = {
-    val stats = ends.flatMap(_.stats)
-    val lags = stats.map(_.millisBehindLatest)
-    val lag = if (lags.isEmpty) Nil
-    else Seq(
-      AvgMsBehindLatest -> lags.sum / lags.size,
-      MaxMsBehindLatest -> lags.max,
-      "minMsBehindLatest" -> lags.min)
+    val lag = lagOf(ends).toSeq.flatMap(l =>
+      Seq(AvgMsBehindLatest -> l.avgMs, MaxMsBehindLatest -> l.maxMs, "minMsBehindLatest" -> l.minMs))
+    val reads = readsOf(ends)
     lag ++ Seq(
       "shardsOpen" -> shards._1.toLong,
       "shardsClosed" -> shards._2.toLong,
       "shardsRead" -> ends.size.toLong,
-      RecordsRead -> ends.map(_.recordCount).sum,
-      BytesRead -> stats.map(_.bytes).sum,
-      GetRecordsCalls -> stats.map(_.getRecordsCalls).sum,
-      ThrottledCalls -> stats.map(_.throttledCalls).sum)
+      RecordsRead -> reads.records,
+      BytesRead -> reads.bytes,
+      GetRecordsCalls -> reads.getRecordsCalls,
+      ThrottledCalls -> reads.throttledCalls)
+  }
+
+  /**
+   * How far behind the tip the shards of `ends` were when their tasks stopped (Kinesis' MillisBehindLatest): average,
+   * maximum and minimum over the shards; None when no record says (none, or only records written by 0.1.0).
+   */
+  def lagOf(ends: Seq[ShardEndRecord]): Option[Lag] = {
+    val lags = ends.flatMap(_.stats).map(_.millisBehindLatest)
+    if (lags.isEmpty) None else Some(Lag(lags.sum / lags.size, lags.max, lags.min))
+  }
+
+  /** What the tasks that wrote `ends` read and spent: records, bytes, GetRecords calls, throttled calls. */
+  def readsOf(ends: Seq[ShardEndRecord]): BatchReads = {
+    val stats = ends.flatMap(_.stats)
+    BatchReads(
+      ends.map(_.recordCount).sum,
+      stats.map(_.bytes).sum,
+      stats.map(_.getRecordsCalls).sum,
+      stats.map(_.throttledCalls).sum)
   }
 }
+
+/** Kinesis' MillisBehindLatest over the shards a batch read, when their tasks stopped. */
+final case class Lag(avgMs: Long, maxMs: Long, minMs: Long)
+
+/** What a batch's tasks read of some shards (Kinesis records, a KPL aggregate counting once) and the calls it took. */
+final case class BatchReads(records: Long, bytes: Long, getRecordsCalls: Long, throttledCalls: Long)
 
 /** A task metric Spark sums over a batch's tasks; subclasses have no-argument constructors, as the UI needs. */
 abstract class KinesisSumMetric(metricName: String, text: String) extends CustomSumMetric {

@@ -29,5 +29,5 @@ final class FakeRecordProducer extends StoppableProducer {
     onDone(result)
   }
 
-  def confirmAll(): Unit = while (pendingCount > 0) settleNext(SendResult.Written)
+  def confirmAll(): Unit = while (pendingCount > 0) settleNext(SendResult.Written(1))
 }

@@ -11,6 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
+import io.github.sparkkinesis.metrics.WriteMetrics
 
 class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThreads {
 
@@ -49,12 +50,16 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val pool = new ProducerPool(_ => producers.synchronized { producers += new FakeRecordProducer; producers.last })
     val checkedStreams: mutable.Buffer[String] = mutable.Buffer.empty
 
+    /** Each stream's metrics, as the writers count them. */
+    val metrics: mutable.Map[String, WriteMetrics] = mutable.Map.empty
+
     def writer(taskRecords: Int = 1000, confirmTimeoutMs: Long = 10000L): KinesisDataWriter =
       new KinesisDataWriter(
         columns,
         pool.acquire(settings(executorRecords)),
         WriterLimits(confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = taskRecords, maxPendingBytes = 1L << 20),
-        maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 })
+        maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 },
+        metrics = s => metrics.synchronized(metrics.getOrElseUpdate(s, WriteMetrics.detached)))
 
     def producer: FakeRecordProducer = producers.synchronized(producers.head)
   }
@@ -77,12 +82,29 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
       ("other", "k3"))
   }
 
+  test("Given rows for two streams, when Kinesis confirms some (one after retries) and fails one, then each " +
+    "stream's metrics count them, and rows outstanding go back to 0") {
+    val executor = new Executor
+    val writer = executor.writer()
+    Seq(row("a", "k"), row("bb", "k"), row("ccc", "k"), row("d", "k", "other")).foreach(writer.write)
+    executor.metrics("s1").rowsOutstanding.get shouldBe 3
+    executor.metrics("other").rowsOutstanding.get shouldBe 1
+    // Kinesis confirms the first, the second after 3 attempts, fails the third and confirms the fourth
+    Seq(SendResult.Written(1), SendResult.Written(3), SendResult.Failed("throttled"), SendResult.Written(1))
+      .foreach(executor.producer.settleNext)
+    val s1 = executor.metrics("s1")
+    (s1.rowsWritten.getCount, s1.bytesWritten.getCount, s1.rowsRetried.getCount, s1.rowsFailed.getCount) shouldBe
+      (2L, "akbbk".length.toLong, 1L, 1L)
+    s1.rowsOutstanding.get shouldBe 0
+    (executor.metrics("other").rowsWritten.getCount, executor.metrics("other").rowsOutstanding.get) shouldBe (1L, 0L)
+  }
+
   test("Given a record that fails for good, when the task commits, then it fails with the producer's explanation") {
     val executor = new Executor
     val writer = executor.writer()
     writer.write(row("a", "k1"))
     writer.write(row("b", "k2"))
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     executor.producer.settleNext(SendResult.Failed("stream 's1' is gone"))
     the[KinesisSinkException] thrownBy writer.commit() should have message "stream 's1' is gone"
     the[KinesisSinkException] thrownBy writer.write(row("c", "k3")) should have message "stream 's1' is gone"
@@ -106,7 +128,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val committing = blockedIn { message = Some(writer.commit().asInstanceOf[KinesisWriterCommitMessage]) }
     for (_ <- 1 to 4) {
       Thread.sleep(800) // the producer's pace, not synchronisation: the commit must outlast one wait
-      executor.producer.settleNext(SendResult.Written)
+      executor.producer.settleNext(SendResult.Written(1))
     }
     joined(committing)
     // Then the commit reports all four rows
@@ -134,7 +156,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val (first, second) = (executor.writer(), executor.writer(confirmTimeoutMs = Long.MaxValue))
     first.write(row("a", "k"))
     val blocked = blockedIn(second.write(row("b", "k")))
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     joined(blocked)
     executor.producer.sent.size shouldBe 2
   }
@@ -149,7 +171,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val third = blockedIn(writer.write(row("c", "k3")))
     executor.producer.sent.size shouldBe 2
     // And once a row is confirmed, the third goes through
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     joined(third)
     executor.producer.sent.map(r => new String(r.data, "UTF-8")) shouldBe Seq("a", "b", "c")
   }
@@ -164,7 +186,7 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     val blocked = blockedIn(second.write(row("d", "k")))
     executor.producer.sent.size shouldBe 3
     // And once one of the first task's rows is confirmed, the second task's row goes through
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     joined(blocked)
     executor.producer.sent.map(r => new String(r.data, "UTF-8")) shouldBe Seq("a", "b", "c", "d")
     executor.producer.confirmAll()

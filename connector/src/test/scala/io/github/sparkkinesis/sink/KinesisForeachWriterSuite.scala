@@ -86,7 +86,7 @@ class KinesisForeachWriterSuite extends AnyFunSuite with Matchers with BlockingT
     writer.open(0L, 1L)
     writer.process(row("a", "k1"))
     writer.process(row("b", "k2"))
-    executor.producer.settleNext(SendResult.Written)
+    executor.producer.settleNext(SendResult.Written(1))
     executor.producer.settleNext(SendResult.Failed("stream 's1' is gone"))
     the[KinesisSinkException] thrownBy writer.close(null) should have message "stream 's1' is gone"
     executor.released() shouldBe 1

@@ -35,7 +35,7 @@ class PutRecordProducerSuite extends AnyFunSuite with Matchers {
   test("Given a stream raised to 10 MiB, when a record of 10 MiB with its key is put, then Kinesis stores it") {
     val setup = new Setup
     setup.fake.updateMaxRecordSize("big", 10240)
-    setup.put(record(10 * MiB - 1, "k")) shouldBe SendResult.Written
+    setup.put(record(10 * MiB - 1, "k")) shouldBe SendResult.Written(1)
     setup.fake.recordsOf("big").map(r => (r.partitionKey, r.data.length)) shouldBe Seq(("k", 10 * MiB - 1))
     setup.producer.destroy()
   }
@@ -44,7 +44,7 @@ class PutRecordProducerSuite extends AnyFunSuite with Matchers {
     val setup = new Setup
     setup.fake.updateMaxRecordSize("big", 2048)
     setup.fake.failNextCalls("PutRecord", 3)(new ThrottledException("Rate exceeded for shard (injected)"))
-    setup.put(record(2 * MiB - 1)) shouldBe SendResult.Written
+    setup.put(record(2 * MiB - 1)) shouldBe SendResult.Written(4)
     setup.fake.callsOf("PutRecord") shouldBe 4
     setup.fake.recordsOf("big").size shouldBe 1
     setup.producer.destroy()

@@ -42,17 +42,17 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     routes.large.sent shouldBe empty
     routes.producer.heldBack shouldBe 2
     // And once s1 is confirmed, the large record goes out through PutRecord, alone
-    routes.small.settleNext(SendResult.Written)
+    routes.small.settleNext(SendResult.Written(1))
     payloads(routes.large) shouldBe Seq("L2-large-record")
     payloads(routes.small) shouldBe Seq("s1", "j1")
     // And once the large record is confirmed, s3 follows it through the KPL
-    routes.small.settleNext(SendResult.Written) // j1: changes nothing for k
+    routes.small.settleNext(SendResult.Written(1)) // j1: changes nothing for k
     payloads(routes.small) shouldBe Seq("s1", "j1")
-    routes.large.settleNext(SendResult.Written)
+    routes.large.settleNext(SendResult.Written(1))
     payloads(routes.small) shouldBe Seq("s1", "j1", "s3")
     routes.small.confirmAll()
     routes.results.map(_._1) shouldBe Seq("s1", "j1", "L2-large-record", "s3")
-    routes.results.map(_._2).distinct shouldBe Seq(SendResult.Written)
+    routes.results.map(_._2).distinct shouldBe Seq(SendResult.Written(1))
     routes.producer.heldBack shouldBe 0
   }
 
@@ -78,16 +78,20 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     payloads(routes.small) shouldBe Seq("a1", "j1")
     routes.producer.heldBack shouldBe 2
     // And a2 goes once a1 is confirmed, a3 once a2 has failed (its task fails; Spark writes its rows again)
-    routes.small.settleNext(SendResult.Written)
+    routes.small.settleNext(SendResult.Written(1))
     payloads(routes.small) shouldBe Seq("a1", "j1", "a2")
-    routes.small.settleNext(SendResult.Written) // j1: changes nothing for k
+    routes.small.settleNext(SendResult.Written(1)) // j1: changes nothing for k
     payloads(routes.small) shouldBe Seq("a1", "j1", "a2")
     routes.small.settleNext(SendResult.Failed("throttled for too long"))
     payloads(routes.small) shouldBe Seq("a1", "j1", "a2", "a3")
     routes.small.confirmAll()
     routes.results.map(_._1) shouldBe Seq("a1", "j1", "a2", "a3")
     routes.results.map(_._2) shouldBe
-      Seq(SendResult.Written, SendResult.Written, SendResult.Failed("throttled for too long"), SendResult.Written)
+      Seq(
+        SendResult.Written(1),
+        SendResult.Written(1),
+        SendResult.Failed("throttled for too long"),
+        SendResult.Written(1))
     routes.producer.heldBack shouldBe 0
   }
 
@@ -96,7 +100,7 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     routes.send("k", "large-one-000")
     routes.send("k", "large-two-000")
     payloads(routes.large) shouldBe Seq("large-one-000")
-    routes.large.settleNext(SendResult.Written)
+    routes.large.settleNext(SendResult.Written(1))
     payloads(routes.large) shouldBe Seq("large-one-000", "large-two-000")
   }
 
@@ -117,7 +121,7 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     routes.small.refuse =
       r => if (new String(r.data, "UTF-8") == "bad") Some(new IllegalArgumentException("no")) else None
     // When the large record is confirmed
-    routes.large.settleNext(SendResult.Written)
+    routes.large.settleNext(SendResult.Written(1))
     // Then the refused one is reported failed, naming the stream, and the next goes to the KPL
     routes.results.map(_._1) shouldBe Seq("large-record-0", "bad")
     routes.results(1)._2 match {
@@ -178,14 +182,14 @@ class RoutingProducerSuite extends AnyFunSuite with Matchers {
     // Then the large row waits for s1; once s1 is confirmed it is put, and s3 follows only after it is stored
     payloads(small) shouldBe Seq("s1")
     fake.recordsOf("s") shouldBe empty
-    small.settleNext(SendResult.Written)
+    small.settleNext(SendResult.Written(1))
     val deadline = System.nanoTime() + 10000000000L
     while (small.synchronized(small.sent.size) < 2 && System.nanoTime() < deadline) Thread.`yield`()
     fake.recordsOf("s").map(r => new String(r.data.take(2), "UTF-8")) shouldBe Seq("L2")
     payloads(small) shouldBe Seq("s1", "s3")
     committed shouldBe None
     // And the commit returns once s3 is confirmed too, counting all three rows
-    small.settleNext(SendResult.Written)
+    small.settleNext(SendResult.Written(1))
     committing.join(10000L)
     committed.map(_.records) shouldBe Some(3)
     writer.close()

@@ -69,8 +69,9 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
     // by top-level name (a Scala object's classes share it): the Scala 2.13 JAR also counts a real-time batch's slots
     val own = entries.filter(_.startsWith(InSparksPackage))
       .map(_.stripPrefix(InSparksPackage).takeWhile(c => c != '$' && c != '.')).toSet
-    own shouldBe (if (scala.util.Properties.versionNumberString.startsWith("2.12")) Set("ExecutorLocations")
-                  else Set("ExecutorLocations", "RealTimeBatchSlots"))
+    val both = Set("ExecutorLocations", "SparkMetricsSources")
+    own shouldBe (if (scala.util.Properties.versionNumberString.startsWith("2.12")) both
+                  else both + "RealTimeBatchSlots")
   }
 
   test("service registrations name only relocated interfaces, and the data source is registered") {

@@ -18,6 +18,7 @@ import io.github.sparkkinesis.client.{
   ThrottledException,
   TimestampInFutureException
 }
+import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
 import io.github.sparkkinesis.source.planning.FailureWindow
@@ -62,7 +63,8 @@ private[sparkkinesis] final class FanOutPages(
     clock: () => Long,
     sleep: Long => Unit = Thread.sleep,
     endCheckEveryMs: Option[Long] = None,
-    failureTimeoutMs: Long) extends ShardPages {
+    failureTimeoutMs: Long,
+    override val metrics: ReadMetrics = ReadMetrics.detached) extends ShardPages {
   import FanOutPages._
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -248,6 +250,7 @@ private[sparkkinesis] final class FanOutPages(
     endCheckedAtMs = Some(clock())
     val from = lastReceived.map(IteratorStart.AfterSequenceNumber).orElse(start.iteratorStart).get
     try {
+      metrics.getRecordsCalls.inc()
       val rest = polling.getRecords(stream, polling.shardIterator(stream, shardId, from), 1)
       closedChecked = true
       endCheckBackoff.reset()
@@ -258,8 +261,13 @@ private[sparkkinesis] final class FanOutPages(
     } catch {
       case e @ (_: AccessException | _: ResourceMissingException) => throw e
       case e: KinesisClientException =>
-        if (e.isInstanceOf[ThrottledException]) refused += 1
-        else endCheckFailures.failed(e) // throws once failures have lasted failureTimeoutMs
+        if (e.isInstanceOf[ThrottledException]) {
+          refused += 1
+          metrics.throttledCalls.inc()
+        } else {
+          endCheckFailures.failed(e) // throws once failures have lasted failureTimeoutMs
+          metrics.retries.inc()
+        }
         endCheckRetryAtMs = clock() + endCheckBackoff.nextDelayMs()
         log.info(s"Checking whether shard $shardId of stream $stream has ended went unanswered; checking again " +
           s"later: ${e.getMessage}")
@@ -304,6 +312,7 @@ private[sparkkinesis] final class FanOutPages(
         true
       case Some(SubscriptionSignal.Completed) =>
         subscription = None // ended by design (5 minutes): the next receive subscribes again from where it stood
+        metrics.subscriptionRenewals.inc()
         true
       case Some(SubscriptionSignal.Failed(error)) =>
         subscription = None
@@ -341,6 +350,7 @@ private[sparkkinesis] final class FanOutPages(
         }
         cache.subscribed(key, clock())
         subscribes += 1
+        metrics.subscribeToShardCalls.inc()
         try {
           subscription = Some(client.subscribeToShard(settings.consumerArn, shardId, from))
           lastSignalAtMs = clock()
@@ -363,7 +373,11 @@ private[sparkkinesis] final class FanOutPages(
   private def failed(error: KinesisClientException): Unit = error match {
     case _: AccessException | _: ResourceMissingException => throw error
     case _ =>
-      if (error.isInstanceOf[SubscriptionBusyException] || error.isInstanceOf[ThrottledException]) refused += 1
+      val refusedNow = error.isInstanceOf[SubscriptionBusyException] || error.isInstanceOf[ThrottledException]
+      if (refusedNow) {
+        refused += 1
+        metrics.throttledCalls.inc()
+      }
       failuresInARow += 1
       if (failuresInARow > settings.maxRetries) {
         throw new KinesisClientException(
@@ -373,6 +387,7 @@ private[sparkkinesis] final class FanOutPages(
             s"is ${settings.maxRetries}): ${error.getMessage}",
           error)
       }
+      if (!refusedNow) metrics.retries.inc()
       val delay = backoff.nextDelayMs()
       log.info(s"Subscription to shard $shardId of stream $stream: ${error.getMessage} Subscribing again in $delay ms.")
       sleep(delay)

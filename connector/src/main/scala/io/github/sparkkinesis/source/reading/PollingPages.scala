@@ -13,6 +13,7 @@ import io.github.sparkkinesis.client.{
   ThrottledException,
   TimestampInFutureException
 }
+import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.source.planning.FailureWindow
 
@@ -35,7 +36,8 @@ private[sparkkinesis] final class PollingPages(
     backoff: Backoff,
     failureTimeoutMs: Long,
     clock: () => Long = () => System.currentTimeMillis(),
-    sleep: Long => Unit = Thread.sleep) extends ShardPages {
+    sleep: Long => Unit = Thread.sleep,
+    override val metrics: ReadMetrics = ReadMetrics.detached) extends ShardPages {
 
   private val log = LoggerFactory.getLogger(getClass)
   private val failures = new FailureWindow(s"Reading shard $shardId of stream $stream", failureTimeoutMs, clock)
@@ -74,25 +76,30 @@ private[sparkkinesis] final class PollingPages(
           case None => return Some(RecordBatch(Nil, None, 0L)) // not yet: see TimestampInFutureException
         }
         calls += 1
+        metrics.getRecordsCalls.inc()
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         backoff.reset()
         failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
         iterator = batch.nextIterator
         if (batch.nextIterator.isEmpty) ended = true
+        if (batch.records.isEmpty && batch.millisBehindLatest > 0) metrics.emptyPages.inc()
         return Some(batch)
       } catch {
         case e: ExpiredIteratorException =>
           iterator = None
           expiredInARow += 1
           if (expiredInARow > 3) throw e
+          metrics.retries.inc()
         case _: ThrottledException =>
           throttled += 1
+          metrics.throttledCalls.inc()
           if (!backOff(deadlineMs)) return None
         case e @ (_: AccessException | _: ResourceMissingException) => throw e
         case e: KinesisClientException =>
           iterator = None // it may be what failed; a new one starts from the last record read
           failures.failed(e) // throws once failures have lasted failureTimeoutMs
+          metrics.retries.inc()
           log.warn(s"Reading shard $shardId of stream $stream failed; trying again: ${e.getMessage}")
           if (!backOff(deadlineMs)) return None
       }

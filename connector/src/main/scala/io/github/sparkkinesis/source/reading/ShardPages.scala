@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source.reading
 
 import io.github.sparkkinesis.client.{Backoff, KinesisClient, RecordBatch}
+import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.ShardPosition
 
 /**
@@ -31,6 +32,9 @@ private[sparkkinesis] trait ShardPages {
   /** Calls that Kinesis throttled (or refused as busy) so far. */
   def throttledCalls: Long
 
+  /** The metrics these pages count their calls in, and their reader the records it hands over. */
+  def metrics: ReadMetrics
+
   /**
    * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long
    * as its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
@@ -46,13 +50,17 @@ private[sparkkinesis] trait ShardPages {
 
 private[sparkkinesis] object ShardPages {
 
-  /** The pages a task reads its shard from: a subscription when `settings.fanOut` names a consumer, else polling. */
+  /**
+   * The pages a task reads its shard from: a subscription when `settings.fanOut` names a consumer, else polling; they
+   * count in the metrics of the query and stream in this JVM.
+   */
   def open(
       client: KinesisClient,
       partition: TaskShard,
       settings: ReaderSettings,
       clock: () => Long,
-      sleep: Long => Unit): ShardPages =
+      sleep: Long => Unit): ShardPages = {
+    val metrics = ReadMetrics.of(settings.query, partition.stream)
     settings.fanOut.get(partition.stream) match {
       case None =>
         new PollingPages(
@@ -65,7 +73,8 @@ private[sparkkinesis] object ShardPages {
           new Backoff(settings.retryBaseMs, settings.retryMaxMs),
           settings.failureTimeoutMs,
           clock,
-          sleep)
+          sleep,
+          metrics)
       case Some(fanOut) =>
         new FanOutPages(
           FanOutClients.of(client),
@@ -80,6 +89,8 @@ private[sparkkinesis] object ShardPages {
           clock,
           sleep,
           settings.fanOutEndCheckMs,
-          settings.failureTimeoutMs)
+          settings.failureTimeoutMs,
+          metrics)
     }
+  }
 }

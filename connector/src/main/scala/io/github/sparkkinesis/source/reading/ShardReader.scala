@@ -195,7 +195,10 @@ final class ShardReader(
 
   private def emit(records: Seq[KinesisRecord]): Unit = {
     recordsRead += records.size
-    records.foreach(r => bytesRead += r.data.length)
+    val bytes = records.map(_.data.length.toLong).sum
+    bytesRead += bytes
+    pages.metrics.recordsRead.inc(records.size.toLong)
+    pages.metrics.bytesRead.inc(bytes)
     buffered = records.iterator.flatMap(rows.rows(_, misrouted))
   }
 

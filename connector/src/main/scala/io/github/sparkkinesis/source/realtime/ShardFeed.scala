@@ -118,6 +118,8 @@ private[realtime] final class ShardFeed(
     toEmit = toEmit.tail
     recordsRead += 1
     bytesRead += record.bytes
+    pages.metrics.recordsRead.inc()
+    pages.metrics.bytesRead.inc(record.bytes)
     lastArrivalMs = Some(record.arrivalMs)
   }
 

@@ -12,6 +12,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.metadata.HadoopShardEndStore
+import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardRead}
 import io.github.sparkkinesis.offsets.ShardPosition.{AfterSequenceNumber, AtTimestamp, ShardEnd, TrimHorizon}
 
@@ -136,6 +137,23 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     val (second, _) = t.read(1L, end)
     first ++ second shouldBe t.expected ++ more
     t.fake.callsOf("SubscribeToShard") shouldBe 2
+  }
+
+  test("given a subscription refused once and one that ends after five minutes, when tasks read on, then the " +
+    "readers' metrics count the subscribes, the refusal and the renewal, and no GetRecords call") {
+    val t = new Setup(10)
+    val s = t.settings().copy(query = s"fan-out-metrics-${java.util.UUID.randomUUID()}")
+    t.fake.failNextCalls("SubscribeToShard", 1)(new SubscriptionBusyException("ResourceInUse (injected)"))
+    val (first, end) = t.read(0L, TrimHorizon, s)
+    t.clock.advance(5 * 60 * 1000L + 1)
+    val more = t.put(4, "y")
+    first ++ t.read(1L, end, s)._1 shouldBe t.expected ++ more
+    val metrics = ReadMetrics.of(s.query, "s")
+    metrics.subscribeToShardCalls.getCount shouldBe 3
+    metrics.throttledCalls.getCount shouldBe 1
+    metrics.subscriptionRenewals.getCount shouldBe 1
+    metrics.recordsRead.getCount shouldBe 14
+    metrics.getRecordsCalls.getCount shouldBe 0
   }
 
   test("given ResourceInUse and LimitExceeded on subscribe, when read, then it backs off and reads everything") {

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source.reading
 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
+import java.util.UUID
 
 import scala.collection.mutable
 
@@ -11,6 +12,7 @@ import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.metadata.HadoopShardEndStore
+import io.github.sparkkinesis.metrics.{MetricNames, ReadMetrics}
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
 
 /**
@@ -21,7 +23,7 @@ class PassingFailuresSuite extends AnyFunSuite with Matchers {
 
   private val shard = "shardId-000000000000"
 
-  private final class Setup(records: Int) {
+  private final class Setup(records: Int, query: String = MetricNames.BatchQuery) {
     val clock = new ManualClock()
     val fake = new FakeKinesisClient(clock)
     fake.createStream("s", 1)
@@ -37,7 +39,8 @@ class PassingFailuresSuite extends AnyFunSuite with Matchers {
       retryBaseMs = 100L,
       retryMaxMs = 1000L,
       dropMisroutedRecords = false,
-      failureTimeoutMs = 30000L)
+      failureTimeoutMs = 30000L,
+      query = query)
 
     /** One task of batch 0, its waits moving the fake's clock: the values it read. */
     def read(): Seq[String] = {
@@ -65,6 +68,25 @@ class PassingFailuresSuite extends AnyFunSuite with Matchers {
     t.read() shouldBe t.expected
     t.fake.shardIteratorCalls shouldBe 13
     (t.clock() - started) should be < t.settings.failureTimeoutMs
+  }
+
+  test("given 3 empty pages ahead, a throttled call and 2 reset connections, when a task reads and another attempt " +
+    "reads the batch again, then the readers' metrics count both attempts' records, calls, throttles, retries and " +
+    "empty pages") {
+    val t = new Setup(20, query = s"reader-metrics-${UUID.randomUUID()}")
+    t.fake.emptyPagesAhead("s", shard, 3)
+    t.fake.throttleNextGetRecords(1)
+    t.fake.failNextCalls("GetRecords", 2)(new KinesisClientException("Kinesis GetRecords failed: Connection reset"))
+    t.read() shouldBe t.expected
+    t.read() shouldBe t.expected
+    val metrics = ReadMetrics.of(t.settings.query, "s")
+    metrics.recordsRead.getCount shouldBe 40
+    metrics.bytesRead.getCount shouldBe 2 * t.expected.map(_.length).sum
+    metrics.getRecordsCalls.getCount shouldBe t.fake.getRecordsCalls
+    metrics.throttledCalls.getCount shouldBe 1
+    metrics.retries.getCount shouldBe 2
+    metrics.emptyPages.getCount shouldBe 6 // each attempt's iterator meets the 3 empty pages
+    metrics.subscribeToShardCalls.getCount shouldBe 0
   }
 
   test("given GetRecords failing with reset connections and server errors mid-read, when a task reads, then it " +

@@ -12,6 +12,7 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.aggregation.KplTestAggregates
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.metadata.HadoopShardEndStore
+import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
 import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettings, ShardPages, TaskShard}
@@ -248,6 +249,7 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
     override def position: ShardPosition = TrimHorizon
     override def isEnded: Boolean = false
     override def rewind(to: ShardPosition): Unit = ()
+    override val metrics: ReadMetrics = ReadMetrics.detached
     override def getRecordsCalls: Long = 0L
     override def throttledCalls: Long = 0L
     override def close(handedOver: Boolean): Unit = closedAs = Some(handedOver)
