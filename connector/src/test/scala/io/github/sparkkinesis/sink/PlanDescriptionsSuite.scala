@@ -26,7 +26,7 @@ class PlanDescriptionsSuite extends AnyFunSuite with Matchers {
 
     // When
     val scan = new KinesisScan(KinesisSourceOptions.parse(shared)).description()
-    val write = new KinesisWrite(sinkOptions, SinkColumns.resolve(schema, sinkOptions.stream)).description()
+    val write = new KinesisWrite(sinkOptions, SinkColumns.resolve(schema, sinkOptions.stream), "batch").description()
 
     // Then
     scan shouldBe "KinesisScan[KinesisSourceOptions(streams=orders, region=eu-west-1, " +
