@@ -36,7 +36,9 @@ final case class KinesisSourceOptions(
     metadataStore: MetadataStoreSettings = MetadataStoreSettings.Hdfs,
     fanOut: Option[FanOutOptions] = None,
     realTimePollIntervalMs: Long = 200L,
-    realTimeMaxTasks: Option[Int] = None) {
+    realTimeMaxTasks: Option[Int] = None,
+    maxBytesPerTrigger: Option[Long] = None,
+    maxBytesPerSecondPerShard: Option[Long] = None) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
@@ -117,6 +119,8 @@ object KinesisSourceOptions {
       metadataStore = MetadataStoreSettings.parse(options),
       fanOut = FanOutOptions.parse(options, streams, client.region),
       realTimePollIntervalMs = getOrDefault(RealTimePollInterval),
-      realTimeMaxTasks = get(RealTimeMaxTasks))
+      realTimeMaxTasks = get(RealTimeMaxTasks),
+      maxBytesPerTrigger = get(MaxBytesPerTrigger),
+      maxBytesPerSecondPerShard = get(MaxBytesPerSecondPerShard))
   }
 }

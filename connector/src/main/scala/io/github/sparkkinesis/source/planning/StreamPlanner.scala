@@ -176,7 +176,11 @@ private[source] final class StreamPlanner(
    */
   def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
     availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
-    schedule.batchEnded(read, id => records.get(id).exists(expected), checkSoon = availableNow.isDefined)
+    schedule.batchEnded(
+      read,
+      id => records.get(id).exists(expected),
+      checkSoon = availableNow.isDefined,
+      pacedMs = id => records.get(id).flatMap(_.stats).fold(0L)(_.pacedMs))
   }
 
   /**

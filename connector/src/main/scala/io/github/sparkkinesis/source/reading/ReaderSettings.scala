@@ -8,7 +8,8 @@ import io.github.sparkkinesis.options.KinesisOptionsRegistry
  * checks whether its shard has closed (real-time mode, whose tasks outlive reshards); None checks only a shard the
  * driver's listing showed closed, once. `failureTimeoutMs`: how long a reader goes on retrying calls that fail for a
  * passing reason (refused or reset connections, server errors) before its task fails (option
- * `kinesis.driverRetryTimeout`, which bounds the driver's retries too).
+ * `kinesis.driverRetryTimeout`, which bounds the driver's retries too). `maxBytesPerSecondPerShard`: the polling
+ * readers' rate cap per shard (`kinesis.getRecords.maxBytesPerSecondPerShard`).
  */
 final case class ReaderSettings(
     client: ClientSettings,
@@ -22,7 +23,8 @@ final case class ReaderSettings(
     readsWholeRange: Boolean = false,
     fanOut: Map[String, FanOutReaderSettings] = Map.empty,
     fanOutEndCheckMs: Option[Long] = None,
-    failureTimeoutMs: Long = KinesisOptionsRegistry.DriverRetryTimeout.default.get)
+    failureTimeoutMs: Long = KinesisOptionsRegistry.DriverRetryTimeout.default.get,
+    maxBytesPerSecondPerShard: Option[Long] = None)
 
 /** Settings a task needs to read its shard through enhanced fan-out; `consumerArn` was resolved by the driver. */
 final case class FanOutReaderSettings(consumerArn: String, subscribeTimeoutMs: Long, maxRetries: Int)
