@@ -59,8 +59,8 @@ class BytesPerTriggerSuite extends AnyFunSuite with Matchers with BeforeAndAfter
 
   /**
    * Runs batches until none is new, checking each against its plan: a shard's rows fit in its byte share or are a
-   * single record, and the batch reads at most the cap plus less than a record per shard. Each batch is read twice,
-   * as a retry would, and must read the same records. Returns every batch's rows (at most `batches` batches).
+   * single record, and the batch reads at most the cap plus less than a record per shard. Each batch is read twice, as
+   * a retry would, and must read the same records. Returns every batch's rows (at most `batches` batches).
    */
   private def boundedBatches(driver: MicroBatchDriver, maxBytes: Long, batches: Int = 100): Seq[Seq[Out]] =
     Iterator.continually(driver.plan()).takeWhile(_.isDefined).map(_.get).take(batches).map { end =>
@@ -125,10 +125,14 @@ class BytesPerTriggerSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     def run(maxRecords: Int, maxBytes: Int): Seq[Seq[Out]] = {
       val driver = new MicroBatchDriver(
         fake,
-        options("kinesis.maxRecordsPerTrigger" -> maxRecords.toString, "kinesis.maxBytesPerTrigger" -> maxBytes.toString),
+        options(
+          "kinesis.maxRecordsPerTrigger" -> maxRecords.toString,
+          "kinesis.maxBytesPerTrigger" -> maxBytes.toString),
         clock = clock)
       val limit = driver.stream.getDefaultReadLimit
-      (ReadLimits.maxRecords(limit), ReadLimits.maxBytes(limit)) shouldBe ((Some(maxRecords.toLong), Some(maxBytes.toLong)))
+      (ReadLimits.maxRecords(limit), ReadLimits.maxBytes(limit)) shouldBe ((
+        Some(maxRecords.toLong),
+        Some(maxBytes.toLong)))
       driver.drain()
       driver.batches.flatten.map(_.data.takeWhile(_ != '.')) should contain theSameElementsAs all
       driver.batches.toVector

@@ -30,6 +30,18 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
     fake
   }
 
+  /** Polling reader settings with the rate cap `cap`: 4 records a page, 60 s per task, no fetch interval. */
+  private def settings(cap: Option[Long]) = ReaderSettings(
+    ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+    recordsPerFetch = 4,
+    fetchIntervalMs = 0L,
+    maxRecordsPerShard = 100000L,
+    maxTimePerShardMs = 60000L,
+    retryBaseMs = 1L,
+    retryMaxMs = 2L,
+    dropMisroutedRecords = false,
+    maxBytesPerSecondPerShard = cap)
+
   /** Each call's instant (simulated) and bytes, from the start of the shard to its tip. */
   private def callsToTip(cap: Option[Long], fetchIntervalMs: Long, perFetch: Int): Seq[(Long, Long)] = {
     val clock = new ManualClock()
@@ -50,7 +62,8 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
     var atTip = false
     while (!atTip) {
       val page = pages.fetch(Long.MaxValue, perFetch).get
-      calls += (clock() -> page.records.map(_.data.length.toLong).sum) // the fake answers at once: clock() is the call's
+      // The fake answers at once: clock() is when the call was made.
+      calls += (clock() -> page.records.map(_.data.length.toLong).sum)
       atTip = page.millisBehindLatest == 0
     }
     calls.toVector
@@ -84,23 +97,32 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
     }
   }
 
+  test("given the reader settings every task shares, then the pages every reader opens (micro-batch, batch read, " +
+    "real-time) pace their calls by the cap") {
+    val clock = new ManualClock()
+    val fake = shardOf(records = 8, size = 100 * KiB, clock)
+    val start = clock()
+    val pages = ShardPages.open(
+      fake,
+      TaskShard("s", shard, 0L, TrimHorizon, None),
+      settings(cap = Some(200L * KiB)),
+      clock,
+      clock.advance)
+    pages.fetch(Long.MaxValue, 2).get.records should have size 2
+    pages.msUntilPaced shouldBe 1000L
+    clock.advance(400L)
+    pages.msUntilPaced shouldBe 600L
+    pages.fetch(Long.MaxValue, 2).get.records should have size 2
+    clock() shouldBe start + 1000L // the second call waited out the rest of the first page's second
+  }
+
   test("given a cap that puts the next call past the task's time limit, when a micro-batch task reads, then it " +
     "stops after the page without waiting, and records how long the cap still holds the shard back") {
     val clock = new ManualClock()
     val fake = shardOf(records = 10, size = 100 * KiB, clock)
-    val settings = ReaderSettings(
-      ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
-      recordsPerFetch = 4,
-      fetchIntervalMs = 0L,
-      maxRecordsPerShard = 100000L,
-      maxTimePerShardMs = 60000L,
-      retryBaseMs = 1L,
-      retryMaxMs = 2L,
-      dropMisroutedRecords = false,
-      maxBytesPerSecondPerShard = Some(4L * KiB))
     val store = new HadoopShardEndStore(Files.createTempDirectory("ends").toString, new Configuration())
     val partition = TaskPartition(0L, 0, Seq(TaskShard("s", shard, 0L, TrimHorizon, None)))
-    val reader = new TaskReader(partition, settings, store, fake, clock, clock.advance)
+    val reader = new TaskReader(partition, settings(cap = Some(4L * KiB)), store, fake, clock, clock.advance)
     val startedAt = clock()
     Iterator.continually(reader.next()).takeWhile(identity).size shouldBe 4
     reader.close()
