@@ -86,6 +86,24 @@ class TriggerSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
     committed(freshOut).sorted shouldBe sorted(first ++ second ++ third ++ fourth)
     inputRows.count(_ > 0) should be >= 8
     inputRows.max should be <= 50L
+
+    // When: another fresh checkpoint with both limits, kinesis.maxBytesPerTrigger the smaller (about 20 records)
+    val all = first ++ second ++ third ++ fourth
+    val (smallest, largest) = (all.map(_.data.length).min, all.map(_.data.length).max)
+    val maxBytes = 20 * largest
+    val (bytesCheckpoint, bytesOut) = (newCheckpointDir(), newDir("bytes-out"))
+    val byBytes = runToEnd(toFiles(
+      stream,
+      bytesCheckpoint,
+      bytesOut,
+      Trigger.AvailableNow(),
+      "kinesis.maxRecordsPerTrigger" -> "50",
+      "kinesis.maxBytesPerTrigger" -> maxBytes.toString))
+    // Then: the whole stream once, each batch within the byte limit plus less than a record for each of its shards (at
+    // most three: the parent and its children)
+    committed(bytesOut).sorted shouldBe sorted(all)
+    byBytes.max should be <= (maxBytes / smallest + 3).toLong
+    byBytes.max should be < 50L
   }
 
   test("Trigger.Once reads what is there in one batch and stops; the next run goes on without repeating a record") {

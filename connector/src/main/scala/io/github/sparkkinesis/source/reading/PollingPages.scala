@@ -86,7 +86,9 @@ private[sparkkinesis] final class PollingPages(
         }
         calls += 1
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
-        pacedUntilMs = lastCallAtMs + maxBytesPerSecond.fold(0L)(PollingPages.pacingMs(batch.records, _))
+        // Only a page with bytes paces: empty pages go on being read whatever the deadline (a walk to the records).
+        pacedUntilMs = maxBytesPerSecond.map(PollingPages.pacingMs(batch.records, _)).filter(_ > 0)
+          .fold(Long.MinValue / 2)(lastCallAtMs + _)
         backoff.reset()
         failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
