@@ -61,6 +61,8 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.realTime.pollInterval": (timedelta(milliseconds=400), "400ms", "10ms", "it is shorter than 50ms"),
     "kinesis.realTime.maxTasks": (8, "8", "0", "it is outside 1..10000"),
     "kinesis.maxRecordsPerTrigger": (5000, "5000", "0", "it is outside 1..9223372036854775807"),
+    "kinesis.maxBytesPerTrigger": (104857600, "104857600", "100m", "it is not a whole number"),
+    "kinesis.getRecords.maxBytesPerSecondPerShard": (1048576, "1048576", "2", "it is outside 1024..2097152"),
     "kinesis.driverRetryTimeout": (timedelta(minutes=5), "300000ms", "soon", "it is not a duration"),
     "kinesis.clientNumRetries": (5, "5", "many", "it is not a whole number"),
     "kinesis.clientRetryInterval": ("100ms", "100ms", "0", "it is shorter than 1ms"),

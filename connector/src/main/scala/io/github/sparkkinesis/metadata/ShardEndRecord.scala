@@ -22,6 +22,10 @@ import io.github.sparkkinesis.offsets.{Json, ShardPosition}
  *   GetRecords calls made, throttled ones included
  * @param throttledCalls
  *   GetRecords calls that Kinesis throttled
+ * @param pacedMs
+ *   how long after the attempt stopped the read-rate cap (`kinesis.getRecords.maxBytesPerSecondPerShard`) held the
+ *   shard's next call back: the driver looks at the shard again no sooner (a duration, never compared with a clock of
+ *   another machine)
  */
 final case class ReadStats(
     millisBehindLatest: Long,
@@ -30,7 +34,8 @@ final case class ReadStats(
     lastArrivalMs: Option[Long],
     bytes: Long,
     getRecordsCalls: Long,
-    throttledCalls: Long) {
+    throttledCalls: Long,
+    pacedMs: Long = 0L) {
 
   def toJson: JsonNode = Json.obj(Seq(
     "millisBehindLatest" -> Json.number(millisBehindLatest),
@@ -39,7 +44,8 @@ final case class ReadStats(
     "bytes" -> Json.number(bytes),
     "getRecordsCalls" -> Json.number(getRecordsCalls),
     "throttledCalls" -> Json.number(throttledCalls)) ++
-    lastArrivalMs.map(ms => "lastArrivalMs" -> Json.number(ms)): _*)
+    lastArrivalMs.map(ms => "lastArrivalMs" -> Json.number(ms)) ++
+    Some(pacedMs).filter(_ > 0).map(ms => "pacedMs" -> Json.number(ms)): _*)
 }
 
 object ReadStats {
@@ -50,7 +56,8 @@ object ReadStats {
     lastArrivalMs = Json.optionalLong(node, "lastArrivalMs"),
     bytes = Json.field(node, "bytes", what).asLong(),
     getRecordsCalls = Json.field(node, "getRecordsCalls", what).asLong(),
-    throttledCalls = Json.field(node, "throttledCalls", what).asLong())
+    throttledCalls = Json.field(node, "throttledCalls", what).asLong(),
+    pacedMs = Json.optionalLong(node, "pacedMs").getOrElse(0L))
 }
 
 /**

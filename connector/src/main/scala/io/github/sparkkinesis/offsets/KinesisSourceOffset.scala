@@ -20,12 +20,18 @@ object ShardState {
 }
 
 /**
- * How a micro-batch's first attempt reads one shard: at most `maxRecords` Kinesis records (a read limit's share), and
- * only records that arrived before `arrivedBeforeMs` (the end of a Trigger.AvailableNow run). Later attempts read
- * exactly to the end the first one recorded, whatever these say. `task` is the micro-batch's task that reads the shard
- * (None in offsets of version 2 and before, whose batches read each shard in a task of its own).
+ * How a micro-batch's first attempt reads one shard: at most `maxRecords` Kinesis records and `maxBytes` bytes of them
+ * (a read limit's shares), and only records that arrived before `arrivedBeforeMs` (the end of a Trigger.AvailableNow
+ * run). Later attempts read exactly to the end the first one recorded, whatever these say. `task` is the micro-batch's
+ * task that reads the shard (None in offsets of version 2 and before, whose batches read each shard in a task of its
+ * own). `maxBytes` needs no new offset version: a release that does not know it reads a batch it plans again after a
+ * downgrade without that cap, which makes the batch larger, never different between attempts.
  */
-final case class ShardRead(maxRecords: Option[Long], arrivedBeforeMs: Option[Long], task: Option[Int] = None)
+final case class ShardRead(
+    maxRecords: Option[Long],
+    arrivedBeforeMs: Option[Long],
+    task: Option[Int] = None,
+    maxBytes: Option[Long] = None)
 
 object ShardRead {
   val Unbounded: ShardRead = ShardRead(None, None)
@@ -59,7 +65,8 @@ final case class KinesisSourceOffset(
         stream -> Json.obj(shards.toSeq.map { case (shardId, read) =>
           shardId -> Json.obj(read.maxRecords.map(n => "maxRecords" -> Json.number(n)).toSeq ++
             read.arrivedBeforeMs.map(ms => "arrivedBeforeMs" -> Json.number(ms)) ++
-            read.task.map(t => "task" -> Json.number(t.toLong)): _*)
+            read.task.map(t => "task" -> Json.number(t.toLong)) ++
+            read.maxBytes.map(n => "maxBytes" -> Json.number(n)): _*)
         }: _*)
       }: _*)
     }
@@ -159,7 +166,8 @@ object KinesisSourceOffset {
           shardId -> ShardRead(
             Json.optionalLong(read, "maxRecords"),
             Json.optionalLong(read, "arrivedBeforeMs"),
-            Json.optionalLong(read, "task").map(_.toInt))
+            Json.optionalLong(read, "task").map(_.toInt),
+            Json.optionalLong(read, "maxBytes"))
         }.toMap
       }.toMap
     }

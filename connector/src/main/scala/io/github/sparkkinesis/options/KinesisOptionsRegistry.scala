@@ -166,6 +166,28 @@ object KinesisOptionsRegistry {
     long(1L, Long.MaxValue),
     usage = Source)
 
+  val MaxBytesPerTrigger: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.maxBytesPerTrigger",
+    None,
+    "Most bytes of Kinesis record data (KPL aggregates as stored) one micro-batch reads, split evenly across the " +
+      "shards it reads (Spark's maxBytes read limit). A shard stops before a record that would pass its share, " +
+      "except that it always reads at least one record, so a batch passes the cap by less than one record per shard " +
+      "it reads. With kinesis.maxRecordsPerTrigger, a shard stops at whichever share it reaches first. With " +
+      "Trigger.AvailableNow the run takes several batches; Trigger.Once ignores it. Default: no cap.",
+    long(1L, Long.MaxValue, unit = "bytes"),
+    usage = Source)
+
+  val MaxBytesPerSecondPerShard: OptionSpec[Long] = OptionSpec[Long](
+    "kinesis.getRecords.maxBytesPerSecondPerShard",
+    None,
+    "Polling: most bytes per second a reader takes from one shard. After a page of B bytes the next GetRecords " +
+      "call on that shard waits B divided by this rate (and at least the fetch interval), so a catch-up leaves the " +
+      "rest of the shard's 2 MB/s of reads, shared by every polling consumer, to the others: 1048576 leaves " +
+      "half. It applies to micro-batch tasks, batch reads and real-time readers; enhanced fan-out, which has 2 " +
+      "MB/s per shard of its own, ignores it. Default: no cap (a shard's readers take what Kinesis allows).",
+    long(1024L, 2097152L, unit = "bytes per second"),
+    usage = Source)
+
   val DriverRetryTimeout: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.driverRetryTimeout",
     Some(120000L),
@@ -542,6 +564,8 @@ object KinesisOptionsRegistry {
     RealTimePollInterval,
     RealTimeMaxTasks,
     MaxRecordsPerTrigger,
+    MaxBytesPerTrigger,
+    MaxBytesPerSecondPerShard,
     DriverRetryTimeout,
     ClientNumRetries,
     ClientRetryInterval,

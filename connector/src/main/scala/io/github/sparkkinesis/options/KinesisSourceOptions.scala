@@ -37,7 +37,9 @@ final case class KinesisSourceOptions(
     fanOut: Option[FanOutOptions] = None,
     realTimePollIntervalMs: Long = 200L,
     realTimeMaxTasks: Option[Int] = None,
-    cloudWatch: Option[CloudWatchSettings] = None) {
+    cloudWatch: Option[CloudWatchSettings] = None,
+    maxBytesPerTrigger: Option[Long] = None,
+    maxBytesPerSecondPerShard: Option[Long] = None) {
 
   override def toString: String =
     s"KinesisSourceOptions(streams=${streams.mkString(",")}, region=${client.region.getOrElse("<default chain>")}, " +
@@ -119,6 +121,8 @@ object KinesisSourceOptions {
       fanOut = FanOutOptions.parse(options, streams, client.region),
       realTimePollIntervalMs = getOrDefault(RealTimePollInterval),
       realTimeMaxTasks = get(RealTimeMaxTasks),
-      cloudWatch = CloudWatchSettings.parse(options))
+      cloudWatch = CloudWatchSettings.parse(options),
+      maxBytesPerTrigger = get(MaxBytesPerTrigger),
+      maxBytesPerSecondPerShard = get(MaxBytesPerSecondPerShard))
   }
 }

@@ -76,7 +76,8 @@ final class KinesisBatch(
       options.client.retry.maxDelayMs,
       options.dropMisroutedRecords,
       readsWholeRange = true,
-      failureTimeoutMs = options.driverRetryTimeoutMs),
+      failureTimeoutMs = options.driverRetryTimeoutMs,
+      maxBytesPerSecondPerShard = options.maxBytesPerSecondPerShard),
     KinesisBatch.Unrecorded,
     clients)
 

@@ -157,7 +157,8 @@ class KinesisMicroBatchStream(
           tasks,
           (s, id) => planners(s).arrivedBefore(id),
           homes.size,
-          options.shardsPerTask)))
+          options.shardsPerTask,
+          ReadLimits.maxBytes(limit))))
     } else if (start.batch < 0) {
       null // before the first batch Spark treats any offset as new data (nothing is committed yet)
     } else start
@@ -340,7 +341,8 @@ class KinesisMicroBatchStream(
     fanOut = fanOut.map { case (s, consumer) => s -> consumer.readerSettings },
     fanOutEndCheckMs = if (realTime) Some(KinesisMicroBatchStream.RealTimeEndCheckMs) else None,
     failureTimeoutMs = options.driverRetryTimeoutMs,
-    query = queryMetrics.query)
+    query = queryMetrics.query,
+    maxBytesPerSecondPerShard = options.maxBytesPerSecondPerShard)
 
   override def deserializeOffset(json: String): Offset = KinesisSourceOffset.fromJson(json)
 
@@ -355,7 +357,7 @@ class KinesisMicroBatchStream(
   }
 
   override def getDefaultReadLimit: ReadLimit =
-    options.maxRecordsPerTrigger.map(ReadLimit.maxRows).getOrElse(ReadLimit.allAvailable())
+    ReadLimits.default(options.maxRecordsPerTrigger, options.maxBytesPerTrigger)
 
   override def toString: String = s"KinesisMicroBatchStream[${options.streams.mkString(",")}]"
 }

@@ -39,6 +39,17 @@ class KinesisSourceOptionsSuite extends AnyFunSuite with Matchers {
     (parsed.idleShardCheckIntervalMs, parsed.maxRecordsPerTrigger, parsed.driverRetryTimeoutMs) shouldBe
       ((250L, Some(5000L), 30000L))
     failure(minimal + ("kinesis.maxRecordsPerTrigger" -> "0")) should include("kinesis.maxRecordsPerTrigger")
+    val bytes = KinesisSourceOptions.parse(minimal ++ Map(
+      "kinesis.maxBytesPerTrigger" -> "104857600",
+      "kinesis.getRecords.maxBytesPerSecondPerShard" -> "1048576"))
+    (bytes.maxBytesPerTrigger, bytes.maxBytesPerSecondPerShard) shouldBe ((Some(104857600L), Some(1048576L)))
+    (parsed.maxBytesPerTrigger, parsed.maxBytesPerSecondPerShard) shouldBe ((None, None))
+    failure(minimal + ("kinesis.maxBytesPerTrigger" -> "100m")) shouldBe "Invalid value '100m' for option " +
+      "kinesis.maxBytesPerTrigger: it is not a whole number. Accepted: a whole number of bytes from 1 to " +
+      "9223372036854775807."
+    failure(minimal + ("kinesis.getRecords.maxBytesPerSecondPerShard" -> "2")) shouldBe "Invalid value '2' for " +
+      "option kinesis.getRecords.maxBytesPerSecondPerShard: it is outside 1024..2097152. Accepted: a whole number " +
+      "of bytes per second from 1024 to 2097152."
     failure(minimal + ("kinesis.idleShardCheckInterval" -> "2h")) should include("longer than 1h")
   }
 

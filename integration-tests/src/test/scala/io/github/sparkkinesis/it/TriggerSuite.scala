@@ -46,6 +46,12 @@ class TriggerSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
 
   private def sorted(puts: Seq[Put]): Seq[String] = puts.map(_.payload).sorted
 
+  /** A Trigger.AvailableNow run of `stream` on a fresh checkpoint with `options`: its output, its progress reports. */
+  private def freshAvailableNow(stream: String, options: (String, String)*): (File, Seq[Long]) = {
+    val out = newDir("fresh-out")
+    (out, runToEnd(toFiles(stream, newCheckpointDir(), out, Trigger.AvailableNow(), options: _*)))
+  }
+
   test("default trigger, then AvailableNow twice with new records and a split in between, then a fresh checkpoint " +
     "with AvailableNow and a read limit: each run reads exactly its records once and stops by itself") {
     // Given: a query with the default trigger that has read the first records
@@ -75,17 +81,25 @@ class TriggerSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite 
     committed(out).sorted shouldBe sorted(first ++ second ++ third ++ fourth)
 
     // When: a fresh checkpoint with AvailableNow and a read limit of 50 records per batch
-    val (freshCheckpoint, freshOut) = (newCheckpointDir(), newDir("fresh-out"))
-    val inputRows = runToEnd(toFiles(
-      stream,
-      freshCheckpoint,
-      freshOut,
-      Trigger.AvailableNow(),
-      "kinesis.maxRecordsPerTrigger" -> "50"))
+    val (freshOut, inputRows) = freshAvailableNow(stream, "kinesis.maxRecordsPerTrigger" -> "50")
     // Then: the whole stream once, in several bounded batches
     committed(freshOut).sorted shouldBe sorted(first ++ second ++ third ++ fourth)
     inputRows.count(_ > 0) should be >= 8
     inputRows.max should be <= 50L
+
+    // When: another fresh checkpoint with both limits, kinesis.maxBytesPerTrigger the smaller (about 20 records)
+    val all = first ++ second ++ third ++ fourth
+    val (smallest, largest) = (all.map(_.data.length).min, all.map(_.data.length).max)
+    val maxBytes = 20 * largest
+    val (bytesOut, byBytes) = freshAvailableNow(
+      stream,
+      "kinesis.maxRecordsPerTrigger" -> "50",
+      "kinesis.maxBytesPerTrigger" -> maxBytes.toString)
+    // Then: the whole stream once, each batch within the byte limit plus less than a record for each of its shards (at
+    // most three: the parent and its children)
+    committed(bytesOut).sorted shouldBe sorted(all)
+    byBytes.max should be <= (maxBytes / smallest + 3).toLong
+    byBytes.max should be < 50L
   }
 
   test("Trigger.Once reads what is there in one batch and stops; the next run goes on without repeating a record") {

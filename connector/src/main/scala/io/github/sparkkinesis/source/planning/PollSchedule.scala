@@ -31,13 +31,18 @@ private[source] final class PollSchedule(fetchIntervalMs: Long, idleIntervalMs: 
 
   /**
    * The batch that read `read` has ended: those in `expected` are read again without a check `fetchIntervalMs` from
-   * now; the others are checked next, `fetchIntervalMs` from now when `checkSoon`, else `idleIntervalMs`.
+   * now; the others are checked next, `fetchIntervalMs` from now when `checkSoon`, else `idleIntervalMs`; and none
+   * sooner than the read-rate cap held its next call back when its task stopped (`pacedMs`).
    */
-  def batchEnded(read: Iterable[String], expected: String => Boolean, checkSoon: Boolean): Unit = {
+  def batchEnded(
+      read: Iterable[String],
+      expected: String => Boolean,
+      checkSoon: Boolean,
+      pacedMs: String => Long = _ => 0L): Unit = {
     val at = clock()
     read.foreach { id =>
       val soon = expected(id) || checkSoon
-      next(id) = Next(at + (if (soon) fetchIntervalMs else idleIntervalMs), expected(id))
+      next(id) = Next(at + math.max(if (soon) fetchIntervalMs else idleIntervalMs, pacedMs(id)), expected(id))
     }
   }
 

@@ -171,12 +171,17 @@ private[source] final class StreamPlanner(
 
   /**
    * A batch this run planned, which read `read` and recorded `records`, has ended: the next look at each shard waits
-   * from now. The [[expected]] shards are read again without a check; in an AvailableNow run every shard is looked at
-   * again as soon as pacing allows, and shards whose read reached the run's bound are done.
+   * from now, at least as long as the read-rate cap still held the shard back when its task stopped. The [[expected]]
+   * shards are read again without a check; in an AvailableNow run every shard is looked at again as soon as pacing
+   * allows, and shards whose read reached the run's bound are done.
    */
   def batchEnded(read: Seq[String], records: Map[String, ShardEndRecord]): Unit = {
     availableNow.foreach(_.reach(records.collect { case (id, r) if r.stats.exists(_.boundReached) => id }))
-    schedule.batchEnded(read, id => records.get(id).exists(expected), checkSoon = availableNow.isDefined)
+    schedule.batchEnded(
+      read,
+      id => records.get(id).exists(expected),
+      checkSoon = availableNow.isDefined,
+      pacedMs = id => records.get(id).flatMap(_.stats).fold(0L)(_.pacedMs))
   }
 
   /**

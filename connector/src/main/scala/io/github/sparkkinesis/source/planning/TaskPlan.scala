@@ -15,12 +15,12 @@ private[source] object TaskPlan {
     if (shards == 0) 0 else math.max((shards + shardsPerTask - 1) / shardsPerTask, math.min(shards, parallelism))
 
   /**
-   * How the next batch reads each (stream, shard) with news, in (stream, shard) order: its share of the read limit
-   * `maxRecords` (the shares add up to the limit, or to one record per shard when the batch reads more shards than
-   * that), its AvailableNow bound, and its task, dealt round-robin so each task gets shards of every stream. With
-   * `executors` (more than one), a task reads only shards of one home executor ([[home]]), and each home gets a share
-   * of the `tasks` in proportion to its shards, and at least one task per `shardsPerTask` of them: a shard's task can
-   * then always run where its subscription is kept.
+   * How the next batch reads each (stream, shard) with news, in (stream, shard) order: its shares of the read limits
+   * `maxRecords` and `maxBytes` (the shares of each add up to the limit, or to one record or byte per shard when the
+   * batch reads more shards than that), its AvailableNow bound, and its task, dealt round-robin so each task gets
+   * shards of every stream. With `executors` (more than one), a task reads only shards of one home executor ([[home]]),
+   * and each home gets a share of the `tasks` in proportion to its shards, and at least one task per `shardsPerTask` of
+   * them: a shard's task can then always run where its subscription is kept.
    */
   def reads(
       news: Seq[(String, String)],
@@ -28,11 +28,17 @@ private[source] object TaskPlan {
       tasks: Int,
       arrivedBefore: (String, String) => Option[Long],
       executors: Int = 0,
-      shardsPerTask: Int = Int.MaxValue): Map[String, Map[String, ShardRead]] = {
+      shardsPerTask: Int = Int.MaxValue,
+      maxBytes: Option[Long] = None): Map[String, Map[String, ShardRead]] = {
     val task = taskOf(news.sorted, tasks, executors, shardsPerTask)
+    def share(limit: Long, i: Int) = math.max(1L, limit / news.size + (if (i < limit % news.size) 1 else 0))
     news.sorted.zipWithIndex.map { case ((stream, id), i) =>
-      val share = maxRecords.map(m => math.max(1L, m / news.size + (if (i < m % news.size) 1 else 0)))
-      (stream, id, ShardRead(share, arrivedBefore(stream, id), Some(task((stream, id)))))
+      val read = ShardRead(
+        maxRecords.map(share(_, i)),
+        arrivedBefore(stream, id),
+        Some(task((stream, id))),
+        maxBytes.map(share(_, i)))
+      (stream, id, read)
     }.groupBy(_._1).map { case (stream, shards) => stream -> shards.map(s => s._2 -> s._3).toMap }
   }
 

@@ -8,6 +8,7 @@ import io.github.sparkkinesis.client.{
   ExpiredIteratorException,
   KinesisClient,
   KinesisClientException,
+  KinesisRecord,
   RecordBatch,
   ResourceMissingException,
   ThrottledException,
@@ -24,7 +25,10 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * reason (a refused or reset connection, a server error: an emulator restarting, a network outage) are retried with the
  * same back-off for at most `failureTimeoutMs` in a row (option `kinesis.driverRetryTimeout`); refused credentials and
  * a missing stream or shard fail at once. It never compares a timestamp with the local clock: an AT_TIMESTAMP position
- * that Kinesis finds in its future reads as an empty page at the tip.
+ * that Kinesis finds in its future reads as an empty page at the tip. With `maxBytesPerSecond`
+ * (`kinesis.getRecords.maxBytesPerSecondPerShard`) a call also waits until the last page's bytes have taken that rate's
+ * time since the call that read them ([[PollingPages.pacingMs]]): from the start of any call on, these pages read at
+ * most the rate's bytes per elapsed second, plus the page that call returns.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -37,7 +41,8 @@ private[sparkkinesis] final class PollingPages(
     failureTimeoutMs: Long,
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep,
-    override val metrics: ReadMetrics = ReadMetrics.detached) extends ShardPages {
+    override val metrics: ReadMetrics = ReadMetrics.detached,
+    maxBytesPerSecond: Option[Long] = None) extends ShardPages {
 
   private val log = LoggerFactory.getLogger(getClass)
   private val failures = new FailureWindow(s"Reading shard $shardId of stream $stream", failureTimeoutMs, clock)
@@ -45,6 +50,9 @@ private[sparkkinesis] final class PollingPages(
   private var iterator: Option[String] = None
   private var lastSequenceNumber: Option[String] = None
   private var lastCallAtMs = Long.MinValue / 2
+
+  /** When the rate cap lets the next call start. */
+  private var pacedUntilMs = Long.MinValue / 2
   private var ended = start == ShardPosition.ShardEnd
   private var calls = 0L
   private var throttled = 0L
@@ -52,6 +60,8 @@ private[sparkkinesis] final class PollingPages(
   override def getRecordsCalls: Long = calls
 
   override def throttledCalls: Long = throttled
+
+  override def msUntilPaced: Long = math.max(0L, pacedUntilMs - clock())
 
   override def position: ShardPosition =
     if (ended) ShardPosition.ShardEnd
@@ -61,13 +71,14 @@ private[sparkkinesis] final class PollingPages(
 
   /**
    * One GetRecords call of at most `limit` records (after pacing); None when throttling or passing failures lasted
-   * until `deadlineMs`. Must not be called once [[isEnded]].
+   * until `deadlineMs`, or the rate cap allows no call before it. Must not be called once [[isEnded]].
    */
   override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
     require(!ended, s"shard $shardId of stream $stream was already read to its end")
     var expiredInARow = 0
     while (true) {
-      val wait = lastCallAtMs + fetchIntervalMs - clock()
+      if (pacedUntilMs > deadlineMs) return None
+      val wait = math.max(lastCallAtMs + fetchIntervalMs, pacedUntilMs) - clock()
       if (wait > 0) sleep(wait)
       lastCallAtMs = clock()
       try {
@@ -78,6 +89,9 @@ private[sparkkinesis] final class PollingPages(
         calls += 1
         metrics.getRecordsCalls.inc()
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
+        // Only a page with bytes paces: empty pages go on being read whatever the deadline (a walk to the records).
+        pacedUntilMs = maxBytesPerSecond.map(PollingPages.pacingMs(batch.records, _)).filter(_ > 0)
+          .fold(Long.MinValue / 2)(lastCallAtMs + _)
         backoff.reset()
         failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
@@ -140,5 +154,14 @@ private[sparkkinesis] final class PollingPages(
     } catch {
       case _: TimestampInFutureException => None
     }
+  }
+}
+
+private[sparkkinesis] object PollingPages {
+
+  /** How long a page of `records` holds the next call back at `bytesPerSecond`: their data's bytes at that rate. */
+  def pacingMs(records: Seq[KinesisRecord], bytesPerSecond: Long): Long = {
+    val bytes = records.foldLeft(0L)(_ + _.data.length)
+    (bytes * 1000 + bytesPerSecond - 1) / bytesPerSecond
   }
 }

@@ -10,7 +10,8 @@ import io.github.sparkkinesis.options.KinesisOptionsRegistry
  * driver's listing showed closed, once. `failureTimeoutMs`: how long a reader goes on retrying calls that fail for a
  * passing reason (refused or reset connections, server errors) before its task fails (option
  * `kinesis.driverRetryTimeout`, which bounds the driver's retries too). `query`: the query the readers count their
- * metrics for ([[io.github.sparkkinesis.metrics.ReadMetrics]]).
+ * metrics for ([[io.github.sparkkinesis.metrics.ReadMetrics]]). `maxBytesPerSecondPerShard`: the polling readers' rate
+ * cap per shard (`kinesis.getRecords.maxBytesPerSecondPerShard`).
  */
 final case class ReaderSettings(
     client: ClientSettings,
@@ -25,7 +26,8 @@ final case class ReaderSettings(
     fanOut: Map[String, FanOutReaderSettings] = Map.empty,
     fanOutEndCheckMs: Option[Long] = None,
     failureTimeoutMs: Long = KinesisOptionsRegistry.DriverRetryTimeout.default.get,
-    query: String = MetricNames.BatchQuery)
+    query: String = MetricNames.BatchQuery,
+    maxBytesPerSecondPerShard: Option[Long] = None)
 
 /** Settings a task needs to read its shard through enhanced fan-out; `consumerArn` was resolved by the driver. */
 final case class FanOutReaderSettings(consumerArn: String, subscribeTimeoutMs: Long, maxRetries: Int)

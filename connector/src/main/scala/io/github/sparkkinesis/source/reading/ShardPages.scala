@@ -36,6 +36,12 @@ private[sparkkinesis] trait ShardPages {
   def metrics: ReadMetrics
 
   /**
+   * How long from now the read-rate cap holds the shard's next GetRecords call back (0 without one, and for a
+   * subscription): a later task of the shard starts no sooner ([[io.github.sparkkinesis.metadata.ReadStats.pacedMs]]).
+   */
+  def msUntilPaced: Long = 0L
+
+  /**
    * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long
    * as its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
    */
@@ -74,7 +80,8 @@ private[sparkkinesis] object ShardPages {
           settings.failureTimeoutMs,
           clock,
           sleep,
-          metrics)
+          metrics,
+          settings.maxBytesPerSecondPerShard)
       case Some(fanOut) =>
         new FanOutPages(
           FanOutClients.of(client),

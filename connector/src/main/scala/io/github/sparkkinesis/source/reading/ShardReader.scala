@@ -44,6 +44,7 @@ final class ShardReader(
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
   private val maxRecords = math.min(partition.read.maxRecords.getOrElse(Long.MaxValue), settings.maxRecordsPerShard)
+  private val maxBytes = partition.read.maxBytes.getOrElse(Long.MaxValue)
   @volatile private var recordsRead = 0L
   @volatile private var bytesRead = 0L
 
@@ -103,18 +104,23 @@ final class ShardReader(
    * many minutes. Past that budget it ends the shard at its start, with nothing read, and says so in the log; the
    * driver's check walks on from there, keeping its iterator from look to look, and moves the shard to
    * AT_SEQUENCE_NUMBER of the first record it reaches ([[NewRecordsProbe]]), where the next batch starts without
-   * walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record).
+   * walking (no GetRecords iterator outlives 5 minutes, so none is kept in the shard's end record). A byte share
+   * (`kinesis.maxBytesPerTrigger`) ends the shard before the first record that would pass it, the records after it
+   * handed back to the pages, except the attempt's first record, which it always reads.
    */
   private def readUntilStop(): Unit = {
     val before = pages.position
-    val remaining = math.min(maxRecords - recordsRead, Int.MaxValue.toLong).toInt
+    val remaining = math.min(math.min(maxRecords - recordsRead, roomByBytes), Int.MaxValue.toLong).toInt
     pages.fetch(deadlineMs, remaining) match {
-      case None => stop(moreAvailable = true) // throttled until the deadline: end the batch where we are
+      case None => stop(moreAvailable = true) // throttled, or paced, until the deadline: end the batch where we are
       case Some(page) =>
-        val (kept, beyond) = page.records.span(r =>
+        val (inBounds, beyond) = page.records.span(r =>
           partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
             partition.until.forall(_.admits(r.sequenceNumber)))
-        if (beyond.nonEmpty) pages.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
+        val (kept, overBudget) = inBounds.splitAt(fittingBytes(inBounds))
+        if (beyond.nonEmpty || overBudget.nonEmpty) {
+          pages.rewind(kept.lastOption.fold(before)(r => AfterSequenceNumber(r.sequenceNumber)))
+        }
         emit(kept)
         kept.lastOption.foreach(r => lastArrivalMs = Some(r.approximateArrivalTimestampMillis))
         millisBehind = page.millisBehindLatest
@@ -125,7 +131,8 @@ final class ShardReader(
         // A batch read has no recorded end to replay: it reads its whole range, up to its bound or the tip.
         val chasing = !settings.readsWholeRange &&
           kept.lastOption.exists(r => tipAtFirstPageMs.exists(r.approximateArrivalTimestampMillis >= _))
-        if (beyond.nonEmpty) {
+        if (overBudget.nonEmpty) stop(moreAvailable = true)
+        else if (beyond.nonEmpty) {
           boundReached = true
           stop(moreAvailable = false)
         } else if (pages.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
@@ -136,11 +143,28 @@ final class ShardReader(
             "it reaches. (MillisBehindLatest near the stream's retention period: the position is at the trim " +
             "horizon, where AWS answers with empty pages for many minutes.)")
           stop(moreAvailable = false)
-        } else if (chasing || recordsRead >= maxRecords || (recordsRead > 0 && clock() >= deadlineMs)) {
+        } else if (chasing || recordsRead >= maxRecords || bytesRead >= maxBytes ||
+          (recordsRead > 0 && clock() >= deadlineMs)) {
           stop(moreAvailable = true)
         }
     }
   }
+
+  /** How many of `records`, from the first, fit in the byte share: all that do, and always the attempt's first. */
+  private def fittingBytes(records: Seq[KinesisRecord]): Int =
+    if (maxBytes == Long.MaxValue) records.size
+    else {
+      val totals = records.iterator.scanLeft(bytesRead)(_ + _.data.length).drop(1)
+      totals.zipWithIndex.takeWhile { case (total, i) => total <= maxBytes || recordsRead + i == 0 }.size
+    }
+
+  /**
+   * About how many records the rest of the byte share holds, by the average size read so far (one more, so a page
+   * reaches the record that passes it): a page then need not fetch, and hand back, far more than the share.
+   */
+  private def roomByBytes: Long =
+    if (maxBytes == Long.MaxValue || recordsRead == 0) Long.MaxValue
+    else (maxBytes - bytesRead) / math.max(1L, bytesRead / recordsRead) + 1
 
   private def stop(moreAvailable: Boolean): Unit = {
     done = true
@@ -226,7 +250,8 @@ final class ShardReader(
         lastArrivalMs,
         bytesRead,
         pages.getRecordsCalls,
-        pages.throttledCalls)))))
+        pages.throttledCalls,
+        pages.msUntilPaced)))))
   }
 }
 

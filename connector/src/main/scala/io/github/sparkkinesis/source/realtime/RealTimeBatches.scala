@@ -65,10 +65,14 @@ private[source] final class RealTimeBatches(ends: BatchEnds, options: KinesisSou
 private[source] object RealTimeBatches {
 
   /** Refuses the options that shape micro-batches only, which real-time mode cannot honour, saying what to do. */
-  def checkOptions(options: KinesisSourceOptions): Unit =
-    if (options.maxRecordsPerTrigger.isDefined) {
-      throw new IllegalArgumentException("Option kinesis.maxRecordsPerTrigger caps the records of each micro-batch, " +
-        "but real-time mode (Trigger.RealTime) hands records over as they arrive, in batches that end by time. " +
-        "Remove the option, or use a micro-batch trigger.")
+  def checkOptions(options: KinesisSourceOptions): Unit = {
+    val caps = Seq(
+      options.maxRecordsPerTrigger.map(n => s"kinesis.maxRecordsPerTrigger ($n) caps the records"),
+      options.maxBytesPerTrigger.map(n => s"kinesis.maxBytesPerTrigger ($n) caps the bytes")).flatten
+    caps.headOption.foreach { cap =>
+      throw new IllegalArgumentException(s"Option $cap of each micro-batch, but real-time mode (Trigger.RealTime) " +
+        "hands records over as they arrive, in batches that end by time. Remove the option, or use a micro-batch " +
+        "trigger.")
     }
+  }
 }

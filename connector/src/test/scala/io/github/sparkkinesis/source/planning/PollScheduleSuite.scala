@@ -32,6 +32,16 @@ class PollScheduleSuite extends AnyFunSuite with Matchers {
     (s.isDue("a"), s.isDue("b")) shouldBe ((true, false))
   }
 
+  test("given a batch's end whose read-rate cap still held a shard back, then that shard is due no sooner") {
+    val s = schedule(new ManualClock())
+    s.batchEnded(
+      Seq("a", "b", "c"),
+      Set("a", "b"),
+      checkSoon = false,
+      pacedMs = Map("a" -> 7000L, "b" -> 100L, "c" -> 0L))
+    (s.msUntilDue(Seq("a")), s.msUntilDue(Seq("b")), s.msUntilDue(Seq("c"))) shouldBe ((7000L, FetchMs, IdleMs))
+  }
+
   test("given an AvailableNow run's batch end, then a shard not expected is checked again after the fetch interval") {
     val s = schedule(new ManualClock())
     s.batchEnded(Seq("b"), Set.empty[String], checkSoon = true)

@@ -47,6 +47,17 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     reads.values.flatMap(_.values).flatMap(_.maxRecords).sum shouldBe 25L
   }
 
+  test("given a byte limit, when reads are dealt, then it is split exactly like the record limit, each shard at " +
+    "least one byte") {
+    val news = (0 until 7).map(i => "a" -> s"shard-$i")
+    val shares = TaskPlan.reads(news, Some(10L), tasks = 2, (_, _) => None, maxBytes = Some(1000L))("a").values
+    shares.flatMap(_.maxBytes).sum shouldBe 1000L
+    shares.flatMap(_.maxBytes).toSeq.sorted shouldBe Seq(142L, 143L, 143L, 143L, 143L, 143L, 143L)
+    shares.flatMap(_.maxRecords).sum shouldBe 10L
+    TaskPlan.reads(news, None, tasks = 2, (_, _) => None, maxBytes = Some(3L))("a").values.flatMap(_.maxBytes)
+      .toSeq.sorted shouldBe Seq.fill(7)(1L)
+  }
+
   test("given three executors, when reads are dealt, then each task reads shards of one home executor, whichever " +
     "other shards have news, and the tasks are shared out in proportion to each home's shards") {
     val all = (0 until 30).map(i => "s" -> f"shardId-$i%012d")

@@ -58,13 +58,16 @@ class ShardReaderOnAwsSuite extends AnyFunSuite with Matchers {
   }
 
   test("given empty pages with MillisBehindLatest above 0 before the records, when the time limit passes on them, " +
-    "then the first attempt reads on to the records instead of ending at its start") {
-    val fake = withRecords(new ManualClock(), Seq("a", "b"))
-    fake.emptyPagesAhead("s", shard, 4)
-    val store = newStore()
-    // The time limit is already over when the task starts: only the empty pages stand between it and the records.
-    read(fake, store, s = settings(maxTimeMs = 0L)) shouldBe Seq("a", "b")
-    store.get(0L, 0).get.ends.head.end shouldBe a[AfterSequenceNumber]
+    "then the first attempt reads on to the records instead of ending at its start, with a read-rate cap or not") {
+    Seq(None, Some(1024L)).foreach { cap =>
+      val fake = withRecords(new ManualClock(), Seq("a", "b"))
+      fake.emptyPagesAhead("s", shard, 4)
+      val store = newStore()
+      // The time limit is already over when the task starts: only the empty pages stand between it and the records.
+      val s = settings(maxTimeMs = 0L).copy(maxBytesPerSecondPerShard = cap)
+      withClue(s"cap $cap: ")(read(fake, store, s = s) shouldBe Seq("a", "b"))
+      store.get(0L, 0).get.ends.head.end shouldBe a[AfterSequenceNumber]
+    }
   }
 
   test("given a replay through empty pages, when read, then it reaches the recorded end and yields the same records") {

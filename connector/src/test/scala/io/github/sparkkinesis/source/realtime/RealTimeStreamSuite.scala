@@ -247,12 +247,15 @@ class RealTimeStreamSuite extends AnyFunSuite with Matchers {
       }
   }
 
-  test("given kinesis.maxRecordsPerTrigger, when real-time mode starts, then it is refused with what to do") {
+  test("given kinesis.maxRecordsPerTrigger or kinesis.maxBytesPerTrigger, when real-time mode starts, then it is " +
+    "refused with what to do") {
     val fake = new FakeKinesisClient(wall)
     fake.createStream("s", 1)
-    val error = intercept[IllegalArgumentException](new Driver(fake, Map("kinesis.maxRecordsPerTrigger" -> "10")))
-    error.getMessage should include("kinesis.maxRecordsPerTrigger")
-    error.getMessage should include("Remove the option")
+    Seq("kinesis.maxRecordsPerTrigger", "kinesis.maxBytesPerTrigger").foreach { option =>
+      val error = intercept[IllegalArgumentException](new Driver(fake, Map(option -> "10")))
+      error.getMessage should include(s"Option $option (10) caps")
+      error.getMessage should include("Remove the option")
+    }
   }
 
   test("given a real-time batch, when its metrics are asked, then they come from where its tasks stopped") {
