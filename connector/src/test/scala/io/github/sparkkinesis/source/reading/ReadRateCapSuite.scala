@@ -57,7 +57,7 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
       failureTimeoutMs = 1000L,
       clock,
       clock.advance,
-      cap)
+      maxBytesPerSecond = cap)
     val calls = mutable.Buffer.empty[(Long, Long)]
     var atTip = false
     while (!atTip) {
