@@ -4,8 +4,8 @@ import io.github.sparkkinesis.client.StreamRef
 
 /**
  * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent,
- * deregistered on stop if it registered it and `deregisterOnStop`) or through an existing one (`consumerArn`, a
- * consumer of the query's one stream). Exactly one of the two is set: the registry's rule refuses other options when
+ * deregistered on stop if it registered it and `deregisterOnStop`, registered with `tags` besides the connector's own) or
+ * through an existing one (`consumerArn`, a consumer of the query's one stream). Exactly one of the two is set: the registry's rule refuses other options when
  * the DataFrame is created.
  */
 final case class FanOutOptions(
@@ -13,7 +13,8 @@ final case class FanOutOptions(
     consumerArn: Option[String],
     deregisterOnStop: Boolean,
     subscribeTimeoutMs: Long,
-    maxRetries: Int)
+    maxRetries: Int,
+    tags: Map[String, String] = Map.empty)
 
 object FanOutOptions {
   import KinesisOptionsRegistry._
@@ -36,7 +37,8 @@ object FanOutOptions {
         arn,
         getOrDefault(DeregisterConsumerOnStop),
         getOrDefault(SubscribeToShardTimeout),
-        getOrDefault(SubscribeToShardMaxRetries)))
+        getOrDefault(SubscribeToShardMaxRetries),
+        get(ConsumerTagsOption).getOrElse(Map.empty)))
     }
   }
 
