@@ -52,6 +52,10 @@ object ConsumersCli {
 
   /** Runs the command; returns the exit code: 0 done, 1 a failure (Kinesis, a deregistration), 2 a usage error. */
   def run(args: Seq[String], out: PrintStream, err: PrintStream): Int = {
+    if (args.exists(a => a == "-h" || a == "--help")) {
+      out.print(Usage)
+      return 0
+    }
     val command =
       try parse(args)
       catch {
