@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.client
 
-import java.net.{URLDecoder, URLEncoder}
 import java.nio.charset.StandardCharsets.UTF_8
 
 /**
@@ -8,10 +7,11 @@ import java.nio.charset.StandardCharsets.UTF_8
  * connector's own, under [[Prefix]], which name the checkpoint whose query registered the consumer, so that
  * `python -m pyspark_kinesis consumers` can tell which query holds it.
  *
- * Kinesis allows 50 tags per consumer, keys of 1 to 128 and values of up to 256 characters made of Unicode letters,
- * digits, white space and `_ . / = + - % @`, and reserves the prefix `aws:`. A checkpoint location has characters
- * outside that set (the `:` of `s3a://`), so it is percent-encoded as URLs are (`%` is allowed), and split over up to
- * [[MaxLocationParts]] tags of 256 characters.
+ * Kinesis allows 50 tags per consumer, keys of 1 to 128 and values of up to 256 characters, and reserves the prefix
+ * `aws:`. Which characters it takes is documented two ways: Kinesis' API reference names letters, digits, white space
+ * and `_ . / = + - % @`, AWS' general tagging rules (and kinesis-mock) `_ . : / = + - @`. User tags may use either set;
+ * the connector's own tags keep to what both allow, so a checkpoint location is escaped as URLs are, with `+` instead
+ * of `%` (`s3a://b` is `s3a+3A//b`), and split over up to [[MaxLocationParts]] tags of 256 characters.
  */
 object ConsumerTags {
 
@@ -25,13 +25,17 @@ object ConsumerTags {
   val MaxKeyLength = 128
   val MaxValueLength = 256
 
-  /** How many tags a checkpoint location may take: a location longer than that (encoded) is not recorded. */
+  /** How many tags a checkpoint location may take: a location longer than that (escaped) is not recorded. */
   val MaxLocationParts = 4
 
   /** How many tags a user may give: the rest is kept for the connector's own. */
   val MaxUserTags: Int = MaxTags - MaxLocationParts
 
-  private val Allowed = "[\\p{L}\\p{N}\\p{Z}\\s_./=+\\-%@]*"
+  /** What either documentation allows in a tag. */
+  private val Allowed = "[\\p{L}\\p{N}\\p{Z}\\s_.:/=+\\-%@]*"
+
+  /** What both allow, less `+`, the escape character of the connector's own tags. */
+  private val Plain = "[\\p{L}\\p{N}\\p{Z}_./=\\-@]"
 
   /** Why `tags` cannot go on a consumer, or None; the text names the offending tag. */
   def problem(tags: Map[String, String]): Option[String] = {
@@ -42,7 +46,7 @@ object ConsumerTags {
         Some(s"the value of tag '$key' is longer than $MaxValueLength characters")
       else if (key.regionMatches(true, 0, "aws:", 0, 4)) Some(s"tag key '$key' starts with aws:, which AWS reserves")
       else if (!key.matches(Allowed) || !value.matches(Allowed))
-        Some(s"tag '$key' has a character other than letters, digits, white space and _ . / = + - % @")
+        Some(s"tag '$key' has a character other than letters, digits, white space and _ . : / = + - % @")
       else if (key.startsWith(Prefix)) Some(s"tag key '$key' starts with $Prefix, which the connector reserves")
       else None
     if (tags.size > MaxUserTags)
@@ -56,7 +60,7 @@ object ConsumerTags {
    * long to fit, which marks the consumer as the connector's without saying which query holds it.
    */
   def ofCheckpoint(checkpoint: String): Map[String, String] = {
-    val parts = encode(checkpoint).grouped(MaxValueLength).toVector
+    val parts = escape(checkpoint).grouped(MaxValueLength).toVector
     if (parts.size > MaxLocationParts) Map(CheckpointKey -> "")
     else parts.zipWithIndex.map { case (part, i) => partKey(i) -> part }.toMap
   }
@@ -64,7 +68,7 @@ object ConsumerTags {
   /** The checkpoint location the connector's tags name, if they name one. */
   def checkpointOf(tags: Map[String, String]): Option[String] = {
     val parts = Iterator.from(0).map(i => tags.get(partKey(i))).takeWhile(_.isDefined).flatten.toVector
-    Some(URLDecoder.decode(parts.mkString, "UTF-8")).filter(_.nonEmpty)
+    Some(unescape(parts.mkString)).filter(_.nonEmpty)
   }
 
   /** Whether the connector registered the consumer with these tags. */
@@ -72,17 +76,31 @@ object ConsumerTags {
 
   private def partKey(i: Int): String = if (i == 0) CheckpointKey else s"$CheckpointKey/${i + 1}"
 
-  /** Percent-encodes what a tag may not hold, and `%` and `+`; the rest (letters, digits, `/`, ...) stays readable. */
-  private def encode(text: String): String = {
+  /** `text` with every character but [[Plain]] ones written as `+` and two hex digits per UTF-8 byte. */
+  private def escape(text: String): String = {
     val out = new StringBuilder
     var i = 0
     while (i < text.length) {
-      val codePoint = text.codePointAt(i)
-      val char = new String(Character.toChars(codePoint))
-      out ++= (if (codePoint != '%' && codePoint != '+' && char.matches(Allowed)) char
-               else URLEncoder.encode(char, UTF_8.name))
-      i += Character.charCount(codePoint)
+      val char = new String(Character.toChars(text.codePointAt(i)))
+      if (char.matches(Plain)) out ++= char else char.getBytes(UTF_8).foreach(b => out ++= f"+${b & 0xff}%02X")
+      i += char.length
     }
     out.toString
+  }
+
+  private def unescape(text: String): String = {
+    val bytes = new java.io.ByteArrayOutputStream()
+    var i = 0
+    while (i < text.length) {
+      if (text.charAt(i) == '+' && i + 2 < text.length) {
+        bytes.write(Integer.parseInt(text.substring(i + 1, i + 3), 16))
+        i += 3
+      } else {
+        val char = new String(Character.toChars(text.codePointAt(i)))
+        bytes.write(char.getBytes(UTF_8))
+        i += char.length
+      }
+    }
+    new String(bytes.toByteArray, UTF_8)
   }
 }

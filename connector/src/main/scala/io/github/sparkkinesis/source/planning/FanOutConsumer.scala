@@ -222,13 +222,17 @@ private[sparkkinesis] final class FanOutConsumer(
 
   /**
    * Adds the tags a registration asked for that the consumer lacks: AWS keeps them, but kinesis-mock (and so LocalStack)
-   * accepts RegisterStreamConsumer's tags and drops them. Only a warning is at stake: the query reads all the same.
+   * accepts RegisterStreamConsumer's tags and drops them. Only a warning is at stake, and nothing but throttling is
+   * retried: the query reads all the same.
    */
   private def ensureTagged(consumerArn: String, tags: Map[String, String]): Unit = if (tags.nonEmpty) {
     try {
-      val present = retryingThrottled(s"reading the tags of $consumerArn")(client.consumerTags(consumerArn))
+      val present =
+        retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn))
       val missing = tags.filter { case (k, v) => !present.get(k).contains(v) }
-      if (missing.nonEmpty) retryingThrottled(s"tagging $consumerArn")(client.tagConsumer(consumerArn, missing))
+      if (missing.nonEmpty) {
+        retryingThrottled(s"tagging $consumerArn", passing = false)(client.tagConsumer(consumerArn, missing))
+      }
     } catch {
       case e: KinesisClientException =>
         log.warn(s"Could not check or add the tags of stream consumer $consumerArn (${tags.keys.mkString(", ")}): " +

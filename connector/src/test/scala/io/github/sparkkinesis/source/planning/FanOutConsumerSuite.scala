@@ -256,6 +256,15 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.callsOf("TagResource") shouldBe 1
   }
 
+  test("given an endpoint that drops RegisterStreamConsumer's tags and refuses TagResource's, when the query " +
+    "registers its consumer, then it tries once, warns and reads: the query's start does not wait on tags") {
+    val t = new Setup()
+    t.fake.fanOut.dropsRegistrationTags = true
+    t.fake.failNextCalls("TagResource", 1000)(new KinesisClientException("Values contain invalid characters"))
+    t.consumer(managed().copy(tags = userTags)).arn should not be empty
+    t.fake.callsOf("TagResource") shouldBe 1
+  }
+
   test("given credentials without kinesis:TagResource, when the query registers its consumer, then without user " +
     "tags it registers it untagged and reads, and with kinesis.consumerTags it fails naming the option and the " +
     "permission") {
