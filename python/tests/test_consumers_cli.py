@@ -7,26 +7,27 @@ import json
 import shutil
 import subprocess
 import sys
-import uuid
 from typing import Any, Callable, Dict, List
-
-from conftest import eventually
 
 from pyspark_kinesis import KinesisSourceOptions
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
 
 
-def consumers_tool(tls_endpoint: str, *args: str) -> Dict[str, Any]:
-    """Runs the tool as a user would, with the options a query reaching the emulator takes; its JSON report."""
-    options = {
+def connection(tls_endpoint: str) -> Dict[str, str]:
+    """Where and as whom the query and the tool reach the emulator (TLS, whose certificate only these tests accept)."""
+    return {
         "kinesis.endpointUrl": tls_endpoint,
         "kinesis.region": REGION,
         "kinesis.verifyCertificate": "false",
         "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
         "kinesis.awsSecretKey": SECRET_KEY,
     }
+
+
+def consumers_tool(tls_endpoint: str, *args: str) -> Dict[str, Any]:
+    """Runs the tool as a user would, with the query's connection options; its JSON report."""
     command: List[str] = [sys.executable, "-m", "pyspark_kinesis", "consumers", *args, "--json"]
-    for key, value in options.items():
+    for key, value in connection(tls_endpoint).items():
         command += ["--option", f"{key}={value}"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"the consumers tool failed ({done.returncode}): {done.stderr}"
@@ -39,33 +40,29 @@ def test_given_a_query_registered_a_consumer_when_its_checkpoint_is_removed_then
     # Given a query that read a stream through a consumer it registered and kept on stop, with tags of the user's
     stream = new_stream(1)
     kinesis.put_records(StreamName=stream, Records=[{"Data": b"r", "PartitionKey": "k"}])
-    options = KinesisSourceOptions(
-        stream_name=stream,
-        region=REGION,
-        endpoint_url=tls_endpoint,
-        verify_certificate=False,
-        aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY,
-        starting_position="TRIM_HORIZON",
-        consumer_type="EFO",
-        consumer_name="py-kept",
-        deregister_consumer_on_stop=False,
-        consumer_tags={"team": "orders"},
+    options = KinesisSourceOptions.from_options(
+        {
+            **connection(tls_endpoint),
+            "kinesis.streamName": stream,
+            "kinesis.startingPosition": "TRIM_HORIZON",
+            "kinesis.consumerType": "EFO",
+            "kinesis.consumerName": "py-kept",
+            "kinesis.deregisterConsumerOnStop": "false",
+            "kinesis.consumerTags": json.dumps({"team": "orders"}),
+        }
     )
-    table = f"kept_{uuid.uuid4().hex[:8]}"
     checkpoint = tmp_path / "checkpoint"
     query = (
         spark.readStream.format("aws-kinesis")
         .options(**options.as_options())
         .load()
-        .writeStream.format("memory")
-        .queryName(table)
+        .writeStream.format("noop")
         .option("checkpointLocation", str(checkpoint))
-        .trigger(processingTime="500 milliseconds")
+        .trigger(availableNow=True)
         .start()
     )
     try:
-        eventually(lambda: spark.table(table).count() >= 1, 120, f"a row in {table} (query status: {query.status})")
+        assert query.awaitTermination(120), f"the query did not read what was there in 120 s: {query.status}"
     finally:
         query.stop()
     stream_arn = kinesis.describe_stream_summary(StreamName=stream)["StreamDescriptionSummary"]["StreamARN"]
@@ -105,3 +102,7 @@ def test_given_help_or_a_bad_command_line_then_the_tool_says_how_to_call_it() ->
     assert helped.returncode == 0 and "usage: consumers {list,prune} --stream NAME|ARN" in helped.stdout
     refused = subprocess.run([*run, "prune"], capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "--stream is required" in refused.stderr
+    plain = [*run, "list", "--stream", "s", "--option", "kinesis.endpointUrl=http://127.0.0.1:1"]
+    refused = subprocess.run(plain, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert "option kinesis.endpointUrl is 'http://127.0.0.1:1', plain HTTP" in refused.stderr

@@ -50,8 +50,8 @@ object ConsumerTags {
       else if (key.startsWith(Prefix)) Some(s"tag key '$key' starts with $Prefix, which the connector reserves")
       else None
     if (tags.size > MaxUserTags)
-      Some(s"it has ${tags.size} tags, more than $MaxUserTags (Kinesis allows $MaxTags per consumer and the connector " +
-        s"keeps $MaxLocationParts for its own)")
+      Some(s"it has ${tags.size} tags, more than $MaxUserTags (Kinesis allows $MaxTags per consumer and the " +
+        s"connector keeps $MaxLocationParts for its own)")
     else tags.iterator.map { case (k, v) => bad(k, v) }.collectFirst { case Some(p) => p }
   }
 

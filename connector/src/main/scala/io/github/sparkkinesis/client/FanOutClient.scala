@@ -17,8 +17,8 @@ trait FanOutClient {
   def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription]
 
   /**
-   * Registers a consumer with `tags` (RegisterStreamConsumer; with tags it needs kinesis:TagResource too); it is CREATING
-   * for a few seconds before it is ACTIVE.
+   * Registers a consumer with `tags` (RegisterStreamConsumer; with tags it needs kinesis:TagResource too); it is
+   * CREATING for a few seconds before it is ACTIVE.
    */
   def registerConsumer(streamArn: String, consumerName: String, tags: Map[String, String]): ConsumerDescription
 

@@ -4,9 +4,9 @@ import io.github.sparkkinesis.client.StreamRef
 
 /**
  * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent,
- * deregistered on stop if it registered it and `deregisterOnStop`, registered with `tags` besides the connector's own) or
- * through an existing one (`consumerArn`, a consumer of the query's one stream). Exactly one of the two is set: the registry's rule refuses other options when
- * the DataFrame is created.
+ * with `tags` besides the connector's own, deregistered on stop if it registered it and `deregisterOnStop`) or through
+ * an existing one (`consumerArn`, a consumer of the query's one stream). Exactly one of the two is set: the registry's
+ * rule refuses other options when the DataFrame is created.
  */
 final case class FanOutOptions(
     consumerName: Option[String],

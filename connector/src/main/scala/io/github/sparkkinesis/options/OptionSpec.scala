@@ -171,7 +171,8 @@ private[options] object Parsers {
     "tags",
     "a JSON object of tag keys to values such as {\"team\": \"orders\"}: " +
       s"at most ${ConsumerTags.MaxUserTags} tags, " +
-      s"keys of 1 to ${ConsumerTags.MaxKeyLength} and values of up to ${ConsumerTags.MaxValueLength} letters, digits, " +
+      s"keys of 1 to ${ConsumerTags.MaxKeyLength} and values of up to ${ConsumerTags.MaxValueLength} letters, " +
+      "digits, " +
       s"spaces and _ . : / = + - % @, no key starting with aws: or ${ConsumerTags.Prefix}",
     raw =>
       scala.util.Try(Json.read(raw, "the tags")).toOption.filter(_.isObject)

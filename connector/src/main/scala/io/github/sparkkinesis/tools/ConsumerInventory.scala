@@ -38,7 +38,7 @@ object Holding {
   final case class Unreadable(why: String) extends Holding("unreadable", s"checkpoint not readable: $why; left alone")
 }
 
-/** One consumer of a stream: as Kinesis lists it, the checkpoint its tags name, and whether that checkpoint holds it. */
+/** One consumer of a stream as Kinesis lists it, the checkpoint its tags name, and whether that checkpoint holds it. */
 final case class ConsumerEntry(consumer: ConsumerDescription, checkpoint: Option[String], holding: Holding)
 
 /**

@@ -63,13 +63,21 @@ object ConsumersCli {
           err.println(s"consumers: ${e.getMessage}\n\n$Usage")
           return 2
       }
-    val client =
-      try new SdkKinesisClient(ToolOptions.clientSettings(command.options))
+    val settings =
+      try ToolOptions.clientSettings(command.options)
       catch {
         case e: IllegalArgumentException =>
           err.println(s"consumers: ${e.getMessage}")
           return 2
       }
+    // Consumer calls go through the connector's fan-out client: HTTP/2, negotiated over TLS.
+    settings.endpointUrl.filter(_.getScheme.equalsIgnoreCase("http")).foreach { url =>
+      err.println(s"consumers: option kinesis.endpointUrl is '$url', plain HTTP: the consumer calls go through the " +
+        "connector's enhanced fan-out client, which speaks HTTP/2 over TLS, as a fan-out query does. Give the " +
+        "endpoint's https:// URL (an emulator's TLS port, with kinesis.verifyCertificate=false).")
+      return 2
+    }
+    val client = new SdkKinesisClient(settings)
     val hadoopConf = new Configuration()
     command.hadoop.foreach { case (k, v) => hadoopConf.set(k, v) }
     try execute(command, client, hadoopConf, () => System.currentTimeMillis(), out)

@@ -28,7 +28,8 @@ private[tools] final class ConsumersReport(
     }
     if (command.prune) {
       val older = s"registered at least ${ToolOptions.showDuration(command.olderThanMs)} ago"
-      if (pruned.isEmpty) lines += s"Nothing to prune: no ACTIVE consumer of spark-kinesis $older is held by no checkpoint."
+      if (pruned.isEmpty)
+        lines += s"Nothing to prune: no ACTIVE consumer of spark-kinesis $older is held by no checkpoint."
       else if (!command.apply)
         lines += s"Would deregister ${pruned.size} (a dry run: nothing changed; add --yes to deregister):"
       else lines += s"Deregistering ${pruned.size}:"

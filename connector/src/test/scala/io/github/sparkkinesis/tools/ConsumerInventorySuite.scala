@@ -122,7 +122,7 @@ class ConsumerInventorySuite extends AnyFunSuite with Matchers {
     refusal("list", "--stream", "s", "--yes") should include("--yes goes with prune")
     refusal("list", "--stream", "s", "--option", "region=us-east-1") should include("only kinesis.* options")
     refusal("list", "--stream", "s", "--option", "kinesis.region") should include("--option takes KEY=VALUE")
-    ConsumersCli.parse(Seq("list", "--stream", "s", "--option", "spark.hadoop.fs.s3a.endpoint=http://x:1")).hadoop shouldBe
-      Map("fs.s3a.endpoint" -> "http://x:1")
+    val hadoop = ConsumersCli.parse(Seq("list", "--stream", "s", "--option", "spark.hadoop.fs.s3a.endpoint=http://x:1"))
+    hadoop.hadoop shouldBe Map("fs.s3a.endpoint" -> "http://x:1")
   }
 }

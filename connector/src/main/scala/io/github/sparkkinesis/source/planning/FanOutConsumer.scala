@@ -197,8 +197,8 @@ private[sparkkinesis] final class FanOutConsumer(
   }
 
   /**
-   * Registers consumer `name` with the user's tags (option kinesis.consumerTags) and the connector's own, which name this
-   * query's checkpoint; returns it with the tags it was registered with. Tags need kinesis:TagResource besides
+   * Registers consumer `name` with the user's tags (option kinesis.consumerTags) and the connector's own, which name
+   * this query's checkpoint; returns it with the tags it was registered with. Tags need kinesis:TagResource besides
    * kinesis:RegisterStreamConsumer: without the user's tags, a role refused that registers the consumer untagged.
    */
   private def register(streamArn: String, name: String): (ConsumerDescription, Map[String, String]) = {
@@ -221,9 +221,9 @@ private[sparkkinesis] final class FanOutConsumer(
   }
 
   /**
-   * Adds the tags a registration asked for that the consumer lacks: AWS keeps them, but kinesis-mock (and so LocalStack)
-   * accepts RegisterStreamConsumer's tags and drops them. Only a warning is at stake, and nothing but throttling is
-   * retried: the query reads all the same.
+   * Adds the tags a registration asked for that the consumer lacks: AWS keeps them, but kinesis-mock (and so
+   * LocalStack) accepts RegisterStreamConsumer's tags and drops them. Only a warning is at stake, and nothing but
+   * throttling is retried: the query reads all the same.
    */
   private def ensureTagged(consumerArn: String, tags: Map[String, String]): Unit = if (tags.nonEmpty) {
     try {
