@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 /**
  * The tags on stream consumers: the user's (option kinesis.consumerTags), checked against Kinesis' limits, and the
- * connector's own, under [[Prefix]], which name the checkpoint whose query registered the consumer, so that
- * `python -m pyspark_kinesis consumers` can tell which query holds it.
+ * connector's own, under [[Prefix]], which name the checkpoint whose query registered the consumer, so that `python -m
+ * pyspark_kinesis consumers` can tell which query holds it.
  *
  * Kinesis allows 50 tags per consumer, keys of 1 to 128 and values of up to 256 characters, and reserves the prefix
  * `aws:`. Which characters it takes is documented two ways: Kinesis' API reference names letters, digits, white space

@@ -3,9 +3,9 @@ package io.github.sparkkinesis.options
 import io.github.sparkkinesis.client.StreamRef
 
 /**
- * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent,
- * with `tags` besides the connector's own, deregistered on stop if it registered it and `deregisterOnStop`) or through
- * an existing one (`consumerArn`, a consumer of the query's one stream). Exactly one of the two is set: the registry's
+ * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent, with
+ * `tags` besides the connector's own, deregistered on stop if it registered it and `deregisterOnStop`) or through an
+ * existing one (`consumerArn`, a consumer of the query's one stream). Exactly one of the two is set: the registry's
  * rule refuses other options when the DataFrame is created.
  */
 final case class FanOutOptions(

@@ -18,8 +18,9 @@ object ToolOptions {
   /** A duration such as `7d`, `12h` or `30m` (a bare number counts in seconds), read for `what` (a flag's name). */
   def duration(raw: String, what: String): Long =
     Parsers.duration(0L, 3650L * 86400000L, bareUnit = "s")(raw.trim).fold(
-      problem => throw new IllegalArgumentException(s"Invalid value '$raw' for $what: $problem. Accepted: a duration " +
-        "such as 7d, 12h, 30m or 0s."),
+      problem =>
+        throw new IllegalArgumentException(s"Invalid value '$raw' for $what: $problem. Accepted: a duration " +
+          "such as 7d, 12h, 30m or 0s."),
       identity)
 
   /** `ms` as a user would write it (`7d`, `1h`, `30s`). */

@@ -89,8 +89,12 @@ object ConsumersCli {
   }
 
   /** Lists, and for prune deregisters (with `apply`) or names, the consumers to prune; returns the exit code. */
-  def execute(command: Command, client: FanOutClient, hadoopConf: Configuration, clock: () => Long, out: PrintStream)
-      : Int = {
+  def execute(
+      command: Command,
+      client: FanOutClient,
+      hadoopConf: Configuration,
+      clock: () => Long,
+      out: PrintStream): Int = {
     val inventory = new ConsumerInventory(client, hadoopConf, clock)
     val entries = inventory.entries(command.stream)
     val candidates = if (command.prune) inventory.prunable(entries, command.olderThanMs) else Nil
@@ -105,7 +109,7 @@ object ConsumersCli {
       case Some("list") => false
       case Some("prune") => true
       case other => throw new IllegalArgumentException(s"the first argument must be list or prune, not ${other
-          .fold("nothing")(a => s"'$a'")}")
+            .fold("nothing")(a => s"'$a'")}")
     }
     var (stream, olderThan, apply, json) = (Option.empty[String], DefaultOlderThan, false, false)
     val options = Map.newBuilder[String, String]

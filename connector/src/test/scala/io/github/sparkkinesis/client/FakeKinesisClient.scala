@@ -170,6 +170,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     resolve(None, Some(streamArn)) // RegisterStreamConsumer takes the stream's ARN only
     fanOut.register(streamArn, consumerName, tags)
   }
+
   /** A consumer registered without tags, as an administrator would register one. */
   def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
     registerConsumer(streamArn, consumerName, Map.empty)

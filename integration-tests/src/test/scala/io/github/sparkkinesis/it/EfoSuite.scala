@@ -181,8 +181,12 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
   /** The consumers tool's text report (exit code 0 asserted), reaching kinesis-mock with the queries' options. */
   private def consumersTool(args: String*): String = {
     val (out, err) = (new ByteArrayOutputStream(), new ByteArrayOutputStream())
-    val options = (kinesisOptions("unused", "LATEST") ++ efo()).filter { case (k, _) =>
-      Set("kinesis.endpointUrl", "kinesis.verifyCertificate", "kinesis.region", "kinesis.awsAccessKeyId",
+    val options = (SparkHarness.kinesisOptions("unused", "LATEST") ++ efo()).filter { case (k, _) =>
+      Set(
+        "kinesis.endpointUrl",
+        "kinesis.verifyCertificate",
+        "kinesis.region",
+        "kinesis.awsAccessKeyId",
         "kinesis.awsSecretKey")(k)
     }
     val code = ConsumersCli.run(

@@ -214,9 +214,11 @@ private[sparkkinesis] final class FanOutConsumer(
           "query holds it. Allow kinesis:TagResource on the stream's consumers to have them tagged.")
         attempt(Map.empty)
       case e: AccessException =>
-        throw new AccessException(s"Registering stream consumer $name of stream $stream with tags (option " +
-          s"${KinesisOptionsRegistry.ConsumerTagsOption.name}) was refused: tagging needs the kinesis:TagResource " +
-          "permission besides kinesis:RegisterStreamConsumer. Allow it, or remove the option. " + e.getMessage, e)
+        throw new AccessException(
+          s"Registering stream consumer $name of stream $stream with tags (option " +
+            s"${KinesisOptionsRegistry.ConsumerTagsOption.name}) was refused: tagging needs the kinesis:TagResource " +
+            "permission besides kinesis:RegisterStreamConsumer. Allow it, or remove the option. " + e.getMessage,
+          e)
     }
   }
 
