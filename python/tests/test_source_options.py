@@ -105,6 +105,7 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
         "it is not a stream consumer ARN",
     ),
     "kinesis.deregisterConsumerOnStop": (False, "false", "keep", "it is not a boolean"),
+    "kinesis.consumerTags": ({"team": "orders"}, '{"team": "orders"}', "team=orders", "it is not a JSON object"),
     "kinesis.subscribeToShard.timeout": (30, "30", "301", "it is longer than 5m"),
     "kinesis.subscribeToShard.maxRetries": (3, "3", "101", "it is outside 0..100"),
 }
@@ -123,7 +124,7 @@ def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         base["sts_role_arn"] = "arn:aws:iam::123456789012:role/reader"
     if option == "kinesis.credentialProviderParam":
         base["credential_provider_class"] = "com.example.Provider"
-    if option == "kinesis.consumerType":
+    if option in ("kinesis.consumerType", "kinesis.consumerTags"):
         base["consumer_name"] = "my-query"
     return {**base, **arguments}
 

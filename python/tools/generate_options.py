@@ -27,6 +27,7 @@ ANNOTATIONS = {
     "long": "int",
     "duration": "Union[str, int, timedelta]",
     "position": "Union[str, datetime, Mapping[str, Mapping[str, Any]]]",
+    "tags": "Union[str, Mapping[str, str]]",
 }
 
 USAGES = ("source", "sink", "both")

@@ -1,4 +1,5 @@
-"""``python -m pyspark_kinesis``: the JARs for spark-submit, the version, what this release supports, or the demo."""
+"""``python -m pyspark_kinesis``: the JARs for spark-submit, the version, what this release supports, the demo, or the
+fan-out consumers tool."""
 
 from __future__ import annotations
 
@@ -39,11 +40,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     commands.add_parser("version", help="print the version of pyspark-kinesis and of its JARs")
     commands.add_parser("info", help="print the version, the JARs for the installed pyspark, what is supported")
     commands.add_parser("demo", help="run the demo pipeline (python -m pyspark_kinesis.demo --help)", add_help=False)
+    commands.add_parser(
+        "consumers",
+        help="list a stream's fan-out consumers and which query holds each, or prune those none holds "
+        "(python -m pyspark_kinesis consumers --help)",
+        add_help=False,
+    )
     args, rest = parser.parse_known_args(argv)
     if args.command == "demo":
         from .demo import main as demo
 
         return demo(rest)
+    if args.command == "consumers":
+        from ._consumers import run
+
+        return run(rest)
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "jar":

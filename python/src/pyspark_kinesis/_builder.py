@@ -16,6 +16,7 @@ EXPECTED = {
     "long": "an int",
     "duration": "a str, an int (in the option's bare unit) or a timedelta",
     "position": "a str, a timezone-aware datetime or a mapping of shard id to position",
+    "tags": "a str (a JSON object) or a mapping of tag keys to values",
 }
 
 
@@ -46,7 +47,7 @@ def option_text(option: OptionMeta, value: object) -> str:
                 "datetime(2024, 5, 1, tzinfo=timezone.utc)."
             )
         text = f"AT_TIMESTAMP {value.isoformat()}"
-    elif kind == "position" and isinstance(value, Mapping):
+    elif kind in ("position", "tags") and isinstance(value, Mapping):
         text = json.dumps(dict(value))
     elif kind not in ("boolean", "int", "long") and isinstance(value, str):
         text = value

@@ -16,8 +16,20 @@ trait FanOutClient {
   /** The consumer with this ARN, if it exists (DescribeStreamConsumer). */
   def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription]
 
-  /** Registers a consumer (RegisterStreamConsumer); it is CREATING for a few seconds before it is ACTIVE. */
-  def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription
+  /**
+   * Registers a consumer with `tags` (RegisterStreamConsumer; with tags it needs kinesis:TagResource too); it is
+   * CREATING for a few seconds before it is ACTIVE.
+   */
+  def registerConsumer(streamArn: String, consumerName: String, tags: Map[String, String]): ConsumerDescription
+
+  /** Every consumer registered on the stream, whatever its status (ListStreamConsumers, all pages). */
+  def listConsumers(streamArn: String): Seq[ConsumerDescription]
+
+  /** The tags of a consumer (ListTagsForResource). */
+  def consumerTags(consumerArn: String): Map[String, String]
+
+  /** Adds or overwrites tags of a consumer (TagResource). */
+  def tagConsumer(consumerArn: String, tags: Map[String, String]): Unit
 
   /** Deregisters a consumer (DeregisterStreamConsumer); its subscriptions end. */
   def deregisterConsumer(consumerArn: String): Unit

@@ -34,8 +34,18 @@ private[client] final class IdleClosingClient(
   override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
     fanOut(_.describeConsumerByArn(consumerArn))
 
-  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
-    fanOut(_.registerConsumer(streamArn, consumerName))
+  override def registerConsumer(
+      streamArn: String,
+      consumerName: String,
+      tags: Map[String, String]): ConsumerDescription =
+    fanOut(_.registerConsumer(streamArn, consumerName, tags))
+
+  override def listConsumers(streamArn: String): Seq[ConsumerDescription] = fanOut(_.listConsumers(streamArn))
+
+  override def consumerTags(consumerArn: String): Map[String, String] = fanOut(_.consumerTags(consumerArn))
+
+  override def tagConsumer(consumerArn: String, tags: Map[String, String]): Unit =
+    fanOut(_.tagConsumer(consumerArn, tags))
 
   override def deregisterConsumer(consumerArn: String): Unit = fanOut(_.deregisterConsumer(consumerArn))
 

@@ -19,6 +19,8 @@ import software.amazon.awssdk.services.kinesis.model.{
   DeregisterStreamConsumerRequest,
   DescribeStreamConsumerRequest,
   DescribeStreamSummaryRequest,
+  ListStreamConsumersRequest,
+  ListTagsForResourceRequest,
   RegisterStreamConsumerRequest,
   ResourceNotFoundException,
   ShardIteratorType,
@@ -26,7 +28,8 @@ import software.amazon.awssdk.services.kinesis.model.{
   SubscribeToShardEvent,
   SubscribeToShardEventStream,
   SubscribeToShardRequest,
-  SubscribeToShardResponseHandler
+  SubscribeToShardResponseHandler,
+  TagResourceRequest
 }
 import software.amazon.awssdk.utils.AttributeMap
 
@@ -64,11 +67,47 @@ private[client] final class SdkFanOutClient(
   override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
     describe(StreamRef.nameOf(consumerArn), DescribeStreamConsumerRequest.builder().consumerARN(consumerArn))
 
-  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
+  override def registerConsumer(
+      streamArn: String,
+      consumerName: String,
+      tags: Map[String, String]): ConsumerDescription = {
+    val request = RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName)
+    if (tags.nonEmpty) request.tags(tags.asJava)
     toConsumer(call("RegisterStreamConsumer", StreamRef.nameOf(streamArn), None) {
-      sdk.registerStreamConsumer(
-        RegisterStreamConsumerRequest.builder().streamARN(streamArn).consumerName(consumerName).build())
+      sdk.registerStreamConsumer(request.build())
     }.consumer)
+  }
+
+  override def listConsumers(streamArn: String): Seq[ConsumerDescription] = {
+    val consumers = Vector.newBuilder[ConsumerDescription]
+    var token: Option[String] = None
+    var more = true
+    while (more) {
+      val request = ListStreamConsumersRequest.builder().streamARN(streamArn)
+      token.foreach(request.nextToken)
+      val page = call("ListStreamConsumers", StreamRef.nameOf(streamArn), None) {
+        sdk.listStreamConsumers(request.build())
+      }
+      consumers ++= page.consumers.asScala.map(toConsumer)
+      // kinesis-mock answers a token on the last page too: a page without consumers, or the same token, ends it.
+      val next = Option(page.nextToken).filter(t => page.consumers.asScala.nonEmpty && !token.contains(t))
+      more = next.isDefined
+      token = next
+    }
+    consumers.result()
+  }
+
+  override def consumerTags(consumerArn: String): Map[String, String] =
+    call("ListTagsForResource", StreamRef.nameOf(consumerArn), None) {
+      sdk.listTagsForResource(ListTagsForResourceRequest.builder().resourceARN(consumerArn).build())
+    }.tags.asScala.map(t => t.key -> Option(t.value).getOrElse("")).toMap
+
+  override def tagConsumer(consumerArn: String, tags: Map[String, String]): Unit = {
+    call("TagResource", StreamRef.nameOf(consumerArn), None) {
+      sdk.tagResource(TagResourceRequest.builder().resourceARN(consumerArn).tags(tags.asJava).build())
+    }
+    ()
+  }
 
   override def deregisterConsumer(consumerArn: String): Unit = {
     call("DeregisterStreamConsumer", StreamRef.nameOf(consumerArn), None) {

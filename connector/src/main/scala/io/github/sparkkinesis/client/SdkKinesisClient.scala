@@ -122,8 +122,18 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
   override def describeConsumerByArn(consumerArn: String): Option[ConsumerDescription] =
     fanOutClient.describeConsumerByArn(consumerArn)
 
-  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
-    fanOutClient.registerConsumer(streamArn, consumerName)
+  override def registerConsumer(
+      streamArn: String,
+      consumerName: String,
+      tags: Map[String, String]): ConsumerDescription =
+    fanOutClient.registerConsumer(streamArn, consumerName, tags)
+
+  override def listConsumers(streamArn: String): Seq[ConsumerDescription] = fanOutClient.listConsumers(streamArn)
+
+  override def consumerTags(consumerArn: String): Map[String, String] = fanOutClient.consumerTags(consumerArn)
+
+  override def tagConsumer(consumerArn: String, tags: Map[String, String]): Unit =
+    fanOutClient.tagConsumer(consumerArn, tags)
 
   override def deregisterConsumer(consumerArn: String): Unit = fanOutClient.deregisterConsumer(consumerArn)
 

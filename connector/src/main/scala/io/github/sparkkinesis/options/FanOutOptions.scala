@@ -3,17 +3,18 @@ package io.github.sparkkinesis.options
 import io.github.sparkkinesis.client.StreamRef
 
 /**
- * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent,
- * deregistered on stop if it registered it and `deregisterOnStop`) or through an existing one (`consumerArn`, a
- * consumer of the query's one stream). Exactly one of the two is set: the registry's rule refuses other options when
- * the DataFrame is created.
+ * How a query reads through enhanced fan-out: through a consumer it manages (`consumerName`: registered if absent, with
+ * `tags` besides the connector's own, deregistered on stop if it registered it and `deregisterOnStop`) or through an
+ * existing one (`consumerArn`, a consumer of the query's one stream). Exactly one of the two is set: the registry's
+ * rule refuses other options when the DataFrame is created.
  */
 final case class FanOutOptions(
     consumerName: Option[String],
     consumerArn: Option[String],
     deregisterOnStop: Boolean,
     subscribeTimeoutMs: Long,
-    maxRetries: Int)
+    maxRetries: Int,
+    tags: Map[String, String] = Map.empty)
 
 object FanOutOptions {
   import KinesisOptionsRegistry._
@@ -36,7 +37,8 @@ object FanOutOptions {
         arn,
         getOrDefault(DeregisterConsumerOnStop),
         getOrDefault(SubscribeToShardTimeout),
-        getOrDefault(SubscribeToShardMaxRetries)))
+        getOrDefault(SubscribeToShardMaxRetries),
+        get(ConsumerTagsOption).getOrElse(Map.empty)))
     }
   }
 

@@ -529,6 +529,16 @@ object KinesisOptionsRegistry {
     boolean,
     usage = Source)
 
+  val ConsumerTagsOption: OptionSpec[Map[String, String]] = OptionSpec[Map[String, String]](
+    "kinesis.consumerTags",
+    None,
+    "Enhanced fan-out, managed consumer: tags put on the consumer this query registers (kinesis.consumerName), " +
+      "for cost allocation and tag-based access; they need the kinesis:TagResource permission besides " +
+      "kinesis:RegisterStreamConsumer. The connector adds tags of its own under spark-kinesis/ naming the query's " +
+      "checkpoint (python -m pyspark_kinesis consumers reads them). A consumer that exists already keeps its tags.",
+    tags,
+    usage = Source)
+
   val SubscribeToShardTimeout: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.subscribeToShard.timeout",
     Some(20000L),
@@ -604,6 +614,7 @@ object KinesisOptionsRegistry {
     ConsumerName,
     ConsumerArn,
     DeregisterConsumerOnStop,
+    ConsumerTagsOption,
     SubscribeToShardTimeout,
     SubscribeToShardMaxRetries)
 

@@ -9,8 +9,8 @@ object OptionRules {
   /**
    * The rules across options, checked in this order after every value: the source needs a stream, credentials come as a
    * pair (a session token with them), the retry maximum is not below the base interval, the STS options need a role, a
-   * provider parameter its class, keys and a provider class exclude each other, and enhanced fan-out names exactly one
-   * consumer; the CloudWatch options need kinesis.emitConsumerLagMetrics.
+   * provider parameter its class, keys and a provider class exclude each other, consumer tags need a consumer name,
+   * enhanced fan-out names exactly one consumer, and the CloudWatch options need kinesis.emitConsumerLagMetrics.
    */
   val all: Seq[OptionRule] = Seq(
     OptionRule.Required(
@@ -51,6 +51,11 @@ object OptionRules {
       Seq(AwsAccessKeyId, CredentialProviderClass),
       s"Options ${AwsAccessKeyId.name} and ${CredentialProviderClass.name} both name base credentials: keep " +
         "one (the keys, or the provider class)."),
+    OptionRule.Needs(
+      Seq(ConsumerTagsOption, ConsumerName),
+      s"Option ${ConsumerTagsOption.name} is set without ${ConsumerName.name}: tags go on a consumer the query " +
+        s"registers itself; set ${ConsumerName.name}, or tag the consumer of ${ConsumerArn.name} yourself " +
+        "(aws kinesis tag-resource)."),
     OptionRule.OneWhen(
       ConsumerType,
       FanOutConsumerTypes,

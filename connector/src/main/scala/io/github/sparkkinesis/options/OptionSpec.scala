@@ -4,6 +4,7 @@ import java.util.Locale
 
 import com.fasterxml.jackson.databind.JsonNode
 
+import io.github.sparkkinesis.client.ConsumerTags
 import io.github.sparkkinesis.offsets.{Json, StartingPosition}
 
 /** Which side of the connector reads an option: the source (reads), the sink (writes) or both. */
@@ -161,6 +162,28 @@ private[options] object Parsers {
             case e: java.net.URISyntaxException => Left(s"it is not a URL (${e.getReason})")
           })
   }
+
+  /**
+   * Tags for a stream consumer: a JSON object of string keys to string values, within Kinesis' limits
+   * ([[ConsumerTags.problem]]); shown as given, keys sorted.
+   */
+  val tags: Parser[Map[String, String]] = new Parser(
+    "tags",
+    "a JSON object of tag keys to values such as {\"team\": \"orders\"}: " +
+      s"at most ${ConsumerTags.MaxUserTags} tags, " +
+      s"keys of 1 to ${ConsumerTags.MaxKeyLength} and values of up to ${ConsumerTags.MaxValueLength} letters, " +
+      "digits, " +
+      s"spaces and _ . : / = + - % @, no key starting with aws: or ${ConsumerTags.Prefix}",
+    raw =>
+      scala.util.Try(Json.read(raw, "the tags")).toOption.filter(_.isObject)
+        .toRight("it is not a JSON object")
+        .flatMap { node =>
+          val fields = Json.fields(node)
+          fields.collectFirst { case (k, v) if !v.isTextual => s"the value of tag '$k' is not a JSON string" }
+            .orElse(ConsumerTags.problem(fields.map { case (k, v) => k -> v.asText }.toMap))
+            .toLeft(scala.collection.immutable.TreeMap(fields.map { case (k, v) => k -> v.asText }: _*))
+        },
+    show = tags => Json.write(Json.obj(tags.toSeq.map { case (k, v) => k -> Json.text(v) }: _*)))
 
   val region: Parser[String] =
     matches("[a-z]{2}(-[a-z]+)+-[0-9]+", "an AWS region name such as us-east-1", "it is not an AWS region name")

@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 /**
  * The enhanced fan-out side of [[FakeKinesisClient]], called under its lock: consumers (CREATING for `activationMillis`
- * after registration, at most 20 per stream) and subscriptions as AWS serves them.
+ * after registration, at most 20 per stream, with at most 50 tags) and subscriptions as AWS serves them.
  *
  * A subscription sends up to `recordsPerEvent` records per event; an empty event with MillisBehindLatest 0 once it is
  * caught up, then one every `heartbeatMillis` while nothing new arrives (Kinesis keeps an idle subscription alive with
@@ -64,7 +64,39 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   private[client] def describe(p: FakeConsumer => Boolean): Option[ConsumerDescription] =
     consumers.values.find(p).map(describe)
 
-  private[client] def register(streamArn: String, name: String): ConsumerDescription = {
+  /**
+   * Whether the caller may tag consumers (kinesis:TagResource): without it, AWS refuses TagResource and a registration
+   * with tags (AccessDeniedException).
+   */
+  var mayTag = true
+
+  /** kinesis-mock accepts RegisterStreamConsumer's tags and drops them (TagResource keeps them); AWS keeps them. */
+  var dropsRegistrationTags = false
+
+  private val tags = mutable.Map.empty[String, Map[String, String]]
+
+  /** Every consumer of the stream, as ListStreamConsumers lists them. */
+  private[client] def list(streamArn: String): Seq[ConsumerDescription] =
+    consumers.values.filter(_.streamArn == streamArn).map(describe).toVector
+
+  private[client] def tagsOf(arn: String): Map[String, String] = {
+    if (!consumers.contains(arn)) throw new ResourceMissingException(s"ListTagsForResource: no consumer $arn")
+    tags.getOrElse(arn, Map.empty)
+  }
+
+  private[client] def tag(arn: String, added: Map[String, String]): Unit = {
+    if (!consumers.contains(arn)) throw new ResourceMissingException(s"TagResource: no consumer $arn")
+    tags(arn) = checkedTags("TagResource", tags.getOrElse(arn, Map.empty) ++ added)
+  }
+
+  private def checkedTags(operation: String, all: Map[String, String]): Map[String, String] = {
+    if (!mayTag) throw new AccessException(s"$operation: not authorized to perform kinesis:TagResource (AccessDenied)")
+    if (all.size > 50) throw new KinesisClientException(s"$operation: more than 50 tags (InvalidArgumentException)")
+    all
+  }
+
+  private[client] def register(streamArn: String, name: String, given: Map[String, String]): ConsumerDescription = {
+    if (given.nonEmpty) checkedTags("RegisterStreamConsumer", given)
     if (consumers.values.exists(c => c.streamArn == streamArn && c.name == name)) {
       throw new KinesisClientException(
         s"RegisterStreamConsumer: consumer $name exists already (ResourceInUseException)")
@@ -77,6 +109,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     val consumer =
       FakeConsumer(name, streamArn, s"$streamArn/consumer/$name:$createdAt", createdAt, clock() + activationMillis)
     consumers(consumer.arn) = consumer
+    if (!dropsRegistrationTags && given.nonEmpty) tags(consumer.arn) = given
     describe(consumer).copy(status = "CREATING")
   }
 
@@ -85,6 +118,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
 
   private[client] def deregister(arn: String): Unit = {
     consumers.remove(arn).getOrElse(throw new ResourceMissingException(s"DeregisterStreamConsumer: no consumer $arn"))
+    tags.remove(arn)
     open.keys.filter(_._1 == arn).toList.foreach { key =>
       open.remove(key).foreach(_.pending =
         Some(SubscriptionSignal.Failed(new ResourceMissingException(s"consumer $arn is gone"))))

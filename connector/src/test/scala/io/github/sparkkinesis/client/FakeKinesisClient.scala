@@ -49,6 +49,9 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     "RegisterStreamConsumer" -> 0,
     "DescribeStreamConsumer" -> 0,
     "DeregisterStreamConsumer" -> 0,
+    "ListStreamConsumers" -> 0,
+    "ListTagsForResource" -> 0,
+    "TagResource" -> 0,
     "DescribeStreamSummary" -> 0,
     "PutRecord" -> 0)
 
@@ -161,10 +164,30 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     begin("DescribeStreamConsumer")
     fanOut.describe(_.arn == consumerArn)
   }
-  override def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription = synchronized {
+  override def registerConsumer(
+      streamArn: String,
+      consumerName: String,
+      tags: Map[String, String]): ConsumerDescription = synchronized {
     begin("RegisterStreamConsumer")
     resolve(None, Some(streamArn)) // RegisterStreamConsumer takes the stream's ARN only
-    fanOut.register(streamArn, consumerName)
+    fanOut.register(streamArn, consumerName, tags)
+  }
+
+  /** A consumer registered without tags, as an administrator would register one. */
+  def registerConsumer(streamArn: String, consumerName: String): ConsumerDescription =
+    registerConsumer(streamArn, consumerName, Map.empty)
+  override def listConsumers(streamArn: String): Seq[ConsumerDescription] = synchronized {
+    begin("ListStreamConsumers")
+    resolve(None, Some(streamArn))
+    fanOut.list(streamArn)
+  }
+  override def consumerTags(consumerArn: String): Map[String, String] = synchronized {
+    begin("ListTagsForResource")
+    fanOut.tagsOf(consumerArn)
+  }
+  override def tagConsumer(consumerArn: String, tags: Map[String, String]): Unit = synchronized {
+    begin("TagResource")
+    fanOut.tag(consumerArn, tags)
   }
   override def deregisterConsumer(consumerArn: String): Unit = synchronized {
     begin("DeregisterStreamConsumer")

@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.it
 
+import java.io.{ByteArrayOutputStream, PrintStream}
 import java.net.URI
 import java.nio.charset.StandardCharsets.UTF_8
 import java.time.Instant
@@ -22,10 +23,13 @@ import software.amazon.awssdk.services.kinesis.model.{
   DeleteStreamRequest,
   DescribeStreamSummaryRequest,
   ListStreamConsumersRequest,
+  ListTagsForResourceRequest,
   PutRecordRequest,
   RegisterStreamConsumerRequest,
   StreamStatus
 }
+
+import io.github.sparkkinesis.tools.ConsumersCli
 
 /**
  * Enhanced fan-out (kinesis.consumerType=SubscribeToShard) through the shaded JAR against kinesis-mock's TLS port:
@@ -205,16 +209,52 @@ class EfoSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite with
     consumers(stream) shouldBe Seq("shared ACTIVE")
   }
 
-  test("deregisterConsumerOnStop=false keeps the consumer the query registered, and the next run reuses it") {
+  /** The consumers tool's text report (exit code 0 asserted), reaching kinesis-mock with the queries' options. */
+  private def consumersTool(args: String*): String = {
+    val (out, err) = (new ByteArrayOutputStream(), new ByteArrayOutputStream())
+    val options = (SparkHarness.kinesisOptions("unused", "LATEST") ++ efo()).filter { case (k, _) =>
+      Set(
+        "kinesis.endpointUrl",
+        "kinesis.verifyCertificate",
+        "kinesis.region",
+        "kinesis.awsAccessKeyId",
+        "kinesis.awsSecretKey")(k)
+    }
+    val code = ConsumersCli.run(
+      args ++ options.toSeq.flatMap { case (k, v) => Seq("--option", s"$k=$v") },
+      new PrintStream(out),
+      new PrintStream(err))
+    withClue(err.toString("UTF-8"))(code shouldBe 0)
+    out.toString("UTF-8")
+  }
+
+  test("deregisterConsumerOnStop=false keeps the consumer the query registered, tagged, held by its checkpoint as " +
+    "the consumers tool sees it, and the next run reuses it") {
     val stream = TestStreams.createStream("it-efo-keep", shards = 1)
     val checkpoint = newCheckpointDir()
     val sink = new BatchCollector
     val first = TestStreams.putStrings(stream, TestStreams.testRecords("a", 10, keys = 2))
-    val keep = readEfo(stream, "TRIM_HORIZON", "kept", "kinesis.deregisterConsumerOnStop" -> "false")
+    val keep = readEfo(
+      stream,
+      "TRIM_HORIZON",
+      "kept",
+      "kinesis.deregisterConsumerOnStop" -> "false",
+      "kinesis.consumerTags" -> """{"team": "orders"}""")
     val q1 = sink.start(keep, checkpoint)
     sink.awaitRecords(q1, first.size)
     q1.stop()
     consumers(stream) shouldBe Seq("kept ACTIVE")
+    // kinesis-mock drops RegisterStreamConsumer's tags: the connector added them with TagResource, which it keeps.
+    val consumerArn = TestStreams.client.listStreamConsumers(
+      ListStreamConsumersRequest.builder().streamARN(streamArn(stream)).build()).consumers.asScala.head.consumerARN
+    val tags = TestStreams.client.listTagsForResource(ListTagsForResourceRequest.builder().resourceARN(consumerArn)
+      .build()).tags.asScala.map(t => t.key -> t.value).toMap
+    tags("team") shouldBe "orders"
+    tags("spark-kinesis/checkpoint") should endWith("/sources/0")
+    val listed = consumersTool("list", "--stream", stream)
+    listed should include("kept  ACTIVE")
+    listed should include(s"/sources/0/efo-consumer-$stream records it")
+    consumersTool("prune", "--stream", stream, "--older-than", "0s") should include("Nothing to prune")
     val second = TestStreams.putStrings(stream, TestStreams.testRecords("b", 10, keys = 2))
     val q2 = sink.start(readEfo(stream, "TRIM_HORIZON", "kept"), checkpoint)
     assertReadsExactly(q2, sink, first ++ second)

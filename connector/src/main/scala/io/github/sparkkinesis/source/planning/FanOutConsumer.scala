@@ -10,6 +10,7 @@ import io.github.sparkkinesis.client.{
   AccessException,
   Backoff,
   ConsumerDescription,
+  ConsumerTags,
   FanOutClient,
   KinesisClientException,
   ResourceMissingException,
@@ -18,7 +19,7 @@ import io.github.sparkkinesis.client.{
   UnreachableException
 }
 import io.github.sparkkinesis.metadata.AtomicFiles
-import io.github.sparkkinesis.options.FanOutOptions
+import io.github.sparkkinesis.options.{FanOutOptions, KinesisOptionsRegistry}
 import io.github.sparkkinesis.source.reading.FanOutReaderSettings
 
 /**
@@ -32,7 +33,8 @@ import io.github.sparkkinesis.source.reading.FanOutReaderSettings
  * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the query
  * registered anything belongs to someone else (another query, or an administrator) and is never touched. A query
  * restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one it
- * registered under the old name is left registered (another query may read through it by now), with a warning.
+ * registered under the old name is left registered (another query may read through it by now), with a warning. A
+ * consumer it registers carries tags naming that checkpoint ([[ConsumerTags]]), besides option kinesis.consumerTags'.
  */
 private[sparkkinesis] final class FanOutConsumer(
     client: FanOutClient,
@@ -173,19 +175,20 @@ private[sparkkinesis] final class FanOutConsumer(
     if (existing.forall(_.status == "DELETING")) {
       failIfStopping() // a query stopping already registers nothing more
       val registered =
-        try Some(retryingThrottled(s"registering $name", passing = false)(client.registerConsumer(streamArn, name)))
+        try Some(register(streamArn, name))
         catch {
           // Registered meanwhile by someone else (ResourceInUse): theirs, to reuse and never to deregister.
           case e: KinesisClientException if client.describeConsumer(streamArn, name).isDefined =>
             log.info(s"Consumer $name of stream $stream was registered meanwhile by someone else: ${e.getMessage}")
             None
         }
-      registered.foreach { consumer =>
+      registered.foreach { case (consumer, _) =>
         val fs = ownerFile.getFileSystem(hadoopConf)
         fs.delete(ownerFile, false) // a record of an earlier consumer of that name, deregistered since
         AtomicFiles.publishIfAbsent(ownerFile, consumer.arn, hadoopConf)
         log.info(s"Registered stream consumer ${consumer.arn} for stream $stream (option kinesis.consumerName).")
       }
+      registered.foreach { case (consumer, tags) => ensureTagged(consumer.arn, tags) }
     }
     val consumer = awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(
       client.describeConsumer(streamArn, name)).getOrElse(throw new KinesisClientException(s"The stream consumer " +
@@ -211,6 +214,52 @@ private[sparkkinesis] final class FanOutConsumer(
         s"$readArn (given as '$stream')",
         StreamRef.nameOf(stream),
         readArn))
+    }
+  }
+
+  /**
+   * Registers consumer `name` with the user's tags (option kinesis.consumerTags) and the connector's own, which name
+   * this query's checkpoint; returns it with the tags it was registered with. Tags need kinesis:TagResource besides
+   * kinesis:RegisterStreamConsumer: without the user's tags, a role refused that registers the consumer untagged.
+   */
+  private def register(streamArn: String, name: String): (ConsumerDescription, Map[String, String]) = {
+    val checkpoint = ownerFile.getFileSystem(hadoopConf).makeQualified(ownerFile.getParent).toString
+    val tags = options.tags ++ ConsumerTags.ofCheckpoint(checkpoint)
+    def attempt(tags: Map[String, String]) =
+      retryingThrottled(s"registering $name", passing = false)(client.registerConsumer(streamArn, name, tags)) -> tags
+    try attempt(tags)
+    catch {
+      case e: AccessException if options.tags.isEmpty =>
+        log.warn(s"Registering stream consumer $name of stream $stream with the connector's tags was refused " +
+          s"(${e.getMessage}); registering it untagged, so 'python -m pyspark_kinesis consumers' cannot tell which " +
+          "query holds it. Allow kinesis:TagResource on the stream's consumers to have them tagged.")
+        attempt(Map.empty)
+      case e: AccessException =>
+        throw new AccessException(
+          s"Registering stream consumer $name of stream $stream with tags (option " +
+            s"${KinesisOptionsRegistry.ConsumerTagsOption.name}) was refused: tagging needs the kinesis:TagResource " +
+            "permission besides kinesis:RegisterStreamConsumer. Allow it, or remove the option. " + e.getMessage,
+          e)
+    }
+  }
+
+  /**
+   * Adds the tags a registration asked for that the consumer lacks: AWS keeps them, but kinesis-mock (and so
+   * LocalStack) accepts RegisterStreamConsumer's tags and drops them. Only a warning is at stake, and nothing but
+   * throttling is retried: the query reads all the same.
+   */
+  private def ensureTagged(consumerArn: String, tags: Map[String, String]): Unit = if (tags.nonEmpty) {
+    try {
+      val present =
+        retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn))
+      val missing = tags.filter { case (k, v) => !present.get(k).contains(v) }
+      if (missing.nonEmpty) {
+        retryingThrottled(s"tagging $consumerArn", passing = false)(client.tagConsumer(consumerArn, missing))
+      }
+    } catch {
+      case e: KinesisClientException =>
+        log.warn(s"Could not check or add the tags of stream consumer $consumerArn (${tags.keys.mkString(", ")}): " +
+          e.getMessage)
     }
   }
 
@@ -295,9 +344,12 @@ private[sparkkinesis] object FanOutConsumer {
    * apart.
    */
   def ownerFileName(stream: String): String = StreamRef.arnOf(stream).fold(legacyOwnerFileName(stream)) { arn =>
-    s"efo-consumer-${arn.partition}-${arn.region}-${arn.account}-${arn.streamName}"
+    s"$OwnerFilePrefix${arn.partition}-${arn.region}-${arn.account}-${arn.streamName}"
   }
 
+  /** How every such file's name starts, whichever stream and release wrote it. */
+  val OwnerFilePrefix = "efo-consumer-"
+
   /** The file name of a stream by its name alone: every stream's in releases before 0.2.0. */
-  private def legacyOwnerFileName(stream: String): String = s"efo-consumer-${StreamRef.nameOf(stream)}"
+  private def legacyOwnerFileName(stream: String): String = s"$OwnerFilePrefix${StreamRef.nameOf(stream)}"
 }

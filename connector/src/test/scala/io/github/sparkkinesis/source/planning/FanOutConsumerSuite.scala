@@ -256,6 +256,53 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     e.getMessage should (include("CREATING") and include("kinesis.driverRetryTimeout"))
   }
 
+  private val userTags = Map("team" -> "orders")
+
+  test("given kinesis.consumerTags, when the query registers its consumer, then the consumer carries them and the " +
+    "connector's tag naming the checkpoint, in the registration itself (AWS keeps them: no TagResource)") {
+    val t = new Setup()
+    t.consumer(managed().copy(tags = userTags)).arn
+    val tags = t.fake.consumerTags(t.fake.describeConsumer(t.fake.streamArn("s"), "q").get.arn)
+    tags("team") shouldBe "orders"
+    ConsumerTags.checkpointOf(tags) shouldBe Some(s"file:${t.checkpoint}")
+    t.fake.callsOf("TagResource") shouldBe 0
+  }
+
+  test("given an endpoint that drops RegisterStreamConsumer's tags (kinesis-mock), when the query registers its " +
+    "consumer, then it adds them with TagResource") {
+    val t = new Setup()
+    t.fake.fanOut.dropsRegistrationTags = true
+    val arn = t.consumer(managed().copy(tags = userTags)).arn
+    t.fake.consumerTags(arn) shouldBe userTags ++ ConsumerTags.ofCheckpoint(s"file:${t.checkpoint}")
+    t.fake.callsOf("TagResource") shouldBe 1
+  }
+
+  test("given an endpoint that drops RegisterStreamConsumer's tags and refuses TagResource's, when the query " +
+    "registers its consumer, then it tries once, warns and reads: the query's start does not wait on tags") {
+    val t = new Setup()
+    t.fake.fanOut.dropsRegistrationTags = true
+    t.fake.failNextCalls("TagResource", 1000)(new KinesisClientException("Values contain invalid characters"))
+    t.consumer(managed().copy(tags = userTags)).arn should not be empty
+    t.fake.callsOf("TagResource") shouldBe 1
+  }
+
+  test("given credentials without kinesis:TagResource, when the query registers its consumer, then without user " +
+    "tags it registers it untagged and reads, and with kinesis.consumerTags it fails naming the option and the " +
+    "permission") {
+    val untagged = new Setup()
+    untagged.fake.fanOut.mayTag = false
+    val arn = untagged.consumer(managed()).arn
+    untagged.fake.describeConsumerByArn(arn).get.isActive shouldBe true
+    untagged.fake.consumerTags(arn) shouldBe empty
+
+    val tagged = new Setup()
+    tagged.fake.fanOut.mayTag = false
+    val message = intercept[AccessException](tagged.consumer(managed().copy(tags = userTags)).arn).getMessage
+    message should include("with tags (option kinesis.consumerTags) was refused: tagging needs the " +
+      "kinesis:TagResource permission")
+    tagged.fake.fanOut.consumerNames shouldBe empty
+  }
+
   private val base = Map("kinesis.streamName" -> "s", "kinesis.region" -> "us-east-1")
 
   test(

@@ -151,8 +151,11 @@ class CutShortTaskSuite extends AnyFunSuite with Matchers with BeforeAndAfterEac
     override def describeConsumer(streamArn: String, name: String): Option[ConsumerDescription] =
       fake.describeConsumer(streamArn, name)
     override def describeConsumerByArn(arn: String): Option[ConsumerDescription] = fake.describeConsumerByArn(arn)
-    override def registerConsumer(streamArn: String, name: String): ConsumerDescription =
-      fake.registerConsumer(streamArn, name)
+    override def registerConsumer(streamArn: String, name: String, tags: Map[String, String]): ConsumerDescription =
+      fake.registerConsumer(streamArn, name, tags)
+    override def listConsumers(streamArn: String): Seq[ConsumerDescription] = fake.listConsumers(streamArn)
+    override def consumerTags(arn: String): Map[String, String] = fake.consumerTags(arn)
+    override def tagConsumer(arn: String, tags: Map[String, String]): Unit = fake.tagConsumer(arn, tags)
     override def deregisterConsumer(arn: String): Unit = fake.deregisterConsumer(arn)
 
     override def subscribeToShard(consumerArn: String, shardId: String, start: IteratorStart): ShardSubscription =
