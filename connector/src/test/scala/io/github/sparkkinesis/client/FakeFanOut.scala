@@ -19,8 +19,8 @@ import scala.collection.mutable
  * shard's last event, which names the child shards instead and is followed by the subscription's end; unless
  * `sendChildShards` is false (kinesis-mock never names them: then a caught-up subscription to a closed shard just sends
  * nothing more). With `finalEventApart` that last event comes on its own, without records, as FLINK-39540 saw AWS send
- * it. A record reaches subscriptions `pushDelayMillis` after its arrival (0; AWS's propagation delay is about
- * 70 ms), the reader's polling granularity then 5 ms instead of 20.
+ * it. A record reaches subscriptions `pushDelayMillis` after its arrival (0; AWS's propagation delay is about 70 ms),
+ * the reader's polling granularity then 5 ms instead of 20.
  */
 final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   import FakeFanOut._
@@ -59,7 +59,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
    * does not hold (another account's stream of a name the fake's caller also has, shared by its resource policy).
    */
   def registerOnAnyStream(streamArn: String, name: String): ConsumerDescription =
-    owner.synchronized(register(streamArn, name))
+    owner.synchronized(register(streamArn, name, Map.empty))
 
   private[client] def describe(p: FakeConsumer => Boolean): Option[ConsumerDescription] =
     consumers.values.find(p).map(describe)
@@ -214,7 +214,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
             // AWS ends the subscription after the shard's last event, which carries no continuation sequence number.
             if (children.nonEmpty) pending = Some(SubscriptionSignal.Completed)
             val lag = if (atEnd || records.isEmpty) 0L
-              else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
+            else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
             val continuation = if (children.nonEmpty) None else Some(continuationAt(shard, until))
             event(records, continuation, lag, children)
           } else heartbeat(timeoutMs)

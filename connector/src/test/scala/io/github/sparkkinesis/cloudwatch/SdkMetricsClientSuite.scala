@@ -30,7 +30,9 @@ class SdkMetricsClientSuite extends AnyFunSuite with Matchers {
       "/",
       (exchange: HttpExchange) =>
         try {
-          calls :+= exchange.getRequestURI.getPath -> new String(recode(cbor, new JsonFactory(), read(exchange)), "UTF-8")
+          calls :+= exchange.getRequestURI.getPath -> new String(
+            recode(cbor, new JsonFactory(), read(exchange)),
+            "UTF-8")
           val answer = recode(new JsonFactory(), cbor, body.getBytes("UTF-8"))
           exchange.getResponseHeaders.add("Content-Type", "application/cbor")
           exchange.getResponseHeaders.add("smithy-protocol", "rpc-v2-cbor")
@@ -73,7 +75,8 @@ class SdkMetricsClientSuite extends AnyFunSuite with Matchers {
     Seq("StreamName" -> "orders", "Application" -> "etl"),
     1700000000000L)
 
-  test("given a stream's data, then one PutMetricData carries the namespace, statistic set, unit, dimensions and time") {
+  test(
+    "given a stream's data, then one PutMetricData carries the namespace, statistic set, unit, dimensions and time") {
     val stub = new CloudWatchStub(200, "{}")
     try {
       stub.client.put("Team/Orders", Seq(datum, datum.copy(name = "RecordsRead", unit = "Count")))

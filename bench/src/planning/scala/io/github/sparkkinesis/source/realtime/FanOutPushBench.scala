@@ -16,9 +16,9 @@ import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettin
  * A real-time task's fan-out rows against a plain SubscribeToShard reader, both on the fake client with AWS's push
  * delay (a record reaches subscriptions about 70 ms after it arrives, which kinesis-mock does not model): one record
  * every `intervalMs` into each of `shards` shards, data its put time; the task (RealTimeRows, the code a Spark task
- * runs, without Spark around it) and the plain reader (one thread per shard, one consumer of its own) each take
- * `handed over - put` per record. What the connector adds to fan-out's own delay is the difference. Run by
- * `bench/run --only fanout-push [shards intervalMs seconds pushDelayMs]`; prints figures only.
+ * runs, without Spark around it) and the plain reader (one thread per shard, one consumer of its own) each take `handed
+ * over - put` per record. What the connector adds to fan-out's own delay is the difference. Run by `bench/run --only
+ * fanout-push [shards intervalMs seconds pushDelayMs]`; prints figures only.
  */
 object FanOutPushBench {
 
