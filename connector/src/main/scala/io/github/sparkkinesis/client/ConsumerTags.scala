@@ -65,6 +65,13 @@ object ConsumerTags {
     else parts.zipWithIndex.map { case (part, i) => partKey(i) -> part }.toMap
   }
 
+  /**
+   * The tags that make a consumer's connector tags name `checkpoint` whatever they named before: [[ofCheckpoint]]'s,
+   * and an empty value for each further part a longer location may have left.
+   */
+  def replacingCheckpoint(checkpoint: String): Map[String, String] =
+    (0 until MaxLocationParts).map(i => partKey(i) -> "").toMap ++ ofCheckpoint(checkpoint)
+
   /** The checkpoint location the connector's tags name, if they name one. */
   def checkpointOf(tags: Map[String, String]): Option[String] = {
     val parts = Iterator.from(0).map(i => tags.get(partKey(i))).takeWhile(_.isDefined).flatten.toVector

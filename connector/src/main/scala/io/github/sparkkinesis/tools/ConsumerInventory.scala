@@ -43,9 +43,10 @@ final case class ConsumerEntry(consumer: ConsumerDescription, checkpoint: Option
 
 /**
  * The consumers of a stream and which query holds each: a consumer the connector registered carries tags naming the
- * checkpoint of the query that registered it ([[ConsumerTags]]), and that checkpoint records the consumer the query
- * reads through in a file `efo-consumer-*` ([[FanOutConsumer]]) for as long as it does. Pruning deregisters the
- * connector's consumers no checkpoint holds; everything else (others' consumers, unreadable checkpoints) is left alone.
+ * checkpoint of the query that registered it, or of the latest query that reuses it by name ([[ConsumerTags]]), and
+ * that checkpoint records the consumer the query reads through in a file `efo-consumer-*` or `efo-reader-*`
+ * ([[FanOutConsumer]]) for as long as it does. Pruning deregisters the connector's consumers no checkpoint holds;
+ * everything else (others' consumers, unreadable checkpoints) is left alone.
  */
 final class ConsumerInventory(client: FanOutClient, hadoopConf: Configuration, clock: () => Long) {
 
@@ -89,7 +90,8 @@ final class ConsumerInventory(client: FanOutClient, hadoopConf: Configuration, c
         val owners = fs.listStatus(
           dir,
           new PathFilter {
-            override def accept(p: Path): Boolean = p.getName.startsWith(FanOutConsumer.OwnerFilePrefix)
+            override def accept(p: Path): Boolean =
+              Seq(FanOutConsumer.OwnerFilePrefix, FanOutConsumer.ReaderFilePrefix).exists(p.getName.startsWith)
           })
         owners.map(_.getPath).find(p => AtomicFiles.read(p, hadoopConf).map(_.trim).contains(consumerArn))
           .fold[Holding](Holding.NotHeld(s"not held: checkpoint $checkpoint records no longer this consumer"))(p =>

@@ -113,6 +113,25 @@ class ConsumerInventorySuite extends AnyFunSuite with Matchers {
     t.run("prune", "--stream", "s", "--older-than", "1h")._2 should include("Nothing to prune")
   }
 
+  test("given a query that reuses by name a consumer another query's checkpoint registered, when that checkpoint is " +
+    "deleted, then the consumer is held by the reusing query and prune leaves it; an administrator's consumer reused " +
+    "by name is never tagged as the connector's") {
+    val t = new Streams()
+    val root = Files.createTempDirectory("reuse")
+    val reusing = new Path(root.resolve("reusing").toUri)
+    t.register("orphan", reusing) shouldBe t.orphan
+    t.register("admin", new Path(root.resolve("admin-reader").toUri)) shouldBe t.admin
+
+    val holdings = t.inventory.entries("s").map(e => e.consumer.name -> e).toMap
+    holdings("orphan").holding.name shouldBe "held"
+    holdings("orphan").holding.reason should include("/reusing/efo-reader-s records it")
+    holdings("orphan").checkpoint shouldBe Some(reusing.toString)
+    holdings("admin").holding.name shouldBe "not-ours"
+    t.fake.consumerTags(t.admin) shouldBe empty
+    t.run("prune", "--stream", "s", "--older-than", "1h", "--yes")._2 should not include "deregistered orphan"
+    t.fake.fanOut.consumerNames should contain("orphan")
+  }
+
   test("given bad command lines, then each is refused saying what is wrong") {
     def refusal(args: String*) = intercept[IllegalArgumentException](ConsumersCli.parse(args)).getMessage
     refusal("remove", "--stream", "s") shouldBe "the first argument must be list or prune, not 'remove'"

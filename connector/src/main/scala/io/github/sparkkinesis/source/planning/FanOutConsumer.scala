@@ -34,7 +34,9 @@ import io.github.sparkkinesis.source.reading.FanOutReaderSettings
  * registered anything belongs to someone else (another query, or an administrator) and is never touched. A query
  * restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one it
  * registered under the old name is left registered (another query may read through it by now), with a warning. A
- * consumer it registers carries tags naming that checkpoint ([[ConsumerTags]]), besides option kinesis.consumerTags'.
+ * consumer it registers carries tags naming that checkpoint ([[ConsumerTags]]), besides option kinesis.consumerTags'. A
+ * consumer the connector registered for another checkpoint that this query reuses by name is recorded in a file of its
+ * own ([[FanOutConsumer.readerFileName]], never deregistered by this query) and its tags then name this checkpoint.
  */
 private[sparkkinesis] final class FanOutConsumer(
     client: FanOutClient,
@@ -49,6 +51,8 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private val log = LoggerFactory.getLogger(getClass)
   private val ownerFile = new Path(checkpoint, FanOutConsumer.ownerFileName(stream))
+  private val readerFile = new Path(checkpoint, FanOutConsumer.readerFileName(stream))
+  private lazy val checkpointLocation = ownerFile.getFileSystem(hadoopConf).makeQualified(checkpoint).toString
 
   /**
    * Where releases before 0.2.0 recorded the consumer of a stream named by ARN, under its name alone: read only if it
@@ -190,6 +194,7 @@ private[sparkkinesis] final class FanOutConsumer(
       }
       registered.foreach { case (consumer, tags) => ensureTagged(consumer.arn, tags) }
     }
+    existing.filter(_.status != "DELETING").foreach(c => adoptIfConnectors(c.arn))
     val consumer = awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(
       client.describeConsumer(streamArn, name)).getOrElse(throw new KinesisClientException(s"The stream consumer " +
       s"$name of stream $stream disappeared while the query waited for it to become ACTIVE: another application " +
@@ -223,8 +228,7 @@ private[sparkkinesis] final class FanOutConsumer(
    * kinesis:RegisterStreamConsumer: without the user's tags, a role refused that registers the consumer untagged.
    */
   private def register(streamArn: String, name: String): (ConsumerDescription, Map[String, String]) = {
-    val checkpoint = ownerFile.getFileSystem(hadoopConf).makeQualified(ownerFile.getParent).toString
-    val tags = options.tags ++ ConsumerTags.ofCheckpoint(checkpoint)
+    val tags = options.tags ++ ConsumerTags.ofCheckpoint(checkpointLocation)
     def attempt(tags: Map[String, String]) =
       retryingThrottled(s"registering $name", passing = false)(client.registerConsumer(streamArn, name, tags)) -> tags
     try attempt(tags)
@@ -262,6 +266,32 @@ private[sparkkinesis] final class FanOutConsumer(
           e.getMessage)
     }
   }
+
+  /**
+   * Records that this query reads through `consumerArn`, which it did not register: a consumer the connector registered
+   * for another checkpoint (a query since removed, or this query's before its checkpoint was replaced) gets this
+   * checkpoint in its tags and a [[readerFile]] here, so the consumers tool finds it held rather than pruning it under
+   * this query. One query reads through a consumer at a time (a second subscription to a shard ends the first), so the
+   * tags name the latest. An administrator's consumer (no connector tags) is left untagged. Only a warning is at stake.
+   */
+  private def adoptIfConnectors(consumerArn: String): Unit =
+    if (!recordedIn(ownerFile).contains(consumerArn)) {
+      try {
+        val tags =
+          retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn))
+        if (ConsumerTags.registeredByConnector(tags)) {
+          if (!recordedIn(readerFile).contains(consumerArn)) {
+            readerFile.getFileSystem(hadoopConf).delete(readerFile, false)
+            AtomicFiles.publishIfAbsent(readerFile, consumerArn, hadoopConf)
+          }
+          ensureTagged(consumerArn, ConsumerTags.replacingCheckpoint(checkpointLocation))
+        }
+      } catch {
+        case e: KinesisClientException =>
+          log.warn(s"Could not read the tags of stream consumer $consumerArn, which this query reuses (option " +
+            s"kinesis.consumerName), to record this query as its reader: ${e.getMessage}")
+      }
+    }
 
   /** Warns about a consumer an earlier run registered under another name: still registered, no longer read. */
   private def warnIfLeftBehind(earlierArn: String, name: String): Unit =
@@ -349,6 +379,14 @@ private[sparkkinesis] object FanOutConsumer {
 
   /** How every such file's name starts, whichever stream and release wrote it. */
   val OwnerFilePrefix = "efo-consumer-"
+
+  /**
+   * The checkpoint's file that records a consumer the query reads through for `stream` without having registered it.
+   */
+  def readerFileName(stream: String): String = ReaderFilePrefix + ownerFileName(stream).stripPrefix(OwnerFilePrefix)
+
+  /** How every reader file's name starts. */
+  val ReaderFilePrefix = "efo-reader-"
 
   /** The file name of a stream by its name alone: every stream's in releases before 0.2.0. */
   private def legacyOwnerFileName(stream: String): String = s"$OwnerFilePrefix${StreamRef.nameOf(stream)}"
