@@ -50,17 +50,28 @@ def active_tasks(spark: Any) -> int:
     return total
 
 
-def build_session(config: Dict[str, Any]) -> Any:
+def cluster_builder(master: str, app_name: str) -> Any:
+    """A session builder for the standalone cluster at ``master``: the driver on loopback, an executor of 700 MB on
+    each of the two workers, the connector attached by the package."""
     from pyspark.sql import SparkSession
 
     builder = (
-        SparkSession.builder.master(config["master"])
-        .appName(f"cluster-faults {config['name']}")
-        .config("spark.ui.enabled", "false")
+        SparkSession.builder.master(master)
+        .appName(app_name)
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.executor.memory", "700m")
+        .config("spark.cores.max", "2")
+    )
+    return pyspark_kinesis.configure_spark_with_kinesis(builder)
+
+
+def build_session(config: Dict[str, Any]) -> Any:
+    builder = (
+        cluster_builder(config["master"], f"cluster-faults {config['name']}")
+        .config("spark.ui.enabled", "false")
         # Every batch's offsets and commits stay in the checkpoint, so that a failed run's verdict can name the batches
         # that carried each missing or repeated record (explain.py); Spark keeps 100 by default. For the same reason
         # the file sink's log is never compacted: a compact file does not say which batch committed each file.
@@ -76,13 +87,11 @@ def build_session(config: Dict[str, Any]) -> Any:
         # Without this, Spark 3.4+ speculates only tasks whose input rate it finds low, which a source that reads
         # until it has caught up rarely shows.
         .config("spark.speculation.efficiency.enabled", "false")
-        .config("spark.executor.memory", "700m")
-        .config("spark.cores.max", "2")
         .config("spark.eventLog.enabled", "true")
         .config("spark.eventLog.dir", config["eventLogDir"])
         .config("spark.eventLog.compress", "false")  # read by the run, to count speculative copies
     )
-    session = pyspark_kinesis.configure_spark_with_kinesis(builder).getOrCreate()
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from scenario import EFO_FAULTS, POLLING_FAULTS, Report, Scenario, run
@@ -35,13 +34,6 @@ def dynamodb_endpoint() -> str:
     if not endpoint:  # a failure, not a skip: bin/test starts DynamoDB Local and sets it
         pytest.fail("DYNAMODB_LOCAL_ENDPOINT is not set: start integration-tests/scripts/dynamodb-local.sh first")
     return endpoint
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandaloneCluster]:
-    """One cluster for every run of the module: the runs' drivers come and go, its workers stay."""
-    with StandaloneCluster(tmp_path_factory.mktemp("cluster")) as started:
-        yield started
 
 
 def report_of(scenario: Scenario, folder: Path, cluster: StandaloneCluster, dynamodb: str = "") -> Report:
