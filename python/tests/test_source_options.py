@@ -108,6 +108,26 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.consumerTags": ({"team": "orders"}, '{"team": "orders"}', "team=orders", "it is not a JSON object"),
     "kinesis.subscribeToShard.timeout": (30, "30", "301", "it is longer than 5m"),
     "kinesis.subscribeToShard.maxRetries": (3, "3", "101", "it is outside 0..100"),
+    "kinesis.emitConsumerLagMetrics": (True, "true", "maybe", "it is not a boolean"),
+    "kinesis.cloudwatch.namespace": (
+        "Team/Orders",
+        "Team/Orders",
+        "AWS/Kinesis",
+        "it is not a custom CloudWatch namespace",
+    ),
+    "kinesis.cloudwatch.dimensions": (
+        "StreamName={stream},Query={queryId}",
+        "StreamName={stream},Query={queryId}",
+        "StreamName",
+        "a pair is not Name=Value",
+    ),
+    "kinesis.cloudwatch.region": ("eu-west-1", "eu-west-1", "Europe", "it is not an AWS region name"),
+    "kinesis.cloudwatch.endpointUrl": (
+        "https://monitoring.eu-west-1.amazonaws.com",
+        "https://monitoring.eu-west-1.amazonaws.com",
+        "monitoring.eu-west-1.amazonaws.com",
+        "it does not start with http:// or https://",
+    ),
 }
 
 
@@ -126,6 +146,8 @@ def _with_companions(option: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         base["credential_provider_class"] = "com.example.Provider"
     if option in ("kinesis.consumerType", "kinesis.consumerTags"):
         base["consumer_name"] = "my-query"
+    if option.startswith("kinesis.cloudwatch."):
+        base["emit_consumer_lag_metrics"] = True
     return {**base, **arguments}
 
 
