@@ -32,6 +32,15 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
   var sendChildShards = true
   var heartbeatMillis = 5000L
   var pushDelayMillis = 0L
+
+  /**
+   * Empty events (MillisBehindLatest above 0) that follow each event with records at once, already arrived when the
+   * reader asks, as AWS pushes them across a sparse stretch of a shard without waiting (0).
+   */
+  var emptyEventsAfterRecords = 0
+
+  /** Events every subscription has sent so far. */
+  @volatile var eventsSent = 0L
   var refusalsAsSignals = false
   var finalEventApart = false
 
@@ -185,6 +194,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     var pending: Option[SubscriptionSignal] = None
     var silent = false
     private var events = 0
+    private var emptiesDue = 0
     private var lastEventAt = openedAt
     private var reportedTip = false
     private var done = false
@@ -192,7 +202,10 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     override def next(timeoutMs: Long): Option[SubscriptionSignal] = owner.synchronized {
       pending.map { p => pending = None; done = true; p }.orElse {
         if (done || silent) waitOut(timeoutMs) // a wait on an ended subscription takes its time, as on AWS
-        else if (clock() - openedAt >= lifetimeMillis || events >= eventsPerSubscription)
+        else if (emptiesDue > 0) {
+          emptiesDue -= 1
+          event(Nil, Some(continuationAt(owner.shardFor(stream, shardId), position)), 60000L)
+        } else if (clock() - openedAt >= lifetimeMillis || events >= eventsPerSubscription)
           finish(SubscriptionSignal.Completed)
         else if (emptyAhead.nonEmpty) {
           val continuation = emptyAhead.head.toString
@@ -204,7 +217,8 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
           val pushed = shard.slice(from, math.min(shard.end, from + recordsPerEvent))
             .takeWhile(_.approximateArrivalTimestampMillis <= clock() - pushDelayMillis)
           val until = from + pushed.size
-          val atEnd = until == shard.end
+          // At the tip of what has been pushed: records still on their way (the push delay) are not behind yet.
+          val atEnd = until == shard.end || pushed.size < math.min(shard.end - from, recordsPerEvent)
           val closing = atEnd && shard.isClosed && sendChildShards && (from == until || !finalEventApart)
           val children = if (closing) owner.children(stream, shardId) else Nil
           if (from < until || children.nonEmpty || !reportedTip) {
@@ -216,6 +230,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
             val lag = if (atEnd || records.isEmpty) 0L
             else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
             val continuation = if (children.nonEmpty) None else Some(continuationAt(shard, until))
+            if (records.nonEmpty) emptiesDue = emptyEventsAfterRecords
             event(records, continuation, lag, children)
           } else heartbeat(timeoutMs)
         }
@@ -243,6 +258,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
         lag: Long,
         children: Seq[String] = Nil): Option[SubscriptionSignal] = {
       events += 1
+      eventsSent += 1
       lastEventAt = clock()
       Some(SubscriptionSignal.Event(records, continuation, lag, children))
     }

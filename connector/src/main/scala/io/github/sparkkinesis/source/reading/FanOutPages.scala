@@ -168,11 +168,18 @@ private[sparkkinesis] final class FanOutPages(
   }
 
   /**
-   * Takes in the events that have already arrived, without waiting, until `limit` records are buffered: a page holds
-   * everything received so far, as a GetRecords page holds everything available, however small the events are.
+   * Takes in the events that have already arrived, without waiting, until `limit` records are buffered or an event
+   * brings no record: a page holds everything received so far, as a GetRecords page holds everything available, however
+   * small the events are, and records received are never held back behind a run of empty events (AWS pushes those
+   * across a sparse stretch of a shard as fast as they are asked for).
    */
-  private def absorbArrived(limit: Int): Unit =
-    while (buffered.size < limit && !finalEventSeen && subscription.isDefined && receive(0L)) ()
+  private def absorbArrived(limit: Int): Unit = {
+    var more = true
+    while (more && buffered.size < limit && !finalEventSeen && subscription.isDefined) {
+      val before = buffered.size
+      more = receive(0L) && buffered.size > before
+    }
+  }
 
   override def rewind(to: ShardPosition): Unit = {
     val before = beforePage.map(AfterSequenceNumber).getOrElse(start)

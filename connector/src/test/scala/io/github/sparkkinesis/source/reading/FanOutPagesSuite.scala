@@ -224,6 +224,18 @@ class FanOutPagesSuite extends AnyFunSuite with Matchers with BeforeAndAfterEach
     t.fake.listShardsCalls shouldBe 0
   }
 
+  test("given records followed at once by a long run of empty events (a sparse stretch on AWS), when a page is " +
+    "fetched, then it hands the records over without first taking in the empty events") {
+    val t = new Setup(3)
+    t.fake.fanOut.emptyEventsAfterRecords = 100000
+    val pages =
+      ShardPages.open(t.fake, TaskShard("s", shard, 0L, TrimHorizon, None), t.settings(), t.clock, t.clock.advance)
+    val page = pages.fetch(Long.MaxValue, 10000).get
+    pages.close(handedOver = false)
+    page.records.map(r => new String(r.data, UTF_8)) shouldBe t.expected
+    t.fake.fanOut.eventsSent should be <= 2L // the records' event, and the empty one that ends the page
+  }
+
   test("given an idle shard at LATEST, when a task reads, then it ends at once with nothing, parked or not") {
     val t = new Setup(0)
     val start = AtTimestamp(t.clock())
