@@ -119,7 +119,9 @@ class ConsumerInventorySuite extends AnyFunSuite with Matchers {
     val t = new Streams()
     val root = Files.createTempDirectory("reuse")
     val reusing = new Path(root.resolve("reusing").toUri)
+    val tagReadsBefore = t.fake.callsOf("ListTagsForResource")
     t.register("orphan", reusing) shouldBe t.orphan
+    t.fake.callsOf("ListTagsForResource") - tagReadsBefore shouldBe 1 // its tags are read once, to adopt and re-tag
     t.register("admin", new Path(root.resolve("admin-reader").toUri)) shouldBe t.admin
 
     val holdings = t.inventory.entries("s").map(e => e.consumer.name -> e).toMap

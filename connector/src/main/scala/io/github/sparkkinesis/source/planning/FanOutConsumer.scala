@@ -250,13 +250,16 @@ private[sparkkinesis] final class FanOutConsumer(
   /**
    * Adds the tags a registration asked for that the consumer lacks: AWS keeps them, but kinesis-mock (and so
    * LocalStack) accepts RegisterStreamConsumer's tags and drops them. Only a warning is at stake, and nothing but
-   * throttling is retried: the query reads all the same.
+   * throttling is retried: the query reads all the same. `present`: the consumer's tags, where just read.
    */
-  private def ensureTagged(consumerArn: String, tags: Map[String, String]): Unit = if (tags.nonEmpty) {
+  private def ensureTagged(
+      consumerArn: String,
+      tags: Map[String, String],
+      present: Option[Map[String, String]] = None): Unit = if (tags.nonEmpty) {
     try {
-      val present =
-        retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn))
-      val missing = tags.filter { case (k, v) => !present.get(k).contains(v) }
+      val tagged = present.getOrElse(
+        retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn)))
+      val missing = tags.filter { case (k, v) => !tagged.get(k).contains(v) }
       if (missing.nonEmpty) {
         retryingThrottled(s"tagging $consumerArn", passing = false)(client.tagConsumer(consumerArn, missing))
       }
@@ -284,7 +287,7 @@ private[sparkkinesis] final class FanOutConsumer(
             readerFile.getFileSystem(hadoopConf).delete(readerFile, false)
             AtomicFiles.publishIfAbsent(readerFile, consumerArn, hadoopConf)
           }
-          ensureTagged(consumerArn, ConsumerTags.replacingCheckpoint(checkpointLocation))
+          ensureTagged(consumerArn, ConsumerTags.replacingCheckpoint(checkpointLocation), Some(tags))
         }
       } catch {
         case e: KinesisClientException =>
