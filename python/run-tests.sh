@@ -42,8 +42,9 @@ prepare() {
   step=$(date +%s)
   rm -rf "$venv"
   "$python" -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark==$version"
-  echo "$version" > "$venv/.prepared"
+  # With Spark Connect's client dependencies: the Connect tests run clients of their own (tests/connect_client.py).
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "pyspark[connect]==$version"
+  echo "$version connect" > "$venv/.prepared"
   echo "run-tests.sh: pyspark $version installed in $venv in $(( $(date +%s) - step )) s"
 }
 
@@ -68,7 +69,7 @@ run_suite() {
   shift 2
   venv="$(venv_of "$version")"
   step=$(date +%s)
-  [ "$(cat "$venv/.prepared" 2>/dev/null)" = "$version" ] || prepare "$version"
+  [ "$(cat "$venv/.prepared" 2>/dev/null)" = "$version connect" ] || prepare "$version"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[test]"
   # A wheel of the same version as one installed before (a re-run on this machine) is otherwise taken as installed.
   "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"

@@ -13,7 +13,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import pyspark_kinesis
-from pyspark_kinesis import configure_spark_with_kinesis, jar_path, jar_paths
+from pyspark_kinesis import attach_kinesis, configure_spark_with_kinesis, jar_path, jar_paths
 
 
 def expected_scala() -> str:
@@ -74,10 +74,32 @@ def test_given_something_else_than_a_builder_then_type_error_says_what_is_expect
         configure_spark_with_kinesis({})  # type: ignore[arg-type]
 
 
-def test_given_a_spark_connect_builder_then_it_is_refused_with_a_pointer_to_the_jar() -> None:
+def test_given_a_remote_spark_connect_builder_then_it_is_refused_with_a_pointer_to_attach_kinesis() -> None:
     builder = SparkSession.Builder().config("spark.remote", "sc://localhost")
-    with pytest.raises(ValueError, match="Spark Connect"):
+    with pytest.raises(ValueError, match=r"remote Spark Connect server sc://localhost.*attach_kinesis\(builder"):
         configure_spark_with_kinesis(builder)
+
+
+def test_given_a_local_spark_connect_builder_then_its_server_gets_the_jars() -> None:
+    builder = SparkSession.Builder().config("spark.remote", "local[2]")
+    assert configure_spark_with_kinesis(builder)._options["spark.jars"] == jar_path()
+
+
+def test_given_something_else_than_a_session_then_attach_kinesis_says_what_it_takes() -> None:
+    with pytest.raises(TypeError, match=r"expects a Spark Connect SparkSession .* not str"):
+        attach_kinesis("sc://localhost")  # type: ignore[arg-type]
+
+
+def test_given_a_classic_session_then_attach_kinesis_says_it_needs_nothing_or_how_to_attach(
+    spark: Any, monkeypatch: Any
+) -> None:
+    # The tests' classic session has the JARs already
+    with pytest.raises(ValueError, match="classic session already has the connector on its spark.jars"):
+        attach_kinesis(spark)
+    # One without them is told to use configure_spark_with_kinesis
+    monkeypatch.setattr(pyspark_kinesis._spark, "jar_paths", lambda version=None: ["/elsewhere/connector.jar"])
+    with pytest.raises(ValueError, match=r"configure_spark_with_kinesis\(SparkSession.builder\).getOrCreate\(\)"):
+        attach_kinesis(spark)
 
 
 def test_given_the_session_then_the_connector_is_on_its_classpath(spark: Any) -> None:
@@ -108,6 +130,7 @@ def test_given_the_package_then_it_is_typed_and_exports_its_api() -> None:
             "KinesisSourceOptions",
             "SUPPORTED_SPARK_LINES",
             "__version__",
+            "attach_kinesis",
             "configure_spark_with_kinesis",
             "data_as_json",
             "data_as_text",

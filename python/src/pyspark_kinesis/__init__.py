@@ -17,6 +17,9 @@ Example::
         .writeStream.format("aws-kinesis").options(**sink.as_options())
         .option("checkpointLocation", "/tmp/big-orders").start())
 
+With Spark Connect, ``configure_spark_with_kinesis(SparkSession.builder.remote("local[*]"))`` starts a local server
+with the JARs; for a remote server, ``spark = attach_kinesis(SparkSession.builder.remote("sc://...").getOrCreate())``.
+
 In real-time mode (``.trigger(realTime=...)``), whose sink allowlist names ``foreach`` but not ``aws-kinesis``,
 write through :func:`kinesis_foreach` instead: ``kinesis_foreach(df.writeStream, sink).outputMode("update")``.
 """
@@ -24,7 +27,7 @@ write through :func:`kinesis_foreach` instead: ``kinesis_foreach(df.writeStream,
 from ._foreach import kinesis_foreach
 from ._sink_options import KinesisSinkOptions
 from ._source_options import KinesisSourceOptions
-from ._spark import SUPPORTED_SPARK_LINES, configure_spark_with_kinesis, jar_path, jar_paths
+from ._spark import SUPPORTED_SPARK_LINES, attach_kinesis, configure_spark_with_kinesis, jar_path, jar_paths
 from ._version import __version__
 from .payloads import data_as_json, data_as_text, parse_json_payload
 
@@ -33,6 +36,7 @@ __all__ = [
     "KinesisSourceOptions",
     "SUPPORTED_SPARK_LINES",
     "__version__",
+    "attach_kinesis",
     "configure_spark_with_kinesis",
     "data_as_json",
     "data_as_text",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Set
 
 from ._compat import SPARK_LINES, supported_text
 from ._version import __version__
@@ -85,13 +85,14 @@ def jar_paths(spark_version: Optional[str] = None) -> List[str]:
 
 def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSession.Builder":
     """Attaches the connector JARs that match the installed pyspark to a session builder, through
-    ``spark.jars`` so that executors get it too; jars already set on the builder are kept.
+    ``spark.jars`` so that executors get it too; jars already set on the builder are kept. A Spark Connect builder
+    for a local server (``remote("local[*]")``) gets them the same way, as that server's ``spark.jars``.
 
     :param builder: ``SparkSession.builder``, possibly already configured.
     :returns: the same builder, for chaining.
     :raises TypeError: when ``builder`` is not a ``pyspark.sql.SparkSession.Builder``.
-    :raises ValueError: when the installed pyspark is not a supported version, or the builder is for Spark
-        Connect (there, the JAR belongs on the server: see :func:`jar_path`).
+    :raises ValueError: when the installed pyspark is not a supported version, or the builder is for a remote Spark
+        Connect server (``remote("sc://...")``: there, call :func:`attach_kinesis` on the session once created).
 
     The JAR is attached when the session starts: if a session is already running, ``getOrCreate()`` returns it
     unchanged, so call this before the first session of the process.
@@ -102,6 +103,8 @@ def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSessi
         from pyspark_kinesis import configure_spark_with_kinesis
 
         spark = configure_spark_with_kinesis(SparkSession.builder.appName("orders")).getOrCreate()
+        # or a local Spark Connect server, started by pyspark with the JARs:
+        spark = configure_spark_with_kinesis(SparkSession.builder.remote("local[*]")).getOrCreate()
     """
     try:
         from pyspark.sql import SparkSession
@@ -114,10 +117,12 @@ def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSessi
             f"{type(builder).__name__}; it supports {SUPPORTED_TEXT}."
         )
     options: Dict[str, str] = getattr(builder, "_options", {})
-    if "spark.remote" in options:
+    remote = options.get("spark.remote")
+    if remote is not None and not str(remote).startswith("local"):
         raise ValueError(
-            "This builder is for Spark Connect: a client cannot attach JARs to the server. Add the connector JAR "
-            "to the Spark Connect server instead (pyspark_kinesis.jar_path() gives its path)."
+            f"This builder is for the remote Spark Connect server {remote}, whose JARs the builder cannot set. Create "
+            "the session, then add the connector to it: spark = attach_kinesis(builder.getOrCreate()) (from "
+            'pyspark_kinesis), or start the server with --jars "$(python -m pyspark_kinesis jar)".'
         )
     ours = jar_paths()
     jars = [j for j in options.get("spark.jars", "").split(",") if j.strip()]
@@ -132,3 +137,71 @@ def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSessi
             stacklevel=2,
         )
     return builder.config("spark.jars", ",".join(jars))
+
+
+#: The Spark Connect sessions (by session id) attach_kinesis added the connector to, in this process.
+_attached_sessions: Set[str] = set()
+
+
+def attach_kinesis(spark: "SparkSession") -> "SparkSession":
+    """Adds the connector to a Spark Connect session that is already running: uploads the JARs matching the
+    server's Spark version into the session with ``spark.addArtifacts``. For a remote server (``remote("sc://...")``)
+    that was not started with the connector. Calling it again for the same session does nothing, and so does a call
+    for a server that has the connector on its ``spark.jars`` (``--jars``, or :func:`configure_spark_with_kinesis`).
+
+    Reads, writes and each query's progress metrics work through artifacts. Spark's UI cannot load classes from a
+    session's artifacts: the connector then leaves its task metrics out of the SQL tab (the server logs one warning).
+    Start the server with ``--jars "$(python -m pyspark_kinesis jar)"`` to have them too.
+
+    :param spark: a Spark Connect session (``pyspark.sql.connect.session.SparkSession``).
+    :returns: the same session, for chaining.
+    :raises TypeError: when ``spark`` is not a SparkSession.
+    :raises ValueError: for a classic (non-Connect) session, which takes the JARs when it starts
+        (:func:`configure_spark_with_kinesis`), or when this package has no JAR for the server's Spark version.
+
+    Example::
+
+        from pyspark.sql import SparkSession
+        from pyspark_kinesis import attach_kinesis
+
+        spark = attach_kinesis(SparkSession.builder.remote("sc://spark-connect.example.com:15002").getOrCreate())
+        events = spark.readStream.format("aws-kinesis").option("kinesis.streamName", "orders").load()
+    """
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except ImportError:
+        ConnectSession = None  # Spark Connect's client dependencies are missing: no session can be one.
+    if ConnectSession is None or not isinstance(spark, ConnectSession):
+        _refuse_non_connect(spark)
+    if spark.session_id in _attached_sessions:
+        return spark
+    server_jars = [Path(j.strip()).name for j in (spark.conf.get("spark.jars", "") or "").split(",") if j.strip()]
+    if not any(name.startswith("spark-kinesis-") for name in server_jars):
+        spark.addArtifacts(*jar_paths(spark.version))
+    _attached_sessions.add(spark.session_id)
+    return spark
+
+
+def _refuse_non_connect(spark: object) -> None:
+    """Raises the error for a session attach_kinesis cannot add JARs to: a classic session, or no session."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        _installed_pyspark_version()
+        raise
+    if not isinstance(spark, SparkSession):
+        raise TypeError(
+            f"attach_kinesis expects a Spark Connect SparkSession (from SparkSession.builder.remote(...)"
+            f".getOrCreate()), not {type(spark).__name__}."
+        )
+    jars = spark.sparkContext.getConf().get("spark.jars") or ""
+    if all(jar in jars for jar in jar_paths()):
+        raise ValueError(
+            "attach_kinesis is for Spark Connect sessions; this classic session already has the connector on its "
+            "spark.jars, so it needs nothing more."
+        )
+    raise ValueError(
+        "attach_kinesis is for Spark Connect sessions; a classic session takes the connector JARs when it starts: "
+        "build it with configure_spark_with_kinesis(SparkSession.builder).getOrCreate() (from pyspark_kinesis), "
+        'or pass --jars "$(python -m pyspark_kinesis jar)" to spark-submit.'
+    )

@@ -8,7 +8,10 @@ import org.apache.spark.sql.connector.write.{DataWriter, WriterCommitMessage}
 
 import io.github.sparkkinesis.metrics.WriteMetrics
 
-/** What one task wrote; the driver adds these up for its log line. */
+/**
+ * What one task wrote; the driver adds these up for its log line. Spark deserializes it on the driver with the class
+ * loader it started with, which a Spark Connect session's artifacts are not in: then tasks commit with none.
+ */
 private[sink] final case class KinesisWriterCommitMessage(records: Long, bytes: Long) extends WriterCommitMessage
 
 /**
@@ -40,13 +43,17 @@ private[sink] final case class WriterLimits(confirmTimeoutMs: Long, maxPendingRe
  *   per stream name this task meets
  * @param metrics
  *   the executor's metrics of the rows written to a stream; called once per stream name this task meets
+ * @param commitCounts
+ *   whether `commit` returns a [[KinesisWriterCommitMessage]] with this task's counts, or null (Spark's driver threads
+ *   cannot load the connector's classes: [[io.github.sparkkinesis.SparkThreadsClassLoading]])
  */
 private[sink] final class KinesisDataWriter(
     columns: SinkColumns,
     lease: ProducerPool#Lease,
     limits: WriterLimits,
     maxRecordBytes: String => Long,
-    metrics: String => WriteMetrics = _ => WriteMetrics.detached)
+    metrics: String => WriteMetrics = _ => WriteMetrics.detached,
+    commitCounts: Boolean = true)
     extends DataWriter[InternalRow] {
 
   private val lock = new Object
@@ -105,7 +112,7 @@ private[sink] final class KinesisDataWriter(
    */
   override def commit(): WriterCommitMessage = lock.synchronized {
     awaitLocked(s"Kinesis to confirm this task's rows ($pendingRecords still unconfirmed)")(pendingRecords == 0)
-    KinesisWriterCommitMessage(writtenRecords, writtenBytes)
+    if (commitCounts) KinesisWriterCommitMessage(writtenRecords, writtenBytes) else null
   }
 
   /** Rows already handed to the producer cannot be called back; they may still be written (at-least-once). */

@@ -16,6 +16,7 @@ import org.apache.spark.sql.internal.connector.SupportsStreamingUpdateAsAppend
 import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
+import io.github.sparkkinesis.SparkThreadsClassLoading
 import io.github.sparkkinesis.metrics.{MetricNames, WriteMetrics}
 import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOptions}
 
@@ -39,7 +40,8 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
     extends Write with BatchWrite with StreamingWrite {
   private val log = LoggerFactory.getLogger(getClass)
 
-  private val factory = KinesisDataWriterFactory.of(options, columns, query)
+  private val factory =
+    KinesisDataWriterFactory.of(options, columns, query, commitCounts = SparkThreadsClassLoading.connectorLoads())
 
   override def description(): String = s"KinesisWrite[$options]"
 
@@ -65,7 +67,8 @@ private[sink] final class KinesisWrite(options: KinesisSinkOptions, columns: Sin
 
   private def logWritten(what: String, messages: Array[WriterCommitMessage]): Unit = {
     val committed = messages.collect { case m: KinesisWriterCommitMessage => m }
-    log.info(s"$what wrote ${committed.map(_.records).sum} rows (${committed.map(_.bytes).sum} bytes) to Kinesis")
+    if (committed.length < messages.length) log.info(s"$what committed ${messages.length} tasks to Kinesis")
+    else log.info(s"$what wrote ${committed.map(_.records).sum} rows (${committed.map(_.bytes).sum} bytes) to Kinesis")
   }
 }
 
@@ -96,13 +99,15 @@ private[sink] object KinesisWrite {
 
 /**
  * Creates each task's [[KinesisDataWriter]] on the executor, around that executor's shared producer; its rows count in
- * the executor's metrics of `query` ([[WriteMetrics]]).
+ * the executor's metrics of `query` ([[WriteMetrics]]). With `commitCounts` false, tasks commit with no message (see
+ * [[KinesisDataWriter]]).
  */
 private[sink] final class KinesisDataWriterFactory(
     columns: SinkColumns,
     val settings: ProducerSettings,
     limits: WriterLimits,
-    query: String)
+    query: String,
+    commitCounts: Boolean)
     extends DataWriterFactory with StreamingDataWriterFactory {
 
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] =
@@ -111,7 +116,8 @@ private[sink] final class KinesisDataWriterFactory(
       SharedProducers.pool.acquire(settings),
       limits,
       maxRecordBytes = StreamCheck.shared.maxRecordBytes(settings.client, _),
-      metrics = WriteMetrics.of(query, _))
+      metrics = WriteMetrics.of(query, _),
+      commitCounts = commitCounts)
 
   override def createWriter(partitionId: Int, taskId: Long, epochId: Long): DataWriter[InternalRow] =
     createWriter(partitionId, taskId)
@@ -121,12 +127,13 @@ private[sink] object KinesisDataWriterFactory {
 
   /**
    * The factory for a write of `columns` with the sink's `options`, counted for `query`: its producer settings and its
-   * tasks' limits.
+   * tasks' limits; its tasks' commit messages carry their counts unless `commitCounts` is false.
    */
   def of(
       options: KinesisSinkOptions,
       columns: SinkColumns,
-      query: String = MetricNames.BatchQuery): KinesisDataWriterFactory =
+      query: String = MetricNames.BatchQuery,
+      commitCounts: Boolean = true): KinesisDataWriterFactory =
     new KinesisDataWriterFactory(
       columns,
       ProducerSettings(
@@ -142,5 +149,6 @@ private[sink] object KinesisDataWriterFactory {
         confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
         maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,
         maxPendingBytes = KinesisOptionsRegistry.SinkMaxPendingBytesPerTask),
-      query)
+      query,
+      commitCounts)
 }

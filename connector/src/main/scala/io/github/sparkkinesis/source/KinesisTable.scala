@@ -17,6 +17,7 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import io.github.sparkkinesis.SparkThreadsClassLoading
 import io.github.sparkkinesis.client.SharedClients
 import io.github.sparkkinesis.metadata.ShardEndStores
 import io.github.sparkkinesis.options.{
@@ -90,7 +91,9 @@ final class KinesisScan(options: KinesisSourceOptions) extends Scan {
 
   override def readSchema(): StructType = KinesisSchema.schema
 
-  override def supportedCustomMetrics(): Array[CustomMetric] = SourceMetrics.supported
+  // Spark's SQL tab re-creates them by class name, which it cannot for a connector added as session artifacts.
+  override def supportedCustomMetrics(): Array[CustomMetric] =
+    if (SparkThreadsClassLoading.connectorLoads()) SourceMetrics.supported else Array.empty
 
   override def description(): String = s"KinesisScan[$options]"
 

@@ -53,15 +53,35 @@ class KinesisDataWriterSuite extends AnyFunSuite with Matchers with BlockingThre
     /** Each stream's metrics, as the writers count them. */
     val metrics: mutable.Map[String, WriteMetrics] = mutable.Map.empty
 
-    def writer(taskRecords: Int = 1000, confirmTimeoutMs: Long = 10000L): KinesisDataWriter =
+    def writer(
+        taskRecords: Int = 1000,
+        confirmTimeoutMs: Long = 10000L,
+        commitCounts: Boolean = true): KinesisDataWriter =
       new KinesisDataWriter(
         columns,
         pool.acquire(settings(executorRecords)),
         WriterLimits(confirmTimeoutMs = confirmTimeoutMs, maxPendingRecords = taskRecords, maxPendingBytes = 1L << 20),
         maxRecordBytes = s => checkedStreams.synchronized { checkedStreams += s; 1024L * 1024 },
-        metrics = s => metrics.synchronized(metrics.getOrElseUpdate(s, WriteMetrics.detached)))
+        metrics = s => metrics.synchronized(metrics.getOrElseUpdate(s, WriteMetrics.detached)),
+        commitCounts = commitCounts)
 
     def producer: FakeRecordProducer = producers.synchronized(producers.head)
+  }
+
+  test(
+    "Given a write whose driver cannot load the connector, when rows are confirmed, then commit returns no message") {
+    // Given a writer told that Spark's driver threads cannot load the connector's classes (session artifacts)
+    val executor = new Executor
+    val writer = executor.writer(commitCounts = false)
+    Seq(row("a", "k1"), row("bb", "k2")).foreach(writer.write)
+    // When the task commits and Kinesis confirms the rows
+    @volatile var message: Option[AnyRef] = Some("not committed")
+    val committing = blockedIn { message = Option(writer.commit()) }
+    executor.producer.confirmAll()
+    joined(committing)
+    // Then it still waited for every row, and returns nothing of the connector's for the driver to deserialize
+    message shouldBe None
+    executor.producer.sent.map(_.partitionKey) shouldBe Seq("k1", "k2")
   }
 
   test("Given rows handed over, when Kinesis confirms them during commit, then commit returns what the task wrote") {

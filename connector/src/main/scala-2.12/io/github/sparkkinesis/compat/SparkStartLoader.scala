@@ -1,0 +1,14 @@
+package io.github.sparkkinesis.compat
+
+import org.apache.spark.sql.SparkSession
+
+/** The class loader Spark's driver threads started with (Spark 3.5; the 2.13 twin of this file reads Spark 4's). */
+object SparkStartLoader {
+
+  /**
+   * The parent of the session's shared JAR class loader, which Spark built over the loader it started with: the one its
+   * listener and task-result threads use. None when no session is active.
+   */
+  def ofActiveSession(): Option[ClassLoader] =
+    SparkSession.getActiveSession.orElse(SparkSession.getDefaultSession).map(_.sharedState.jarClassLoader.getParent)
+}
