@@ -19,8 +19,8 @@ import software.amazon.awssdk.services.kinesis.model.{DescribeStreamSummaryReque
 class NamedSourcesSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
   /**
-   * Source evolution, and the offset log format that keeps offsets by source name, which Spark 4.2.0 needs set
-   * besides (later releases choose it themselves when source evolution is on).
+   * Source evolution, and the offset log format that keeps offsets by source name, which Spark 4.2.0 needs set besides
+   * (later releases choose it themselves when source evolution is on).
    */
   private val SourceEvolution = Seq(
     "spark.sql.streaming.queryEvolution.enableSourceEvolution" -> "true",
@@ -42,8 +42,7 @@ class NamedSourcesSuite extends AnyFunSuite with Matchers with SparkIntegrationS
           "kinesis.consumerName" -> "it-named-sources",
           // Kept between the runs, so the swapped sources must find the consumers their first run registered.
           "kinesis.deregisterConsumerOnStop" -> "false"),
-      fanOut = true)
-  )
+      fanOut = true))
 
   /** The source named `name` on `stream`, from TRIM_HORIZON, with the scenario's options. */
   private def named(name: String, stream: String, options: Seq[(String, String)]): DataFrame =
