@@ -20,6 +20,17 @@ from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "pipelines"
 
+LOG4J2 = """rootLogger.level = warn
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss.SSS} %p %c{1}: %m%n
+logger.kinesis.name = io.github.sparkkinesis
+logger.kinesis.level = info
+"""
+
 # How long one run may take: a JVM with Hive's metastore, three flows, the sink's producer daemon, on a loaded machine.
 RUN_TIMEOUT_S = 240
 
@@ -38,6 +49,9 @@ class PipelineProject:
         spec["configuration"].update({f"kinesis.example.source.{k}": v for k, v in source.items()})
         spec["configuration"].update({f"kinesis.example.sink.{k}": v for k, v in sink.items()})
         (folder / "spark-pipeline.yml").write_text(yaml.safe_dump(spec))
+        # Spark's own warnings and the connector's INFO lines in each run's log, so that a failed run says why.
+        (folder / "conf").mkdir()
+        (folder / "conf" / "log4j2.properties").write_text(LOG4J2)
         self.runs = 0
 
     def table(self, name: str) -> Path:
@@ -71,6 +85,7 @@ class PipelineRun:
             AWS_SECRET_ACCESS_KEY=SECRET_KEY,
             AWS_REGION=REGION,
             SPARK_LOCAL_IP="127.0.0.1",
+            SPARK_CONF_DIR=str(project.folder / "conf"),
         )
         command = [
             str(Path(venv_bin) / "spark-pipelines"),
