@@ -58,6 +58,10 @@ class PipelineProject:
         """Where a table of the pipeline keeps its files: the Hive warehouse in the project folder."""
         return self.folder / "spark-warehouse" / name
 
+    def log(self, run: int) -> str:
+        """What run number ``run`` (from 1) printed."""
+        return (self.folder / f"run-{run}.log").read_text(errors="replace")
+
     def run(self, *refresh: str) -> None:
         """Runs ``spark-pipelines run`` with ``refresh`` arguments (``--full-refresh orders``, ...) to its end.
 
