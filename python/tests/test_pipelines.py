@@ -11,18 +11,15 @@ connector registered is left behind.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pytest
-from pipeline_project import ROOT, PipelineProject
-
-from pyspark_kinesis import KinesisSourceOptions
-from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
+from conftest import emulator_script
+from pipeline_project import PipelineProject
+from test_streams_and_batch_reads import options as source_options
 
 pyspark = pytest.importorskip("pyspark")
 if tuple(int(p) for p in pyspark.__version__.split(".")[:2]) < (4, 1):
@@ -35,16 +32,7 @@ CONSUMER = "orders-pipeline"
 @pytest.fixture(scope="module")
 def dynamodb() -> Iterator[str]:
     """DynamoDB Local: the one bin/test started (DYNAMODB_LOCAL_ENDPOINT), or one started here by its script."""
-    given = os.environ.get("DYNAMODB_LOCAL_ENDPOINT")
-    if given:
-        yield given
-        return
-    script = ROOT / "integration-tests" / "scripts" / "dynamodb-local.sh"
-    out = subprocess.run([str(script), "start"], capture_output=True, text=True, check=True)
-    try:
-        yield out.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run([str(script), "stop"], capture_output=True)
+    yield from emulator_script("DYNAMODB_LOCAL_ENDPOINT", "dynamodb-local.sh")
 
 
 def put(kinesis: Any, stream: str, prefix: str, n: int) -> List[Tuple[str, str]]:
@@ -73,15 +61,8 @@ def assert_table_exactly(spark: Any, project: PipelineProject, table: str, writt
 
 def copied(spark: Any, endpoint: str, stream: str) -> "Counter[Tuple[str, str]]":
     """Every (partitionKey, payload) the sink wrote to ``stream``, read back by a batch read to the tip."""
-    options = KinesisSourceOptions(
-        stream_name=stream,
-        region=REGION,
-        endpoint_url=endpoint,
-        aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY,
-        starting_position="TRIM_HORIZON",
-    )
-    rows = spark.read.format("aws-kinesis").options(**options.as_options()).load().collect()
+    options = source_options(endpoint, stream, starting_position="TRIM_HORIZON").as_options()
+    rows = spark.read.format("aws-kinesis").options(**options).load().collect()
     return Counter((r.partitionKey, bytes(r.data).decode()) for r in rows)
 
 
