@@ -3,10 +3,10 @@
 a Kinesis sink) again and again on a persistent catalog, against kinesis-mock.
 
 One project per store and consumer type: polling with the Hadoop store (the example as shipped), and enhanced
-fan-out with the DynamoDB store. Each run must hold every record exactly once (by its
-identity, ``(streamName, shardId, sequenceNumber, subSequenceNumber)``, and by its payload), reading on where the last
-run stopped; a full refresh rebuilds the tables from kinesis.startingPosition, and no fan-out consumer the
-connector registered is left behind.
+fan-out with the DynamoDB store. Each run must hold every record exactly once (by its identity, ``(streamName,
+shardId, sequenceNumber, subSequenceNumber)``, and by its payload), reading on where the last run stopped; a full
+refresh rebuilds the tables from kinesis.startingPosition, and no fan-out consumer the connector registered is left
+behind.
 """
 
 from __future__ import annotations
