@@ -8,8 +8,10 @@ needs it, so tests of the repository's files (test_docs_links.py) run without a 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Callable, Iterator, Tuple
 
 import pytest
@@ -114,3 +116,18 @@ def eventually(condition: Callable[[], Any], timeout: float, what: str) -> Any:
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.25)
+
+
+def emulator_script(variable: str, script: str) -> Iterator[str]:
+    """For a fixture: the endpoint in environment variable ``variable`` (one bin/test started), or that of an
+    emulator started here by integration-tests/scripts/``script`` and stopped after."""
+    given = os.environ.get(variable)
+    if given:
+        yield given
+        return
+    path = Path(__file__).resolve().parents[2] / "integration-tests" / "scripts" / script
+    out = subprocess.run([str(path), "start"], capture_output=True, text=True, check=True)
+    try:
+        yield out.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run([str(path), "stop"], capture_output=True)

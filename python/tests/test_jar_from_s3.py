@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator
 
 import pyspark
 import pytest
+from conftest import emulator_script
 
 import pyspark_kinesis
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -34,16 +35,7 @@ def hadoop_version() -> str:
 @pytest.fixture(scope="module")
 def moto() -> Iterator[str]:
     """moto's server: the one bin/test started (MOTO_ENDPOINT), or one started here by its script."""
-    given = os.environ.get("MOTO_ENDPOINT")
-    if given:
-        yield given
-        return
-    script = ROOT / "integration-tests" / "scripts" / "moto.sh"
-    out = subprocess.run([str(script), "start"], capture_output=True, text=True, check=True)
-    try:
-        yield out.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run([str(script), "stop"], capture_output=True)
+    yield from emulator_script("MOTO_ENDPOINT", "moto.sh")
 
 
 def test_given_the_shaded_jar_on_s3_when_spark_submit_loads_it_by_s3a_then_it_reads_and_writes_a_stream(
