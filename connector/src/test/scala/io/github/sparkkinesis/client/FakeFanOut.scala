@@ -104,12 +104,15 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
     all
   }
 
+  /**
+   * Registrations that take effect while their caller never hears so (a timed-out call): the SDK's retry is then
+   * refused, the consumer of that name existing (ResourceInUseException), and that refusal is what the caller gets.
+   */
+  var registrationAnswersLost = 0
+
   private[client] def register(streamArn: String, name: String, given: Map[String, String]): ConsumerDescription = {
     if (given.nonEmpty) checkedTags("RegisterStreamConsumer", given)
-    if (consumers.values.exists(c => c.streamArn == streamArn && c.name == name)) {
-      throw new KinesisClientException(
-        s"RegisterStreamConsumer: consumer $name exists already (ResourceInUseException)")
-    }
+    if (consumers.values.exists(c => c.streamArn == streamArn && c.name == name)) throw nameInUse(name)
     if (consumers.values.count(_.streamArn == streamArn) >= 20) {
       throw new KinesisClientException(s"RegisterStreamConsumer: stream $streamArn has 20 consumers (LimitExceeded)")
     }
@@ -119,8 +122,15 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
       FakeConsumer(name, streamArn, s"$streamArn/consumer/$name:$createdAt", createdAt, clock() + activationMillis)
     consumers(consumer.arn) = consumer
     if (!dropsRegistrationTags && given.nonEmpty) tags(consumer.arn) = given
+    if (registrationAnswersLost > 0) {
+      registrationAnswersLost -= 1
+      throw nameInUse(name)
+    }
     describe(consumer).copy(status = "CREATING")
   }
+
+  private def nameInUse(name: String) =
+    new KinesisClientException(s"RegisterStreamConsumer: consumer $name exists already (ResourceInUseException)")
 
   private def describe(c: FakeConsumer): ConsumerDescription =
     ConsumerDescription(c.name, c.arn, if (clock() >= c.activeAt) "ACTIVE" else "CREATING", c.createdAt)

@@ -178,13 +178,21 @@ private[sparkkinesis] final class FanOutConsumer(
     }
     if (existing.forall(_.status == "DELETING")) {
       failIfStopping() // a query stopping already registers nothing more
+      val registeringSince = clock()
       val registered =
         try Some(register(streamArn, name))
         catch {
-          // Registered meanwhile by someone else (ResourceInUse): theirs, to reuse and never to deregister.
-          case e: KinesisClientException if client.describeConsumer(streamArn, name).isDefined =>
-            log.info(s"Consumer $name of stream $stream was registered meanwhile by someone else: ${e.getMessage}")
-            None
+          case e: KinesisClientException =>
+            client.describeConsumer(streamArn, name) match {
+              case Some(c) if registeredByThisQuery(c, registeringSince) =>
+                log.info(s"Consumer $name of stream $stream was registered by this query, though its registration " +
+                  s"failed (${e.getMessage}): a retried call whose first attempt took effect.")
+                Some(c -> (options.tags ++ ConsumerTags.ofCheckpoint(checkpointLocation)))
+              case Some(_) => // registered meanwhile by someone else: theirs, to reuse and never to deregister
+                log.info(s"Consumer $name of stream $stream was registered meanwhile by someone else: ${e.getMessage}")
+                None
+              case None => throw e
+            }
         }
       registered.foreach { case (consumer, _) =>
         val fs = ownerFile.getFileSystem(hadoopConf)
@@ -220,6 +228,22 @@ private[sparkkinesis] final class FanOutConsumer(
         StreamRef.nameOf(stream),
         readArn))
     }
+  }
+
+  /**
+   * Whether consumer `c`, found after this query's RegisterStreamConsumer failed (ResourceInUse after the SDK retried a
+   * call whose first attempt took effect, its answer lost), is the one that call registered: its tags name this
+   * checkpoint, or, where they name none (kinesis-mock drops them), it was created after the call began (less
+   * [[FanOutConsumer.RegistrationClockSkewMs]] for the service's clock; none existed when the query looked just
+   * before): otherwise the query would never record it and never deregister it, leaving it to cost money.
+   */
+  private def registeredByThisQuery(c: ConsumerDescription, registeringSince: Long): Boolean = {
+    val tags =
+      try client.consumerTags(c.arn)
+      catch { case _: KinesisClientException => Map.empty[String, String] } // then its creation time decides
+    ConsumerTags.checkpointOf(tags).fold(
+      c.createdAtMillis >= registeringSince - FanOutConsumer.RegistrationClockSkewMs)(
+      _ == checkpointLocation)
   }
 
   /**
@@ -370,6 +394,9 @@ private[sparkkinesis] final class FanOutConsumer(
 }
 
 private[sparkkinesis] object FanOutConsumer {
+
+  /** How far the service's clock may be from this one: AWS refuses requests signed more than 5 minutes off. */
+  val RegistrationClockSkewMs: Long = 5 * 60 * 1000L
 
   /**
    * The checkpoint's file that records the consumer a query registered for `stream`: by the stream's name, or for a

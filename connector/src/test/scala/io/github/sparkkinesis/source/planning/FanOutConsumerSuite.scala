@@ -115,6 +115,34 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     t.fake.fanOut.consumerNames shouldBe empty
   }
 
+  test("given a registration that took effect but whose answer was lost (the SDK's retry refused: ResourceInUse), " +
+    "when the query starts and stops, then it owns the consumer and deregisters it, with or without its tags kept") {
+    Seq(false, true).foreach { tagsDropped =>
+      val t = new Setup()
+      t.fake.fanOut.dropsRegistrationTags = tagsDropped // kinesis-mock drops them: then the creation time decides
+      t.fake.fanOut.registrationAnswersLost = 1
+      val c = t.consumer(managed())
+      c.arn should include("consumer/q:")
+      c.stop()
+      withClue(s"tags dropped: $tagsDropped")(t.fake.fanOut.consumerNames shouldBe empty)
+    }
+  }
+
+  test("given a consumer someone else registered between the query's look and its registration (tagged with their " +
+    "checkpoint), when the query stops, then it leaves it") {
+    val t = new Setup()
+    val theirCheckpoint = Files.createTempDirectory("theirs").toUri.toString
+    t.fake.failNextCalls("RegisterStreamConsumer", 1) {
+      val theirs = t.fake.fanOut.registerOnAnyStream(t.fake.streamArn("s"), "q")
+      t.fake.tagConsumer(theirs.arn, ConsumerTags.ofCheckpoint(theirCheckpoint))
+      new KinesisClientException("RegisterStreamConsumer: consumer q exists already (ResourceInUseException)")
+    }
+    val c = t.consumer(managed())
+    c.arn should include("consumer/q:")
+    c.stop()
+    t.fake.fanOut.consumerNames shouldBe Seq("q")
+  }
+
   test("given deregisterConsumerOnStop false, when the query stops, then the consumer stays for the next run") {
     val t = new Setup()
     val c = t.consumer(managed(deregister = false))
