@@ -36,8 +36,13 @@ class SqlTablesSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
   private def readOptions(stream: String) =
     SparkHarness.kinesisOptions(stream, "TRIM_HORIZON") + ("kinesis.awsSecretKey" -> secretKey)
 
-  private def createTable(name: String, options: Map[String, String]): Unit =
+  /** The tables the suite created, dropped after it. */
+  private val created = scala.collection.mutable.Set.empty[String]
+
+  private def createTable(name: String, options: Map[String, String]): Unit = {
+    created += name
     spark.sql(s"CREATE TABLE $name USING `aws-kinesis` ${sqlOptions(options)}")
+  }
 
   /** A table over a new stream on the TLS endpoint, which the sink's producer needs. */
   private def createSinkTable(name: String): String = {
@@ -53,7 +58,7 @@ class SqlTablesSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
   }
 
   override protected def afterAll(): Unit = {
-    try spark.catalog.listTables().collect().foreach(t => spark.sql(s"DROP TABLE IF EXISTS ${t.name}"))
+    try created.foreach(name => spark.sql(s"DROP TABLE IF EXISTS $name"))
     finally super.afterAll()
   }
 
@@ -72,13 +77,15 @@ class SqlTablesSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
     RecordChecks.assertExactlyOnce(expected, rows.map(r => (r.getString(1), r.getString(0))).toSeq, "SELECT")
   }
 
-  test("Given a second table, when INSERT INTO copies the first into it and adds VALUES, then the stream holds " +
-    "each row once") {
+  test("Given a second table, when INSERT INTO copies the first into it and adds VALUES, and insertInto and " +
+    "writeTo append, then the stream holds each row once") {
     val copy = createSinkTable("copy")
     spark.sql("INSERT INTO copy SELECT data, partitionKey FROM orders")
     spark.sql("INSERT INTO copy (data, partitionKey) VALUES ('value-1', 'key-v1'), ('value-2', 'key-v2')")
+    spark.sql("SELECT 'value-3' AS data, 'key-v3' AS partitionKey").write.insertInto("copy")
+    spark.sql("SELECT 'value-4' AS data, 'key-v4' AS partitionKey").writeTo("copy").append()
     RecordChecks.assertExactlyOnce(
-      expected ++ Seq("key-v1" -> "value-1", "key-v2" -> "value-2"),
+      expected ++ (1 to 4).map(i => s"key-v$i" -> s"value-$i"),
       keyed(readBack(copy)._1),
       s"rows in $copy")
   }
@@ -106,11 +113,9 @@ class SqlTablesSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
         .map(statement => statement -> spark.sql(statement).collect().map(_.mkString(" | ")).mkString("\n"))
       for ((statement, text) <- shown; secret <- Seq(secretKey, externalId, sessionToken, TestStreams.AccessKeyId))
         withClue(s"$statement shows '$secret':\n$text\n")(text.contains(secret) shouldBe false)
-      val created = shown(1)._2
-      created should (include("USING aws-kinesis") and include("'kinesis.awsSecretKey' = '*********(redacted)'"))
+      shown(1)._2 should (include("USING aws-kinesis") and include("'kinesis.awsSecretKey' = '*********(redacted)'"))
     }
-    val created = spark.sql("SHOW CREATE TABLE orders").head().getString(0)
-    created should include(s"'kinesis.streamName' = '$source'")
+    spark.sql("SHOW CREATE TABLE orders").head().getString(0) should include(s"'kinesis.streamName' = '$source'")
   }
 
   test("Given bad options, when CREATE TABLE or INSERT INTO uses them, then they are refused with the messages " +
@@ -156,6 +161,12 @@ class SqlTablesSuite extends AnyFunSuite with Matchers with SparkIntegrationSuit
       val message = refusal(spark.sql(statement).collect())
       words.foreach(word => withClue(s"$statement: ")(message should include(word)))
     }
+    refusal(spark.table("orders").select("data", "partitionKey").write.mode("overwrite").insertInto("refusing")) should
+      include("cannot be overwritten")
+    val complete = spark.readStream.table("orders").groupBy("partitionKey").count()
+      .selectExpr("CAST(count AS STRING) AS data", "partitionKey").writeStream.outputMode("complete")
+      .option("checkpointLocation", newCheckpointDir()).trigger(Trigger.AvailableNow()).toTable("refusing")
+    refusal(complete.awaitTermination(120.seconds.toMillis)) should include("cannot be overwritten")
     Seq("with_columns", "copied", "partitioned").filter(spark.catalog.tableExists) shouldBe empty
     readBack(target)._1 shouldBe empty
   }
