@@ -52,8 +52,9 @@ object CatalogTables {
   val V1Refused: String =
     "Spark asked aws-kinesis for a V1 relation, which it does not offer: Spark 3.5's session catalog does so for a " +
       "table USING aws-kinesis (Spark 4's reads and writes such a table), and so does any Spark with " +
-      "spark.sql.sources.useV1SourceList naming aws-kinesis. Use spark.read / spark.readStream.format(\"aws-kinesis\") " +
-      "and df.write / df.writeStream.format(\"aws-kinesis\") with the table's options, or Spark 4."
+      "spark.sql.sources.useV1SourceList naming aws-kinesis. Use spark.read / " +
+      "spark.readStream.format(\"aws-kinesis\") and df.write / df.writeStream.format(\"aws-kinesis\") with the " +
+      "table's options, or Spark 4."
 
   /** The refusal of `statement` (DELETE, UPDATE, MERGE, TRUNCATE TABLE), which would change or remove records. */
   def refused(statement: String): UnsupportedOperationException = new UnsupportedOperationException(
