@@ -7,19 +7,21 @@ import io.github.sparkkinesis.compat.JavaCollections._
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode}
 import org.apache.spark.sql.connector.catalog.{Table, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
-import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister}
+import org.apache.spark.sql.sources.{BaseRelation, CreatableRelationProvider, DataSourceRegister, RelationProvider}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import io.github.sparkkinesis.options.{KinesisSourceOptions, PlanRedaction}
-import io.github.sparkkinesis.source.{KinesisSchema, KinesisTable}
+import io.github.sparkkinesis.source.{CatalogTables, KinesisSchema, KinesisTable}
 
 /**
  * Entry point of the `aws-kinesis` data source (and of `kinesis`, see [[KinesisShortNameProvider]]), for reads and
- * writes. A reader's options are parsed and checked in `inferSchema`, when `load()` is called, so a bad option fails
- * before any query starts; a writer's when Spark analyses the write.
+ * writes, and for tables a catalog defines with `USING aws-kinesis`. A reader's options are parsed and checked in
+ * `inferSchema`, when `load()` is called (or the table is created), so a bad option fails before any query starts; a
+ * writer's when Spark analyses the write.
  */
-class KinesisSourceProvider extends TableProvider with DataSourceRegister with CreatableRelationProvider {
+class KinesisSourceProvider
+    extends TableProvider with DataSourceRegister with CreatableRelationProvider with RelationProvider {
 
   override def shortName(): String = KinesisSourceProvider.ShortName
 
@@ -36,10 +38,22 @@ class KinesisSourceProvider extends TableProvider with DataSourceRegister with C
       properties: util.Map[String, String]): Table = {
     // Reads with a schema and every write come here first, before Spark plans anything with these options.
     PlanRedaction.ensureHidden(properties.keySet().asScala)
-    new KinesisTable(properties.asScala.toMap, Option(schema))
+    val options = properties.asScala.toMap
+    if (CatalogTables.isCatalogTable(options)) {
+      // A catalog's table: its stored schema, or the columns a CREATE TABLE gives, which must be the source's.
+      CatalogTables.checkDefinition(schema, partitioning)
+      new KinesisTable(options, None)
+    } else new KinesisTable(options, Option(schema))
   }
 
   override def supportsExternalMetadata(): Boolean = true
+
+  /**
+   * Spark's V1 read path, which Spark 3.5's session catalog takes for every table `USING aws-kinesis` (Spark 4's hands
+   * such a table to [[getTable]]): refused, saying what to use instead.
+   */
+  override def createRelation(context: SQLContext, parameters: Map[String, String]): BaseRelation =
+    throw new UnsupportedOperationException(CatalogTables.V1Refused)
 
   /**
    * Every `df.write.save()` arrives here (see [[KinesisTable]] for why). A stream always "exists" and is append-only,

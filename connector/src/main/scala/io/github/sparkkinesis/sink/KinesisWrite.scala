@@ -7,6 +7,7 @@ import org.apache.spark.sql.connector.write.{
   DataWriterFactory,
   LogicalWriteInfo,
   PhysicalWriteInfo,
+  SupportsTruncate,
   Write,
   WriteBuilder,
   WriterCommitMessage
@@ -23,13 +24,25 @@ import io.github.sparkkinesis.options.{KinesisOptionsRegistry, KinesisSinkOption
 /**
  * Plans a write of `info`'s rows to Kinesis. The columns are checked here, when Spark analyses the write, and so is the
  * stream named by `kinesis.streamName`, which then takes every row. A streaming query in update mode (the
- * qubole/roncemer connector's example uses it) appends each updated row, as Spark's Kafka sink does.
+ * qubole/roncemer connector's example uses it) appends each updated row, as Spark's Kafka sink does. A write that would
+ * first remove the stream's records (an overwrite, complete output mode) asks to truncate, which is refused in words.
  */
 final class KinesisWriteBuilder(options: KinesisSinkOptions, info: LogicalWriteInfo)
-    extends WriteBuilder with SupportsStreamingUpdateAsAppend {
+    extends WriteBuilder with SupportsStreamingUpdateAsAppend with SupportsTruncate {
 
   override def build(): Write =
     new KinesisWrite(options, KinesisWrite.checkedColumns(options, info.schema()), MetricNames.currentQuery())
+
+  override def truncate(): WriteBuilder = throw new UnsupportedOperationException(KinesisWriteBuilder.OverwriteRefused)
+}
+
+object KinesisWriteBuilder {
+
+  /** Why a write that replaces a stream's records is refused, and what to use instead. */
+  val OverwriteRefused: String =
+    "An aws-kinesis table or sink cannot be overwritten (INSERT OVERWRITE, insertInto in overwrite mode, a " +
+      "streaming query's complete output mode): a Kinesis stream is append-only, its records are never " +
+      "removed. Use INSERT INTO or append mode (update mode for a streaming aggregation)."
 }
 
 /**

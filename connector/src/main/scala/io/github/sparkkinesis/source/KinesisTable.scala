@@ -9,11 +9,23 @@ import io.github.sparkkinesis.compat.JavaCollections._
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sparkkinesis.ExecutorLocations
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{
+  SupportsRead,
+  SupportsRowLevelOperations,
+  SupportsWrite,
+  Table,
+  TableCapability,
+  TruncatableTable
+}
 import org.apache.spark.sql.connector.metric.CustomMetric
 import org.apache.spark.sql.connector.read.{Batch, Scan, ScanBuilder}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{
+  LogicalWriteInfo,
+  RowLevelOperationBuilder,
+  RowLevelOperationInfo,
+  WriteBuilder
+}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -33,19 +45,26 @@ import io.github.sparkkinesis.source.realtime.{RealTimeSupport, StreamArgs}
  * A Kinesis stream as a Spark table: micro-batch and bounded batch reads, and batch or streaming appends of any schema
  * (the sink checks its columns itself). The options are parsed for the side that is used, when it is used.
  *
- * Batch writes are offered only to the provider's own append (see [[KinesisTable.BatchWriteMarker]]): Spark refuses
- * `df.write.save()` in its default mode (error if exists) for any table that offers them, so user writes reach the
- * provider's V1 entry point first, which checks the mode and then appends through this table.
+ * Batch writes are offered to a table defined in a catalog (`INSERT INTO`) and to the provider's own append (see
+ * [[KinesisTable.BatchWriteMarker]]): Spark refuses `df.write.save()` in its default mode (error if exists) for any
+ * table that offers them, so user writes reach the provider's V1 entry point first, which checks the mode and then
+ * appends through this table. Statements that would remove records (DELETE, TRUNCATE TABLE, INSERT OVERWRITE) reach the
+ * table, which refuses them saying what to use instead; Spark refuses UPDATE and MERGE itself, since a table that
+ * accepts any columns is not one it resolves them against.
  *
+ * @param options
+ *   the options of a read or write, or a catalog's properties of the table (see [[CatalogTables]])
  * @param requestedSchema
  *   the schema Spark handed the provider: a reader's `.schema(...)` or a writer's input
  */
-final class KinesisTable(properties: Map[String, String], requestedSchema: Option[StructType])
-    extends Table with SupportsRead with SupportsWrite {
+final class KinesisTable(options: Map[String, String], requestedSchema: Option[StructType])
+    extends Table with SupportsRead with SupportsWrite with TruncatableTable with SupportsRowLevelOperations {
+
+  private val inCatalog = CatalogTables.isCatalogTable(options)
 
   /** Names the streams however the options spell them; bad options fail elsewhere, with their own message. */
   override def name(): String = {
-    val given = Try(AliasResolution.resolve(properties).options).getOrElse(Map.empty[String, String])
+    val given = Try(AliasResolution.resolve(options).options).getOrElse(Map.empty[String, String])
     val streams =
       Seq(KinesisOptionsRegistry.StreamName, KinesisOptionsRegistry.StreamARN).flatMap(o => given.get(o.key))
     s"kinesis:${if (streams.isEmpty) "<per row>" else streams.mkString(",")}"
@@ -59,9 +78,21 @@ final class KinesisTable(properties: Map[String, String], requestedSchema: Optio
       TableCapability.BATCH_READ,
       TableCapability.STREAMING_WRITE,
       TableCapability.ACCEPT_ANY_SCHEMA)
-    if (properties.get(KinesisTable.BatchWriteMarker).contains("true")) capabilities.add(TableCapability.BATCH_WRITE)
+    if (inCatalog || options.get(KinesisTable.BatchWriteMarker).contains("true")) {
+      capabilities.add(TableCapability.BATCH_WRITE)
+    }
+    // So that INSERT OVERWRITE reaches the write builder, which refuses it in words (Spark's check only names the
+    // missing capability).
+    if (inCatalog) capabilities.add(TableCapability.TRUNCATE)
     capabilities
   }
+
+  override def properties(): util.Map[String, String] = CatalogTables.shownProperties(options).asJava
+
+  override def truncateTable(): Boolean = throw CatalogTables.refused("TRUNCATE TABLE (or DELETE without WHERE)")
+
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
+    throw CatalogTables.refused(info.command().toString)
 
   override def newScanBuilder(scanOptions: CaseInsensitiveStringMap): ScanBuilder = {
     requestedSchema.filter(_ != KinesisSchema.schema).foreach { _ =>
@@ -69,15 +100,15 @@ final class KinesisTable(properties: Map[String, String], requestedSchema: Optio
         s"The aws-kinesis source has a fixed schema; remove .schema(...) from the reader. Its schema is " +
           KinesisSchema.schema.simpleString)
     }
-    val options = KinesisSourceOptions.parse(properties ++ scanOptions.asScala)
-    ShardEndStores.checkAtLoad(options, SparkSession.active.sparkContext.hadoopConfiguration)
+    val source = KinesisSourceOptions.parse(options ++ scanOptions.asScala)
+    ShardEndStores.checkAtLoad(source, SparkSession.active.sparkContext.hadoopConfiguration)
     new ScanBuilder {
-      override def build(): Scan = new KinesisScan(options)
+      override def build(): Scan = new KinesisScan(source)
     }
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new KinesisWriteBuilder(KinesisSinkOptions.parse(properties ++ info.options.asScala), info)
+    new KinesisWriteBuilder(KinesisSinkOptions.parse(options ++ info.options.asScala), info)
 }
 
 object KinesisTable {

@@ -11,8 +11,9 @@ import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.{BeforeAndAfterAll, BeforeAndAfterEach, Suite}
 
 /**
- * The SparkSession every suite of the test JVM shares: two cores, no UI, two shuffle partitions, UTC. A failed task is
- * tried up to 4 times, as on a cluster (plain local mode never retries), so retries are exercised too.
+ * The SparkSession every suite of the test JVM shares: two cores, no UI, two shuffle partitions, UTC, a temporary
+ * warehouse. A failed task is tried up to 4 times, as on a cluster (plain local mode never retries), so retries are
+ * exercised too.
  */
 object SparkHarness {
 
@@ -25,6 +26,8 @@ object SparkHarness {
     // Loopback only, like the emulator; avoids depending on how the machine's hostname resolves.
     .config("spark.driver.host", "127.0.0.1")
     .config("spark.driver.bindAddress", "127.0.0.1")
+    // Catalog tables (SqlTablesSuite) get their folders here, not in the working directory.
+    .config("spark.sql.warehouse.dir", newTempDir("it-warehouse-").getAbsolutePath)
     .getOrCreate()
 
   /** The options every query against the emulator sets, so tests only state what they are about. */
