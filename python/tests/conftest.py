@@ -8,8 +8,10 @@ needs it, so tests of the repository's files (test_docs_links.py) run without a 
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Callable, Iterator, Tuple
 
 import pytest
@@ -74,6 +76,21 @@ def endpoint(emulator: Tuple[str, str]) -> str:
 def tls_endpoint(emulator: Tuple[str, str]) -> str:
     """The emulator's HTTPS endpoint (self-signed certificate), for the sink's Kinesis Producer Library."""
     return emulator[1]
+
+
+@pytest.fixture(scope="session")
+def moto() -> Iterator[str]:
+    """moto's server (S3, Glue): the one bin/test started (MOTO_ENDPOINT), or one started here by its script."""
+    given = os.environ.get("MOTO_ENDPOINT")
+    if given:
+        yield given
+        return
+    script = Path(__file__).resolve().parents[2] / "integration-tests" / "scripts" / "moto.sh"
+    out = subprocess.run([str(script), "start"], capture_output=True, text=True, check=True)
+    try:
+        yield out.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run([str(script), "stop"], capture_output=True)
 
 
 @pytest.fixture(scope="session")

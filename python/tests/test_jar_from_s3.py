@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pyspark
 import pytest
@@ -29,21 +29,6 @@ def hadoop_version() -> str:
     jars = Path(pyspark.__file__).parent / "jars"
     api = next(jars.glob("hadoop-client-api-*.jar"))
     return api.name[len("hadoop-client-api-") : -len(".jar")]
-
-
-@pytest.fixture(scope="module")
-def moto() -> Iterator[str]:
-    """moto's server: the one bin/test started (MOTO_ENDPOINT), or one started here by its script."""
-    given = os.environ.get("MOTO_ENDPOINT")
-    if given:
-        yield given
-        return
-    script = ROOT / "integration-tests" / "scripts" / "moto.sh"
-    out = subprocess.run([str(script), "start"], capture_output=True, text=True, check=True)
-    try:
-        yield out.stdout.strip().splitlines()[-1]
-    finally:
-        subprocess.run([str(script), "stop"], capture_output=True)
 
 
 def test_given_the_shaded_jar_on_s3_when_spark_submit_loads_it_by_s3a_then_it_reads_and_writes_a_stream(

@@ -68,6 +68,12 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     ),
     "kinesis.credentialProviderParam": ("vault-path", "vault-path", "", "the value is empty"),
     "kinesis.credentialProviderClass": ("com.example.Provider", "com.example.Provider", "1abc", None),
+    "kinesis.glue.endpointUrl": (
+        "https://glue.eu-west-1.amazonaws.com",
+        "https://glue.eu-west-1.amazonaws.com",
+        "glue.eu-west-1.amazonaws.com",
+        "it does not start with http:// or https://",
+    ),
 }
 
 

@@ -1,0 +1,12 @@
+package io.github.sparkkinesis.compat
+
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.classic.ExpressionUtils
+
+/** A Column of a Catalyst expression and back, on Spark 4 (classic Spark, not Spark Connect's client). */
+object ColumnExpressions {
+  def column(expression: Expression): Column = ExpressionUtils.column(expression)
+
+  def expression(column: Column): Expression = ExpressionUtils.expression(column)
+}
