@@ -377,7 +377,8 @@ lazy val bench = (project in file("bench"))
     run / fork := true,
     run / javaOptions ++= sparkJavaOptions :+
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}",
-    run / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK")))
+    // moto's too: GsrDecodeBench's schema registry.
+    run / envVars ++= sys.env.filter { case (k, _) => k.startsWith("KINESIS_MOCK") || k.startsWith("MOTO_") })
 
 // The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says.
 addCommandAlias("formatCheck", "scalafmtCheckAll; scalafmtSbtCheck")

@@ -12,7 +12,7 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterator, Tuple
+from typing import Any, Callable, Iterator, List, Tuple
 
 import pytest
 
@@ -131,3 +131,24 @@ def eventually(condition: Callable[[], Any], timeout: float, what: str) -> Any:
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.25)
+
+
+def memory_rows(spark: Any, rows: Any, checkpoint: Any, expected: int, timeout: float = 120) -> List[Any]:
+    """Runs the streaming DataFrame ``rows`` into a new memory table (every 500 ms) until the table holds
+    ``expected`` rows, then stops it; the table's rows."""
+    table = f"rows_{uuid.uuid4().hex[:8]}"
+    query = (
+        rows.writeStream.format("memory")
+        .queryName(table)
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
+    try:
+        return eventually(
+            lambda: (lambda r: r if len(r) >= expected else None)(spark.table(table).collect()),
+            timeout,
+            f"{expected} rows in {table} (query status: {query.status})",
+        )
+    finally:
+        query.stop()

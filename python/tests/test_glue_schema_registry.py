@@ -8,7 +8,7 @@ import uuid
 from typing import Any, Callable
 
 import pytest
-from conftest import eventually
+from conftest import memory_rows
 from pyspark.sql.functions import col, struct
 
 from pyspark_kinesis import KinesisSourceOptions
@@ -60,22 +60,7 @@ def test_given_framed_records_in_a_stream_when_read_and_decoded_then_every_recor
             struct("data", "shardId", "sequenceNumber"), registry, "orders", {**options, "mode": "FAILFAST"}
         ).alias("o")
     ).select("o.*")
-    table = f"gsr_{uuid.uuid4().hex[:8]}"
-    query = (
-        decoded.writeStream.format("memory")
-        .queryName(table)
-        .option("checkpointLocation", str(tmp_path / "checkpoint"))
-        .trigger(processingTime="500 milliseconds")
-        .start()
-    )
-    try:
-        got = eventually(
-            lambda: (lambda r: r if len(r) >= 30 else None)(spark.table(table).collect()),
-            120,
-            f"30 rows in {table} (query status: {query.status})",
-        )
-    finally:
-        query.stop()
+    got = memory_rows(spark, decoded, tmp_path / "checkpoint", 30)
 
     # Then every order arrives once, with the fields it was written with
     assert sorted((r.id, r.amount) for r in got) == sorted((f"o-{i}", i) for i in range(30))

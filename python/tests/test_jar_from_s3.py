@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pyspark
-import pytest
 
 import pyspark_kinesis
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY

@@ -91,7 +91,9 @@ def parse_json_payload(
 # ---- AWS Glue Schema Registry ---------------------------------------------------------------------------------------
 
 
-def _payload_function(name: str, column: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]]):
+def _payload_function(
+    name: str, column: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]]
+) -> "Column":
     """The connector's JVM function ``name`` of ``io.github.sparkkinesis.payloads.functions`` on ``column``."""
     from pyspark.sql import Column, SparkSession
 
@@ -101,8 +103,8 @@ def _payload_function(name: str, column: ColumnOrName, registry: str, schema: st
     java_column = _column(column)._jc  # type: ignore[operator]
     jvm = session.sparkContext._jvm  # type: ignore[union-attr]
     java_options = {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
-    functions = getattr(jvm.io.github.sparkkinesis.payloads, "functions")
-    return Column(getattr(functions, name)(java_column, registry, schema, java_options))
+    function = getattr(jvm.io.github.sparkkinesis.payloads.functions, name)
+    return Column(function(java_column, registry, schema, java_options))
 
 
 def from_glue_schema_registry(

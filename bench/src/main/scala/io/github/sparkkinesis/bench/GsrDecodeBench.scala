@@ -50,10 +50,13 @@ object GsrDecodeBench {
         s"bytes, local[1], best of $rounds rounds (rows/s on one core):")
       // Alternated, so that the machine's load falls on both alike.
       val rates = (1 to rounds).map(_ => (rate(rows, gsr, records), rate(rows, fixed, records)))
-      println(f"  from_glue_schema_registry: ${rates.map(_._1).max}%,.0f rows/s (rounds: ${rates.map(r => f"${r._1}%.0f").mkString(", ")})")
-      println(f"  from_avro (fixed schema):  ${rates.map(_._2).max}%,.0f rows/s (rounds: ${rates.map(r => f"${r._2}%.0f").mkString(", ")})")
+      println(line("from_glue_schema_registry", rates.map(_._1)))
+      println(line("from_avro (fixed schema) ", rates.map(_._2)))
     } finally spark.stop()
   }
+
+  private def line(name: String, rates: Seq[Double]): String =
+    f"  $name: ${rates.max}%,.0f rows/s (rounds: ${rates.map(r => f"$r%.0f").mkString(", ")})"
 
   /** Rows per second decoding every row of `rows` with `decode` into the noop sink. */
   private def rate(rows: DataFrame, decode: Column, records: Int): Double = {

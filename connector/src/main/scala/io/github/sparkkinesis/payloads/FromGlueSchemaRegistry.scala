@@ -100,8 +100,8 @@ final case class FromGlueSchemaRegistry(child: Expression, spec: GsrReadSpec)
     }
     val version = failure.versionId.fold("with no schema version id")(id => s"of schema version $id")
     s"from_glue_schema_registry (mode FAILFAST) cannot decode $position $version, for schema '${spec.schema}' in " +
-      s"registry '${spec.registry}': ${failure.reason}. Set option mode to PERMISSIVE, with errorColumn, to keep such " +
-      "records as null and see why."
+      s"registry '${spec.registry}': ${failure.reason}. Set option mode to PERMISSIVE, with errorColumn, to keep " +
+      "such records as null and see why."
   }
 
   override protected def withNewChildInternal(newChild: Expression): FromGlueSchemaRegistry = copy(child = newChild)

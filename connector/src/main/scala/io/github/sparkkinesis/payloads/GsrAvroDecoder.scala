@@ -60,7 +60,8 @@ private[sparkkinesis] final class GsrAvroDecoder(
         case NonFatal(e) =>
           Left(DecodeFailure(
             Some(frame.versionId),
-            s"the payload is not Avro of schema version ${frame.versionId}: ${e.getClass.getSimpleName}: ${e.getMessage}"))
+            s"the payload is not Avro of schema version ${frame.versionId}: " +
+              s"${e.getClass.getSimpleName}: ${e.getMessage}"))
       }
     datum.flatMap { value =>
       if (!binary.isEnd)

@@ -33,7 +33,8 @@ private[sparkkinesis] object GsrFrame {
       bytes(1) match {
         case NoCompression => Right(Parsed(versionId, java.util.Arrays.copyOfRange(bytes, PrefixLength, bytes.length)))
         case ZlibCompression => inflate(bytes, PrefixLength).map(Parsed(versionId, _))
-        case other => Left(s"compression byte ${other & 0xff} is neither $NoCompression (none) nor $ZlibCompression (zlib)")
+        case other =>
+          Left(s"compression byte ${other & 0xff} is neither $NoCompression (none) nor $ZlibCompression (zlib)")
       }
     }
 

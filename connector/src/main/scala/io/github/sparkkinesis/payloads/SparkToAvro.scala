@@ -59,7 +59,8 @@ private[sparkkinesis] object SparkToAvro {
     case (UNION, _) =>
       val branches = schema.getTypes.asScala.filter(_.getType != NULL)
       if (branches.size != 1)
-        throw new IllegalArgumentException(s"to_glue_schema_registry writes unions of null and one type only, not $schema")
+        throw new IllegalArgumentException(
+          s"to_glue_schema_registry writes unions of null and one type only, not $schema")
       val inner = converter(branches.head, dataType)
       value => if (value == null) null else inner(value)
     case (RECORD, struct: StructType) =>
@@ -101,8 +102,8 @@ private[sparkkinesis] object SparkToAvro {
       val element = converter(schema.getElementType, a.elementType)
       value => {
         val items = value.asInstanceOf[ArrayData]
-        val out = new java.util.ArrayList[AnyRef](items.numElements)
-        for (i <- 0 until items.numElements)
+        val out = new java.util.ArrayList[AnyRef](items.numElements())
+        for (i <- 0 until items.numElements())
           out.add(if (items.isNullAt(i)) null else element(items.get(i, a.elementType)))
         out
       }
@@ -110,9 +111,9 @@ private[sparkkinesis] object SparkToAvro {
       val entry = converter(schema.getValueType, valueType)
       value => {
         val map = value.asInstanceOf[MapData]
-        val out = new java.util.HashMap[Utf8, AnyRef](map.numElements * 2)
+        val out = new java.util.HashMap[Utf8, AnyRef](map.numElements() * 2)
         val (keys, values) = (map.keyArray, map.valueArray)
-        for (i <- 0 until map.numElements)
+        for (i <- 0 until map.numElements())
           out.put(new Utf8(keys.getUTF8String(i).toString), if (values.isNullAt(i)) null else entry(values.get(i, valueType)))
         out
       }

@@ -2,8 +2,8 @@ package io.github.sparkkinesis.payloads
 
 import org.apache.avro.Schema
 import org.apache.spark.sql.Column
+import org.apache.spark.sql.sparkkinesis.ColumnExpressions
 
-import io.github.sparkkinesis.compat.ColumnExpressions
 import io.github.sparkkinesis.compat.JavaCollections._
 
 /** Functions that decode (and encode) the formats Kinesis records commonly carry, for `select` and `withColumn`. */

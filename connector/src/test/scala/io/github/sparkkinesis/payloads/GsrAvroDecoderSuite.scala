@@ -87,7 +87,8 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
       val failure = d.decode(bytes).left.toOption.getOrElse(fail(s"decoded ${bytes.mkString(",")}"))
       (failure.versionId, failure.reason)
     }
-    reason(Array[Byte](3, 0, 1)) shouldBe (None, "a Glue Schema Registry frame has at least 18 bytes, this record has 3")
+    reason(Array[Byte](3, 0, 1)) shouldBe
+      (None, "a Glue Schema Registry frame has at least 18 bytes, this record has 3")
     reason(good.updated(0, 2.toByte))._2 should include("the first byte is 2, not 3")
     reason(good.updated(1, 1.toByte)) shouldBe (Some(V2Id), "compression byte 1 is neither 0 (none) nor 5 (zlib)")
     reason(good.updated(1, 5.toByte))._2 should include("the zlib-compressed payload is corrupt")

@@ -16,7 +16,7 @@ class GsrFrameSuite extends AnyFunSuite with Matchers {
   private val payload = ("an Avro payload, repeated to compress well; " * 20).getBytes("UTF-8")
 
   private def aws(compression: String): SerializationDataEncoder = new SerializationDataEncoder(
-    new GlueSchemaRegistryConfiguration(Map[String, AnyRef]("region" -> "us-east-1", "compressionType" -> compression)
+    new GlueSchemaRegistryConfiguration(Map[String, AnyRef]("region" -> "us-east-1", "compression" -> compression)
       .asJava))
 
   test("Given frames written by AWS's encoder, uncompressed and zlib, then they parse to its version id and payload") {

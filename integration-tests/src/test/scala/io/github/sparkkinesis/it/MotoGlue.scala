@@ -4,7 +4,7 @@ import java.util.UUID
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 
-/** moto's Glue Schema Registry, set up with Glue's JSON API as an operator's scripts would (the tests and the bench). */
+/** moto's Glue Schema Registry, set up through Glue's JSON API as an operator's scripts would (tests, bench). */
 object MotoGlue {
   private val mapper = new ObjectMapper()
 

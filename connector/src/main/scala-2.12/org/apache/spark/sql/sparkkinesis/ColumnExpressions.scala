@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.compat
+package org.apache.spark.sql.sparkkinesis
 
 import org.apache.spark.sql.Column
 import org.apache.spark.sql.catalyst.expressions.Expression
