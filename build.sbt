@@ -366,9 +366,10 @@ lazy val bench = (project in file("bench"))
     name := "spark-kinesis-bench",
     publish / skip := true,
     Compile / unmanagedJars += (connector / assembledJar).value,
-    // Spark's from_avro, which GsrDecodeBench measures the Glue Schema Registry decoding against.
-    libraryDependencies +=
-      "org.apache.spark" %% "spark-avro" % sparkTestCompileVersion(scalaBinaryVersion.value),
+    // Spark's from_avro, which GsrDecodeBench measures the Glue Schema Registry decoding against (3.5.7 on the 3.5
+    // line: the Maven mirror here has no spark-avro 3.5.8; from_avro is the same in every 3.5 release).
+    libraryDependencies += "org.apache.spark" %% "spark-avro" %
+      (if (scalaBinaryVersion.value == "2.12") "3.5.7" else sparkTestCompileVersion(scalaBinaryVersion.value)),
     sparkTestRelease(Runtime),
     Compile / mainClass := Some("io.github.sparkkinesis.bench.BenchMain"),
     // Spark 4.2 brings scala-library 2.13.18, newer than the 2.13.16 compiler; it runs on that library, as

@@ -53,7 +53,7 @@ private[sparkkinesis] final class GsrAvroDecoder(
     }
 
   private def read(datumReader: GenericDatumReader[AnyRef], frame: GsrFrame.Parsed): Either[DecodeFailure, Any] = {
-    binary = DecoderFactory.get().binaryDecoder(frame.payload, binary)
+    binary = DecoderFactory.get().binaryDecoder(frame.bytes, frame.offset, frame.bytes.length - frame.offset, binary)
     val datum =
       try Right(datumReader.read(null, binary))
       catch {

@@ -17,8 +17,8 @@ private[sparkkinesis] object GsrFrame {
   /** Header, compression and version id: the bytes before the payload. */
   val PrefixLength: Int = 18
 
-  /** A frame read: the writer's schema version and the payload, decompressed. */
-  final case class Parsed(versionId: UUID, payload: Array[Byte])
+  /** A frame read: the writer's schema version, and the payload, decompressed: `bytes` from `offset` on. */
+  final case class Parsed(versionId: UUID, bytes: Array[Byte], offset: Int)
 
   /** The frame of `bytes`, or why it is not one (Left: a reason for people). */
   def parse(bytes: Array[Byte]): Either[String, Parsed] =
@@ -28,11 +28,11 @@ private[sparkkinesis] object GsrFrame {
       Left(s"the first byte is ${bytes(0) & 0xff}, not $HeaderVersion: the record is not framed by a Glue Schema " +
         "Registry serializer")
     else {
-      val buffer = ByteBuffer.wrap(bytes, 2, 16)
-      val versionId = new UUID(buffer.getLong, buffer.getLong)
+      val versionId = versionIdAt(bytes)
       bytes(1) match {
-        case NoCompression => Right(Parsed(versionId, java.util.Arrays.copyOfRange(bytes, PrefixLength, bytes.length)))
-        case ZlibCompression => inflate(bytes, PrefixLength).map(Parsed(versionId, _))
+        // Not copied: the decoder reads the record's own bytes past the prefix.
+        case NoCompression => Right(Parsed(versionId, bytes, PrefixLength))
+        case ZlibCompression => inflate(bytes, PrefixLength).map(Parsed(versionId, _, 0))
         case other =>
           Left(s"compression byte ${other & 0xff} is neither $NoCompression (none) nor $ZlibCompression (zlib)")
       }
@@ -40,11 +40,12 @@ private[sparkkinesis] object GsrFrame {
 
   /** The version id of a frame whose prefix is whole, for messages about a record that failed later. */
   def versionIdOf(bytes: Array[Byte]): Option[UUID] =
-    if (bytes.length < PrefixLength || bytes(0) != HeaderVersion) None
-    else {
-      val buffer = ByteBuffer.wrap(bytes, 2, 16)
-      Some(new UUID(buffer.getLong, buffer.getLong))
-    }
+    if (bytes.length < PrefixLength || bytes(0) != HeaderVersion) None else Some(versionIdAt(bytes))
+
+  private def versionIdAt(frame: Array[Byte]): UUID = {
+    val buffer = ByteBuffer.wrap(frame, 2, 16)
+    new UUID(buffer.getLong, buffer.getLong)
+  }
 
   /** `payload` framed with `versionId`, zlib-compressed when `zlib`. */
   def write(versionId: UUID, payload: Array[Byte], zlib: Boolean): Array[Byte] = {

@@ -25,7 +25,7 @@ class GsrFrameSuite extends AnyFunSuite with Matchers {
       framed(1) shouldBe (if (compression == "ZLIB") GsrFrame.ZlibCompression else GsrFrame.NoCompression)
       val parsed = GsrFrame.parse(framed).toOption.get
       parsed.versionId shouldBe id
-      parsed.payload.toSeq shouldBe payload.toSeq
+      parsed.bytes.drop(parsed.offset).toSeq shouldBe payload.toSeq
     }
   }
 
@@ -34,6 +34,6 @@ class GsrFrameSuite extends AnyFunSuite with Matchers {
     val ours = GsrFrame.write(id, payload, zlib = true)
     ours.take(GsrFrame.PrefixLength).toSeq shouldBe aws("ZLIB").write(payload, id).take(GsrFrame.PrefixLength).toSeq
     ours.length should be < payload.length
-    GsrFrame.parse(ours).toOption.get.payload.toSeq shouldBe payload.toSeq
+    GsrFrame.parse(ours).toOption.get.bytes.toSeq shouldBe payload.toSeq
   }
 }
