@@ -19,7 +19,7 @@ import io.github.sparkkinesis.payloads.functions.from_glue_schema_registry
  * `from_avro` with the same schema fixed, on the same payloads (without the frame's 18 bytes), in the same run. The
  * records are cached in memory first, so both measure decoding only. Needs moto (MOTO_ENDPOINT, or starts its own).
  *
- *   build/sbt "bench/runMain io.github.sparkkinesis.bench.GsrDecodeBench [records] [rounds]"
+ * build/sbt "bench/runMain io.github.sparkkinesis.bench.GsrDecodeBench [records] [rounds]"
  */
 object GsrDecodeBench {
 
@@ -40,13 +40,17 @@ object GsrDecodeBench {
       val registry = s"bench-${UUID.randomUUID.toString.take(8)}"
       MotoGlue.createRegistry(registry)
       val versionId = MotoGlue.createSchema(registry, "orders", schema.toString)
-      val payloads = (0 until records).map(payload)
       import spark.implicits._
-      val rows = payloads.map(p => (frame(versionId, p), p)).toDF("framed", "avro").cache()
+      // Built by a task rather than from a local collection, which every task would then carry.
+      val rows = spark.range(records).as[Long].map { i =>
+        val p = payload(i.toInt)
+        (frame(versionId, p), p)
+      }.toDF("framed", "avro").cache()
       rows.count()
+      val bytes = rows.selectExpr("sum(length(avro))").head.getLong(0)
       val gsr = from_glue_schema_registry(col("framed"), registry, "orders", MotoGlue.functionOptions)
       val fixed = from_avro(col("avro"), schema.toString)
-      println(s"GSR Avro decode against from_avro, $records records of ${payloads.map(_.length).sum / records} " +
+      println(s"GSR Avro decode against from_avro, $records records of ${bytes / records} " +
         s"bytes, local[1], best of $rounds rounds (rows/s on one core):")
       // Alternated, so that the machine's load falls on both alike.
       val rates = (1 to rounds).map(_ => (rate(rows, gsr, records), rate(rows, fixed, records)))

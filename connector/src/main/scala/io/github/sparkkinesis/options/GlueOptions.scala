@@ -12,7 +12,8 @@ private[sparkkinesis] object GlueOptions {
    * unknown or malformed `kinesis.*` option as a DataFrame's options do. Other keys are the function's own.
    */
   def parse(raw: Map[String, String]): (ClientSettings, Option[URI]) = {
-    val options = new OptionValues(raw.filter { case (k, _) => k.toLowerCase(java.util.Locale.ROOT).startsWith("kinesis.") })
+    val options =
+      new OptionValues(raw.filter { case (k, _) => k.toLowerCase(java.util.Locale.ROOT).startsWith("kinesis.") })
     options.checkAll(OptionUsage.Both)
     (options.clientSettings, options.get(KinesisOptionsRegistry.GlueEndpointUrl))
   }

@@ -19,9 +19,9 @@ final class GlueCallFailed(val status: Int, val errorCode: String, message: Stri
 
 /**
  * Calls of AWS Glue's JSON API (the four the payload functions make), signed with SigV4 by the SDK's signer and sent
- * with its Apache HTTP client, with the target's region, credentials and retries: the SDK's glue module would add
- * 9.4 MB to each of the wheel's two JARs for the same four calls. Throttling, server errors and I/O failures are
- * retried with the connector's back-off; other errors fail at once as [[GlueCallFailed]].
+ * with its Apache HTTP client, with the target's region, credentials and retries: the SDK's glue module would add 9.4
+ * MB to each of the wheel's two JARs for the same four calls. Throttling, server errors and I/O failures are retried
+ * with the connector's back-off; other errors fail at once as [[GlueCallFailed]].
  */
 private[payloads] final class GlueHttp(target: GlueTarget) extends AutoCloseable {
   private val region = SdkKinesisClient.region(target.settings.copy(endpointUrl = target.endpoint))
@@ -94,7 +94,11 @@ private[payloads] object GlueHttp {
 
   /** One caller per distinct target in this JVM, shared by its tasks; closed once unused for a while. */
   private lazy val callers = {
-    val cache = new IdleCache[GlueTarget, GlueHttp](new GlueHttp(_), _.close(), IdleSweeper.IdleMs, () => System.currentTimeMillis())
+    val cache = new IdleCache[GlueTarget, GlueHttp](
+      new GlueHttp(_),
+      _.close(),
+      IdleSweeper.IdleMs,
+      () => System.currentTimeMillis())
     IdleSweeper.start("spark-kinesis-idle-glue")(() => cache.sweep())
     cache
   }

@@ -15,10 +15,10 @@ import io.github.sparkkinesis.compat.JavaCollections._
 final case class DecodeFailure(versionId: Option[UUID], reason: String)
 
 /**
- * Decodes Glue Schema Registry Avro frames into Spark rows of `reader`'s type: each record's writer version, found
- * with `versions` (the registry of `target`), is resolved against `reader` by Avro's schema resolution (fields added
- * with defaults, fields removed, promotions such as int to long), once per writer version and JVM. One instance serves
- * one thread.
+ * Decodes Glue Schema Registry Avro frames into Spark rows of `reader`'s type: each record's writer version, found with
+ * `versions` (the registry of `target`), is resolved against `reader` by Avro's schema resolution (fields added with
+ * defaults, fields removed, promotions such as int to long), once per writer version and JVM. One instance serves one
+ * thread.
  */
 private[sparkkinesis] final class GsrAvroDecoder(
     target: GlueTarget,
@@ -112,7 +112,8 @@ private[sparkkinesis] object GsrAvroDecoder {
           Right(new GenericDatumReader[AnyRef](schema, reader))
         else
           Left(s"schema version ${writer.id} cannot be read as the reader schema: " +
-            check.getResult.getIncompatibilities.asScala.map(i => s"${i.getMessage} at ${i.getLocation}").mkString("; "))
+            check.getResult.getIncompatibilities.asScala.map(i => s"${i.getMessage} at ${i.getLocation}").mkString(
+              "; "))
       }
     }
 }

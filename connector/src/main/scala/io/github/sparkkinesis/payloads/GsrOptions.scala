@@ -29,7 +29,7 @@ private[sparkkinesis] final class GsrOptions(function: String, raw: Map[String, 
     get(name).map(_.toUpperCase(Locale.ROOT)).fold(default) { value =>
       if (accepted.contains(value)) value
       else throw new IllegalArgumentException(s"Option $name of $function is '${get(name).get}'; use one of " +
-          s"${accepted.mkString(", ")}.")
+        s"${accepted.mkString(", ")}.")
     }
 }
 

@@ -4,8 +4,8 @@ import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
 
 /**
- * The schema versions this JVM has fetched, by target and version id, shared by every task and query of the executor.
- * A version is immutable once registered, so an entry is trusted for the JVM's life and never fetched again; a version
+ * The schema versions this JVM has fetched, by target and version id, shared by every task and query of the executor. A
+ * version is immutable once registered, so an entry is trusted for the JVM's life and never fetched again; a version
  * the registry says does not exist is remembered too (ids are never reused). Other failures (throttling, network) are
  * not cached: the next record asks again, after the SDK's own retries. Entries are bounded by the registry's own quota
  * of versions, a few kilobytes each.

@@ -13,9 +13,9 @@ import org.apache.spark.sql.types._
 import io.github.sparkkinesis.compat.JavaCollections._
 
 /**
- * The connector's own mapping of Spark to Avro, for `to_glue_schema_registry`: the Avro schema of a struct (every
- * field a union of null and its type, default null), and a converter from Spark's internal values to Avro's generic
- * values of a schema, matching record fields to struct fields by name.
+ * The connector's own mapping of Spark to Avro, for `to_glue_schema_registry`: the Avro schema of a struct (every field
+ * a union of null and its type, default null), and a converter from Spark's internal values to Avro's generic values of
+ * a schema, matching record fields to struct fields by name.
  */
 private[sparkkinesis] object SparkToAvro {
 
@@ -67,7 +67,7 @@ private[sparkkinesis] object SparkToAvro {
       val fields = schema.getFields.asScala.map { f =>
         val index = struct.fields.indexWhere(_.name == f.name)
         if (index < 0) throw new IllegalArgumentException(s"Avro field ${f.name} of ${schema.getFullName} has no " +
-            s"struct field of that name among ${struct.fieldNames.mkString(", ")}")
+          s"struct field of that name among ${struct.fieldNames.mkString(", ")}")
         (index, struct(index).dataType, converter(f.schema, struct(index).dataType))
       }.toArray
       value => {
@@ -114,7 +114,9 @@ private[sparkkinesis] object SparkToAvro {
         val out = new java.util.HashMap[Utf8, AnyRef](map.numElements() * 2)
         val (keys, values) = (map.keyArray, map.valueArray)
         for (i <- 0 until map.numElements())
-          out.put(new Utf8(keys.getUTF8String(i).toString), if (values.isNullAt(i)) null else entry(values.get(i, valueType)))
+          out.put(
+            new Utf8(keys.getUTF8String(i).toString),
+            if (values.isNullAt(i)) null else entry(values.get(i, valueType)))
         out
       }
     case (avro, spark) => throw new IllegalArgumentException(

@@ -29,7 +29,8 @@ final case class GsrWriteSpec(
  * Encodes a struct as Avro of the writer schema, framed for the Glue Schema Registry with the schema's version id. The
  * version is looked up by definition once per JVM (registered first with `auto_register`); a null struct gives null.
  */
-final case class ToGlueSchemaRegistry(child: Expression, spec: GsrWriteSpec) extends UnaryExpression with CodegenFallback {
+final case class ToGlueSchemaRegistry(child: Expression, spec: GsrWriteSpec) extends UnaryExpression
+    with CodegenFallback {
 
   override def dataType: DataType = BinaryType
 

@@ -14,13 +14,17 @@ object functions {
   /**
    * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro) into a struct of the reader schema:
    * option `avroSchema`, else the latest version of `schema` in `registry` when this is called. Each record's writer
-   * version is fetched once per executor and resolved against the reader by Avro's rules. `data` is the binary
-   * column, or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position. Options: `mode`
-   * PERMISSIVE (default: a record not decoded gives null, with the reason in field `errorColumn` when named) or
-   * FAILFAST (the task fails naming the version and why), and the connector's `kinesis.region`, credentials and
-   * `kinesis.glue.endpointUrl` options.
+   * version is fetched once per executor and resolved against the reader by Avro's rules. `data` is the binary column,
+   * or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position. Options: `mode` PERMISSIVE
+   * (default: a record not decoded gives null, with the reason in field `errorColumn` when named) or FAILFAST (the task
+   * fails naming the version and why), and the connector's `kinesis.region`, credentials and `kinesis.glue.endpointUrl`
+   * options.
    */
-  def from_glue_schema_registry(data: Column, registry: String, schema: String, options: Map[String, String]): Column = {
+  def from_glue_schema_registry(
+      data: Column,
+      registry: String,
+      schema: String,
+      options: Map[String, String]): Column = {
     val function = "from_glue_schema_registry"
     val parsed = new GsrOptions(function, options, Seq(GsrOptions.Mode, GsrOptions.ErrorColumn, GsrOptions.AvroSchema))
     val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
@@ -46,11 +50,15 @@ object functions {
 
   /**
    * Encodes a struct as Avro framed for the AWS Glue Schema Registry, with the id of the version of `schema` in
-   * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type.
-   * A definition the registry lacks is registered only with option `auto_register` true; else the task fails saying
-   * so. Option `compression`: NONE (default) or ZLIB.
+   * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type. A
+   * definition the registry lacks is registered only with option `auto_register` true; else the task fails saying so.
+   * Option `compression`: NONE (default) or ZLIB.
    */
-  def to_glue_schema_registry(struct: Column, registry: String, schema: String, options: Map[String, String]): Column = {
+  def to_glue_schema_registry(
+      struct: Column,
+      registry: String,
+      schema: String,
+      options: Map[String, String]): Column = {
     val parsed = new GsrOptions(
       "to_glue_schema_registry",
       options,

@@ -37,23 +37,46 @@ class AvroConversionSuite extends AnyFunSuite with Matchers {
     val inner = new GenericData.Record(schema.getField("inner").schema)
     inner.put("x", 5)
     Seq[(String, AnyRef)](
-      "s" -> "text", "i" -> Int.box(1), "l" -> Long.box(2L), "f" -> Float.box(1.5f), "d" -> Double.box(2.5),
-      "b" -> Boolean.box(true), "bytes" -> ByteBuffer.wrap(Array[Byte](1, 2)),
+      "s" -> "text",
+      "i" -> Int.box(1),
+      "l" -> Long.box(2L),
+      "f" -> Float.box(1.5f),
+      "d" -> Double.box(2.5),
+      "b" -> Boolean.box(true),
+      "bytes" -> ByteBuffer.wrap(Array[Byte](1, 2)),
       "fixed" -> new GenericData.Fixed(schema.getField("fixed").schema, Array[Byte](3, 4)),
-      "e" -> new GenericData.EnumSymbol(schema.getField("e").schema, "GREEN"), "opt" -> null,
-      "either" -> "right", "day" -> Int.box(19000), "ms" -> Long.box(1700000000123L), "us" -> Long.box(1700000000123456L),
+      "e" -> new GenericData.EnumSymbol(schema.getField("e").schema, "GREEN"),
+      "opt" -> null,
+      "either" -> "right",
+      "day" -> Int.box(19000),
+      "ms" -> Long.box(1700000000123L),
+      "us" -> Long.box(1700000000123456L),
       "price" -> ByteBuffer.wrap(java.math.BigInteger.valueOf(12345).toByteArray),
-      "tags" -> List("a", "b").asJava, "counts" -> Map("k" -> Long.box(3L)).asJava, "inner" -> inner)
+      "tags" -> List("a", "b").asJava,
+      "counts" -> Map("k" -> Long.box(3L)).asJava,
+      "inner" -> inner)
       .foreach { case (k, v) => r.put(k, v) }
     r
   }
 
   private val expectedType = StructType(Seq(
-    "s" -> StringType, "i" -> IntegerType, "l" -> LongType, "f" -> FloatType, "d" -> DoubleType, "b" -> BooleanType,
-    "bytes" -> BinaryType, "fixed" -> BinaryType, "e" -> StringType, "opt" -> StringType,
+    "s" -> StringType,
+    "i" -> IntegerType,
+    "l" -> LongType,
+    "f" -> FloatType,
+    "d" -> DoubleType,
+    "b" -> BooleanType,
+    "bytes" -> BinaryType,
+    "fixed" -> BinaryType,
+    "e" -> StringType,
+    "opt" -> StringType,
     "either" -> StructType(Seq(StructField("int", IntegerType), StructField("string", StringType))),
-    "day" -> DateType, "ms" -> TimestampType, "us" -> TimestampType, "price" -> DecimalType(9, 2),
-    "tags" -> ArrayType(StringType), "counts" -> MapType(StringType, LongType),
+    "day" -> DateType,
+    "ms" -> TimestampType,
+    "us" -> TimestampType,
+    "price" -> DecimalType(9, 2),
+    "tags" -> ArrayType(StringType),
+    "counts" -> MapType(StringType, LongType),
     "inner" -> StructType(Seq(StructField("x", IntegerType)))).map { case (n, t) => StructField(n, t) })
 
   /** The record as Avro bytes, decoded by a GenericDatumReader into Spark's values, as the GSR decoder does. */
@@ -95,15 +118,22 @@ class AvroConversionSuite extends AnyFunSuite with Matchers {
 
   test("Given a struct, then the derived Avro schema reads back as that struct, and values survive the round trip") {
     val struct = StructType(Seq(
-      StructField("id", StringType), StructField("amount", LongType), StructField("price", DecimalType(9, 2)),
-      StructField("at", TimestampType), StructField("tags", ArrayType(StringType)),
+      StructField("id", StringType),
+      StructField("amount", LongType),
+      StructField("price", DecimalType(9, 2)),
+      StructField("at", TimestampType),
+      StructField("tags", ArrayType(StringType)),
       StructField("inner", StructType(Seq(StructField("x", IntegerType))))))
     val avroSchema = SparkToAvro.schemaOf(struct, "orders-v1")
     avroSchema.getName shouldBe "orders_v1"
     AvroToSpark.sparkType(avroSchema) shouldBe struct
     val row = InternalRow(
-      UTF8String.fromString("a"), 7L, Decimal(BigDecimal("1.50"), 9, 2), 1700000000123456L,
-      org.apache.spark.sql.catalyst.util.ArrayData.toArrayData(Array(UTF8String.fromString("t"))), InternalRow(null))
+      UTF8String.fromString("a"),
+      7L,
+      Decimal(BigDecimal("1.50"), 9, 2),
+      1700000000123456L,
+      org.apache.spark.sql.catalyst.util.ArrayData.toArrayData(Array(UTF8String.fromString("t"))),
+      InternalRow(null))
     val datum = SparkToAvro.converter(avroSchema, struct)(row).asInstanceOf[GenericRecord]
     val bytes = GsrTestData.avro(datum)
     val reader = new org.apache.avro.generic.GenericDatumReader[AnyRef](avroSchema)
@@ -119,7 +149,9 @@ class AvroConversionSuite extends AnyFunSuite with Matchers {
 
   test("Given a Spark type the Avro schema does not fit, then the converter refuses it naming both") {
     val avroSchema = SparkToAvro.schemaOf(StructType(Seq(StructField("n", LongType))), "s")
-    the[IllegalArgumentException] thrownBy SparkToAvro.converter(avroSchema, StructType(Seq(StructField("n", StringType)))) should
+    the[IllegalArgumentException] thrownBy SparkToAvro.converter(
+      avroSchema,
+      StructType(Seq(StructField("n", StringType)))) should
       have message "to_glue_schema_registry cannot write Spark's string as Avro long"
   }
 }

@@ -52,7 +52,8 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
 
   /** The GSR frame as AWS documents it: 3, compression (0 or 5 for zlib), the version id's 16 bytes, the payload. */
   private def frame(id: UUID, payload: Array[Byte], zlib: Boolean = false): Array[Byte] = {
-    val body = if (!zlib) payload else {
+    val body = if (!zlib) payload
+    else {
       val out = new ByteArrayOutputStream()
       val deflater = new DeflaterOutputStream(out)
       deflater.write(payload)
@@ -119,7 +120,8 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
       .select(struct(col("data"), lit("shardId-000000000003").as("shardId"), lit("4955").as("sequenceNumber")).as("r"))
     val failure = the[Exception] thrownBy withPosition
       .select(from_glue_schema_registry(col("r"), registry, "orders-bad", options("mode" -> "FAILFAST"))).collect()
-    val message = Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
+    val message =
+      Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
     message should (include(s"of schema version $unknown") and include("sequence number 4955 of shard " +
       "shardId-000000000003") and include("mode FAILFAST"))
   }
@@ -136,8 +138,14 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
     Iterator.iterate[Throwable](refused)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
       (include("has no version with the writer's definition") and include("auto_register"))
     val framed = rows.select(
-      to_glue_schema_registry(col("s"), registry, "orders-out", options("auto_register" -> "true", "compression" ->
-        "zlib")).as("data"))
+      to_glue_schema_registry(
+        col("s"),
+        registry,
+        "orders-out",
+        options(
+          "auto_register" -> "true",
+          "compression" ->
+            "zlib")).as("data"))
     framed.collect().foreach(r => r.getAs[Array[Byte]](0)(1) shouldBe 5.toByte)
     val back = framed.select(from_glue_schema_registry(col("data"), registry, "orders-out", options()).as("o"))
       .select("o.*")
