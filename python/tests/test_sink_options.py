@@ -133,6 +133,7 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
         "sts_endpoint_url",
         "credential_provider_class",
         "credential_provider_param",
+        "glue_endpoint_url",
     ]
     assert all(p.default is None for name, p in parameters.items() if name != "unknown")
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")

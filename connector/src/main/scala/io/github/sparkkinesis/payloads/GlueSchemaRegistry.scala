@@ -64,8 +64,9 @@ private[sparkkinesis] final class GlueSchemaRegistry(target: GlueTarget) {
       try call("RegisterSchemaVersion", what, body)
       catch {
         case e: GlueCallFailed if e.errorCode == NotFound =>
+          // BACKWARD: what Glue applies when none is named (said, since some registries insist on one).
           val create = request().put("SchemaName", schema).put("DataFormat", dataFormat)
-            .put("SchemaDefinition", definition)
+            .put("Compatibility", "BACKWARD").put("SchemaDefinition", definition)
           create.putObject("RegistryId").put("RegistryName", registry)
           call("CreateSchema", what, create)
       }
