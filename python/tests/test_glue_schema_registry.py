@@ -11,7 +11,6 @@ import pytest
 from conftest import memory_rows
 from pyspark.sql.functions import col, struct
 
-from pyspark_kinesis import KinesisSourceOptions
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
 from pyspark_kinesis.payloads import from_glue_schema_registry, to_glue_schema_registry
 
@@ -46,15 +45,12 @@ def test_given_framed_records_in_a_stream_when_read_and_decoded_then_every_recor
     kinesis.put_records(StreamName=stream, Records=[{"Data": bytes(r.data), "PartitionKey": r.id} for r in framed])
 
     # When a streaming query reads the stream and decodes the records
-    source = KinesisSourceOptions(
-        stream_name=stream,
-        region=REGION,
-        endpoint_url=endpoint,
-        aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY,
-        starting_position="TRIM_HORIZON",
-    )
-    events = spark.readStream.format("aws-kinesis").options(**source.as_options()).load()
+    position = {
+        "kinesis.streamName": stream,
+        "kinesis.endpointUrl": endpoint,
+        "kinesis.startingPosition": "TRIM_HORIZON",
+    }
+    events = spark.readStream.format("aws-kinesis").options(**options, **position).load()
     decoded = events.select(
         from_glue_schema_registry(
             struct("data", "shardId", "sequenceNumber"), registry, "orders", {**options, "mode": "FAILFAST"}
