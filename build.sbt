@@ -118,6 +118,12 @@ lazy val connector = (project in file("connector"))
       // The DYNAMODB metadata store (kinesis.metadataCommitterType).
       "software.amazon.awssdk" % "dynamodb" % awsSdkVersion,
       "com.fasterxml.jackson.core" % "jackson-databind" % "2.17.2",
+      // AWS Glue Schema Registry payloads (io.github.sparkkinesis.payloads): Apache Avro, relocated below so Spark's
+      // own Avro never meets ours. Not AWS's schema-registry-serde with its dependencies (Kafka, Kotlin, a Scala
+      // 2.12-only JSON Schema generator), nor the SDK's glue module (9.4 MB for 4 of its 250 operations, twice in the
+      // wheel): payloads/GlueHttp.scala makes those calls with the SDK's signer and HTTP client. commons-compress
+      // serves only Avro's container-file codecs, which records never use.
+      ("org.apache.avro" % "avro" % "1.11.5").exclude("org.apache.commons", "commons-compress"),
       // The protobuf runtime the KPL's generated messages need (4.x); our de-aggregator uses it too.
       "com.google.protobuf" % "protobuf-java" % "4.29.0",
       // The sink: the Kinesis Producer Library 1.x, whose JAR carries the native daemon for Linux and macOS.
@@ -130,6 +136,11 @@ lazy val connector = (project in file("connector"))
       // The KPL's constructor always builds a CloudWatch client (KinesisProducer.initCloudWatchClient), even with
       // metrics off: without this module every write fails with NoClassDefFoundError. Pinned to our SDK version.
       "software.amazon.awssdk" % "cloudwatch" % awsSdkVersion,
+      // AWS's own GSR frame encoder (SerializationDataEncoder, already in the JAR for the KPL) needs its configuration
+      // classes: the unit tests frame records with it, to check our reader against AWS's layout.
+      ("software.amazon.glue" % "schema-registry-common" % "1.1.24" % Test).intransitive(),
+      // ... whose constants name the Glue SDK's model classes. (Tests only: the connector calls Glue without it.)
+      "software.amazon.awssdk" % "glue" % "2.42.28" % Test,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test),
     // Scala 2.12 / 2.13 differences live in src/main/scala-2.12 and scala-2.13 (sbt adds them by itself). The
     // DataSource V2 streaming API the connector uses is the same in Spark 3.5 and 4.0-4.2, so no Spark-specific
@@ -206,6 +217,7 @@ lazy val connector = (project in file("connector"))
       "com.fasterxml.jackson.**" -> "jackson.@1",
       "org.reactivestreams.**" -> "reactivestreams.@1",
       "com.google.protobuf.**" -> "protobuf.@1",
+      "org.apache.avro.**" -> "avro.@1",
       "org.apache.http.**" -> "apache.http.@1",
       "org.apache.commons.codec.**" -> "apache.commons.codec.@1",
       "org.apache.commons.io.**" -> "apache.commons.io.@1",
@@ -354,6 +366,10 @@ lazy val bench = (project in file("bench"))
     name := "spark-kinesis-bench",
     publish / skip := true,
     Compile / unmanagedJars += (connector / assembledJar).value,
+    // Spark's from_avro, which GsrDecodeBench measures the Glue Schema Registry decoding against (3.5.7 on the 3.5
+    // line: the Maven mirror here has no spark-avro 3.5.8; from_avro is the same in every 3.5 release).
+    libraryDependencies += "org.apache.spark" %% "spark-avro" %
+      (if (scalaBinaryVersion.value == "2.12") "3.5.7" else sparkTestCompileVersion(scalaBinaryVersion.value)),
     sparkTestRelease(Runtime),
     Compile / mainClass := Some("io.github.sparkkinesis.bench.BenchMain"),
     // Spark 4.2 brings scala-library 2.13.18, newer than the 2.13.16 compiler; it runs on that library, as
@@ -362,7 +378,8 @@ lazy val bench = (project in file("bench"))
     run / fork := true,
     run / javaOptions ++= sparkJavaOptions :+
       s"-Dsparkkinesis.projectRoot=${(ThisBuild / baseDirectory).value.getAbsolutePath}",
-    run / envVars ++= sys.env.filter(_._1.startsWith("KINESIS_MOCK")))
+    // moto's too: GsrDecodeBench's schema registry.
+    run / envVars ++= sys.env.filter { case (k, _) => k.startsWith("KINESIS_MOCK") || k.startsWith("MOTO_") })
 
 // The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says.
 addCommandAlias("formatCheck", "scalafmtCheckAll; scalafmtSbtCheck")

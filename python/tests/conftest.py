@@ -12,7 +12,7 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Iterator, Tuple
+from typing import Any, Callable, Iterator, List, Tuple
 
 import pytest
 
@@ -79,6 +79,12 @@ def tls_endpoint(emulator: Tuple[str, str]) -> str:
 
 
 @pytest.fixture(scope="session")
+def moto() -> Iterator[str]:
+    """moto's server (S3, Glue): the one bin/test started (MOTO_ENDPOINT), or one started here by its script."""
+    yield from emulator_script("MOTO_ENDPOINT", "moto.sh")
+
+
+@pytest.fixture(scope="session")
 def kinesis(endpoint: str) -> Any:
     import boto3
 
@@ -131,3 +137,24 @@ def emulator_script(variable: str, script: str) -> Iterator[str]:
         yield out.stdout.strip().splitlines()[-1]
     finally:
         subprocess.run([str(path), "stop"], capture_output=True)
+
+
+def memory_rows(spark: Any, rows: Any, checkpoint: Any, expected: int, timeout: float = 120) -> List[Any]:
+    """Runs the streaming DataFrame ``rows`` into a new memory table (every 500 ms) until the table holds
+    ``expected`` rows, then stops it; the table's rows."""
+    table = f"rows_{uuid.uuid4().hex[:8]}"
+    query = (
+        rows.writeStream.format("memory")
+        .queryName(table)
+        .option("checkpointLocation", str(checkpoint))
+        .trigger(processingTime="500 milliseconds")
+        .start()
+    )
+    try:
+        return eventually(
+            lambda: (lambda r: r if len(r) >= expected else None)(spark.table(table).collect()),
+            timeout,
+            f"{expected} rows in {table} (query status: {query.status})",
+        )
+    finally:
+        query.stop()

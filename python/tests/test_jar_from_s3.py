@@ -9,11 +9,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pyspark
-import pytest
-from conftest import emulator_script
 
 import pyspark_kinesis
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -30,12 +28,6 @@ def hadoop_version() -> str:
     jars = Path(pyspark.__file__).parent / "jars"
     api = next(jars.glob("hadoop-client-api-*.jar"))
     return api.name[len("hadoop-client-api-") : -len(".jar")]
-
-
-@pytest.fixture(scope="module")
-def moto() -> Iterator[str]:
-    """moto's server: the one bin/test started (MOTO_ENDPOINT), or one started here by its script."""
-    yield from emulator_script("MOTO_ENDPOINT", "moto.sh")
 
 
 def test_given_the_shaded_jar_on_s3_when_spark_submit_loads_it_by_s3a_then_it_reads_and_writes_a_stream(

@@ -6,7 +6,7 @@ import json
 import uuid
 from typing import Any, Callable
 
-from conftest import eventually
+from conftest import eventually, memory_rows
 
 from pyspark_kinesis import KinesisSourceOptions, data_as_text, parse_json_payload
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -35,22 +35,7 @@ def test_given_json_records_in_a_stream_when_read_then_every_record_arrives_pars
     )
     events = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
     rows = parse_json_payload(events.withColumn("text", data_as_text()), "eventType STRING, amount DOUBLE")
-    table = f"events_{uuid.uuid4().hex[:8]}"
-    query = (
-        rows.writeStream.format("memory")
-        .queryName(table)
-        .option("checkpointLocation", str(tmp_path / "checkpoint"))
-        .trigger(processingTime="500 milliseconds")
-        .start()
-    )
-    try:
-        got = eventually(
-            lambda: (lambda r: r if len(r) >= 60 else None)(spark.table(table).collect()),
-            120,
-            f"60 rows in {table} (query status: {query.status})",
-        )
-    finally:
-        query.stop()
+    got = memory_rows(spark, rows, tmp_path / "checkpoint", 60)
 
     # Then every event arrives once, parsed, with its Kinesis metadata
     assert sorted((r.eventType, r.amount) for r in got) == sorted((e["eventType"], e["amount"]) for e in sent)

@@ -68,6 +68,12 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     ),
     "kinesis.credentialProviderParam": ("vault-path", "vault-path", "", "the value is empty"),
     "kinesis.credentialProviderClass": ("com.example.Provider", "com.example.Provider", "1abc", None),
+    "kinesis.glue.endpointUrl": (
+        "https://glue.eu-west-1.amazonaws.com",
+        "https://glue.eu-west-1.amazonaws.com",
+        "glue.eu-west-1.amazonaws.com",
+        "it does not start with http:// or https://",
+    ),
 }
 
 
@@ -127,6 +133,7 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
         "sts_endpoint_url",
         "credential_provider_class",
         "credential_provider_param",
+        "glue_endpoint_url",
     ]
     assert all(p.default is None for name, p in parameters.items() if name != "unknown")
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in parameters.items() if name != "unknown")

@@ -128,6 +128,12 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
         "monitoring.eu-west-1.amazonaws.com",
         "it does not start with http:// or https://",
     ),
+    "kinesis.glue.endpointUrl": (
+        "https://glue.eu-west-1.amazonaws.com",
+        "https://glue.eu-west-1.amazonaws.com",
+        "glue.eu-west-1.amazonaws.com",
+        "it does not start with http:// or https://",
+    ),
 }
 
 

@@ -1,4 +1,5 @@
-"""Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, or as JSON with a schema."""
+"""Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, as JSON with a schema, or
+framed by the AWS Glue Schema Registry (the connector's JVM functions do the decoding)."""
 
 from __future__ import annotations
 
@@ -87,4 +88,61 @@ def parse_json_payload(
     return parsed.select(*[parsed[payload][f].alias(f) for f in fields], *metadata)
 
 
-__all__ = ["data_as_json", "data_as_text", "parse_json_payload"]
+# ---- AWS Glue Schema Registry ---------------------------------------------------------------------------------------
+
+
+def _payload_function(
+    name: str, column: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]]
+) -> "Column":
+    """The connector's JVM function ``name`` of ``io.github.sparkkinesis.payloads.functions`` on ``column``."""
+    from pyspark.sql import Column, SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is None:
+        raise RuntimeError(f"{name} needs an active SparkSession with the spark-kinesis JAR")
+    java_column = _column(column)._jc  # type: ignore[operator]
+    jvm = session.sparkContext._jvm  # type: ignore[union-attr]
+    java_options = {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
+    function = getattr(jvm.io.github.sparkkinesis.payloads.functions, name)
+    return Column(function(java_column, registry, schema, java_options))
+
+
+def from_glue_schema_registry(
+    data: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
+) -> "Column":
+    """Records framed by the AWS Glue Schema Registry's serializers (Avro) decoded into a struct of the reader
+    schema: option ``avroSchema``, else the latest version of ``schema`` in ``registry`` when this is called. Each
+    record's writer version is fetched once per executor and resolved against the reader by Avro's rules.
+
+    :param data: the binary ``data`` column, or ``struct("data", "shardId", "sequenceNumber")`` to have FAILFAST
+        name the failing record's position.
+    :param options: ``mode`` (``PERMISSIVE``, the default: a record not decoded gives null, with the reason in the
+        field named by ``errorColumn``; or ``FAILFAST``), ``avroSchema``, and the connector's ``kinesis.region``,
+        credentials and ``kinesis.glue.endpointUrl`` options.
+
+    Example::
+
+        events.select(from_glue_schema_registry("data", "shop", "orders", {"kinesis.region": "eu-west-1"}).alias("o"))
+    """
+    return _payload_function("from_glue_schema_registry", data, registry, schema, options)
+
+
+def to_glue_schema_registry(
+    struct: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
+) -> "Column":
+    """A struct encoded as Avro and framed for the AWS Glue Schema Registry with the id of the version of
+    ``schema`` whose definition is the writer schema (option ``avroSchema``, else derived from the struct's type).
+
+    :param options: ``auto_register`` (``true`` registers a definition the registry lacks; by default the task
+        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema``, and the connector's options.
+    """
+    return _payload_function("to_glue_schema_registry", struct, registry, schema, options)
+
+
+__all__ = [
+    "data_as_json",
+    "data_as_text",
+    "from_glue_schema_registry",
+    "parse_json_payload",
+    "to_glue_schema_registry",
+]

@@ -488,6 +488,14 @@ object KinesisOptionsRegistry {
     region,
     usage = Source)
 
+  val GlueEndpointUrl: OptionSpec[java.net.URI] = OptionSpec[java.net.URI](
+    "kinesis.glue.endpointUrl",
+    None,
+    "AWS Glue endpoint of the Glue Schema Registry that from_glue_schema_registry and to_glue_schema_registry " +
+      "reach (with the Kinesis region and credentials), for VPC endpoints and emulators. Default: the regional " +
+      "endpoint of kinesis.region.",
+    url("https://glue.us-east-1.amazonaws.com"))
+
   val CheckNewRecordThreads: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.checkNewRecordThreads",
     Some(8),
@@ -616,7 +624,8 @@ object KinesisOptionsRegistry {
     DeregisterConsumerOnStop,
     ConsumerTagsOption,
     SubscribeToShardTimeout,
-    SubscribeToShardMaxRetries)
+    SubscribeToShardMaxRetries,
+    GlueEndpointUrl)
 
   /** The rules across options, checked in this order after every value ([[OptionRules]]). */
   def rules: Seq[OptionRule] = OptionRules.all

@@ -1,0 +1,92 @@
+package io.github.sparkkinesis.bench
+
+import java.io.ByteArrayOutputStream
+import java.nio.ByteBuffer
+import java.util.UUID
+
+import org.apache.avro.Schema
+import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
+import org.apache.avro.io.EncoderFactory
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.avro.functions.from_avro
+import org.apache.spark.sql.functions.col
+
+import io.github.sparkkinesis.it.MotoGlue
+import io.github.sparkkinesis.payloads.functions.from_glue_schema_registry
+
+/**
+ * Decode rate on one core (local[1]): `from_glue_schema_registry` on GSR-framed Avro records against Spark's
+ * `from_avro` with the same schema fixed, on the same payloads (without the frame's 18 bytes), in the same run. The
+ * records are cached in memory first, so both measure decoding only. Needs moto (MOTO_ENDPOINT, or starts its own).
+ *
+ * build/sbt "bench/runMain io.github.sparkkinesis.bench.GsrDecodeBench [records] [rounds]"
+ */
+object GsrDecodeBench {
+
+  private val schema = new Schema.Parser().parse(
+    """{"type":"record","name":"Order","namespace":"bench","fields":[
+      |{"name":"id","type":"string"},{"name":"customer","type":"string"},{"name":"amount","type":"long"},
+      |{"name":"price","type":"double"},{"name":"quantity","type":"int"},{"name":"express","type":"boolean"},
+      |{"name":"note","type":["null","string"],"default":null},
+      |{"name":"tags","type":{"type":"array","items":"string"}}]}""".stripMargin)
+
+  def main(args: Array[String]): Unit = {
+    val records = args.headOption.map(_.toInt).getOrElse(1000000)
+    val rounds = args.lift(1).map(_.toInt).getOrElse(5)
+    val spark = SparkSession.builder().master("local[1]").appName("gsr-decode-bench")
+      .config("spark.ui.enabled", "false").config("spark.driver.host", "127.0.0.1")
+      .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate()
+    try {
+      val registry = s"bench-${UUID.randomUUID.toString.take(8)}"
+      MotoGlue.createRegistry(registry)
+      val versionId = MotoGlue.createSchema(registry, "orders", schema.toString)
+      import spark.implicits._
+      // Built by a task rather than from a local collection, which every task would then carry.
+      val rows = spark.range(records).as[Long].map { i =>
+        val p = payload(i.toInt)
+        (frame(versionId, p), p)
+      }.toDF("framed", "avro").cache()
+      rows.count()
+      val bytes = rows.selectExpr("sum(length(avro))").head.getLong(0)
+      val gsr = from_glue_schema_registry(col("framed"), registry, "orders", MotoGlue.functionOptions)
+      val fixed = from_avro(col("avro"), schema.toString)
+      println(s"GSR Avro decode against from_avro, $records records of ${bytes / records} " +
+        s"bytes, local[1], best of $rounds rounds (rows/s on one core):")
+      // Alternated, so that the machine's load falls on both alike.
+      val rates = (1 to rounds).map(_ => (rate(rows, gsr, records), rate(rows, fixed, records)))
+      println(line("from_glue_schema_registry", rates.map(_._1)))
+      println(line("from_avro (fixed schema) ", rates.map(_._2)))
+    } finally spark.stop()
+  }
+
+  private def line(name: String, rates: Seq[Double]): String =
+    f"  $name: ${rates.max}%,.0f rows/s (rounds: ${rates.map(r => f"$r%.0f").mkString(", ")})"
+
+  /** Rows per second decoding every row of `rows` with `decode` into the noop sink. */
+  private def rate(rows: DataFrame, decode: Column, records: Int): Double = {
+    val start = System.nanoTime()
+    rows.select(decode.as("o")).write.format("noop").mode("overwrite").save()
+    records / ((System.nanoTime() - start) / 1e9)
+  }
+
+  private def payload(i: Int): Array[Byte] = {
+    val r = new GenericData.Record(schema)
+    r.put("id", s"order-$i")
+    r.put("customer", s"customer-${i % 1000}")
+    r.put("amount", i.toLong * 100)
+    r.put("price", i * 0.25)
+    r.put("quantity", i % 7)
+    r.put("express", i % 2 == 0)
+    r.put("note", if (i % 3 == 0) null else "leave at the door")
+    r.put("tags", java.util.Arrays.asList("a", "b"))
+    val out = new ByteArrayOutputStream()
+    val encoder = EncoderFactory.get().binaryEncoder(out, null)
+    new GenericDatumWriter[GenericRecord](schema).write(r, encoder)
+    encoder.flush()
+    out.toByteArray
+  }
+
+  private def frame(id: UUID, payload: Array[Byte]): Array[Byte] =
+    ByteBuffer.allocate(18 + payload.length).put(3.toByte).put(0.toByte).putLong(id.getMostSignificantBits)
+      .putLong(id.getLeastSignificantBits).put(payload).array()
+}

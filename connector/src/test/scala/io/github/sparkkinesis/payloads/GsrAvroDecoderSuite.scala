@@ -1,0 +1,108 @@
+package io.github.sparkkinesis.payloads
+
+import java.net.URI
+import java.util.UUID
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.payloads.GsrTestData._
+
+/** The GSR Avro decoder: frames, writer versions resolved against the reader by Avro's rules, and every bad input. */
+class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
+
+  /** A registry holding `versions`, counting fetches; a target of its own, so the JVM's caches start empty. */
+  private final class Registry(versions: SchemaVersion*) {
+    var fetches = 0
+    val target: GlueTarget = GsrTestData.Target.copy(endpoint = Some(new URI(s"http://registry-${UUID.randomUUID}")))
+
+    def lookup(id: UUID): Either[String, SchemaVersion] = {
+      fetches += 1
+      versions.find(_.id == id).toRight(s"schema version $id is not in the registry")
+    }
+  }
+
+  private val v1 = SchemaVersion(V1Id, V1.toString, "AVRO")
+  private val v2 = SchemaVersion(V2Id, V2.toString, "AVRO")
+
+  private def decoder(registry: Registry, reader: org.apache.avro.Schema = V2) =
+    new GsrAvroDecoder(registry.target, reader, registry.lookup)
+
+  private def fields(row: Any): Seq[Any] = {
+    val r = row.asInstanceOf[InternalRow]
+    (0 until r.numFields).map(i => if (r.isNullAt(i)) null else r.get(i, null))
+  }
+
+  private def s(text: String) = UTF8String.fromString(text)
+
+  test("Given records of two versions, when read with version 2 as reader, then version 1's are resolved by Avro's " +
+    "rules (int widened to long, removed field dropped, added field's default) and version 2's read as written") {
+    val registry = new Registry(v1, v2)
+    val d = decoder(registry)
+    fields(d.decode(GsrFrame.write(V1Id, avro(order1("a", 7, "gift")), zlib = false)).toOption.get) shouldBe
+      Seq(s("a"), 7L, s("EUR"))
+    fields(d.decode(GsrFrame.write(V2Id, avro(order2("b", 1L << 40, "USD")), zlib = true)).toOption.get) shouldBe
+      Seq(s("b"), 1L << 40, s("USD"))
+    fields(d.decode(GsrFrame.write(V1Id, avro(order1("c", 8, null)), zlib = true)).toOption.get) shouldBe
+      Seq(s("c"), 8L, s("EUR"))
+    registry.fetches shouldBe 2
+  }
+
+  test("Given a version whose fetch failed for a while, when it can be fetched again, then it is decoded: transient " +
+    "failures are not cached, unlike versions") {
+    val registry = new Registry(v1)
+    var down = true
+    val d = new GsrAvroDecoder(
+      registry.target,
+      V2,
+      id => if (down) throw new IllegalStateException("GetSchemaVersion failed: throttled") else registry.lookup(id))
+    val record = GsrFrame.write(V1Id, avro(order1("a", 1, null)), zlib = false)
+    d.decode(record).left.toOption.get.reason should include("cannot be fetched: GetSchemaVersion failed: throttled")
+    down = false
+    fields(d.decode(record).toOption.get) shouldBe Seq(s("a"), 1L, s("EUR"))
+    d.decode(record).isRight shouldBe true
+    registry.fetches shouldBe 1
+  }
+
+  test("Given a reader that a writer version cannot be resolved against, then the record fails naming the field") {
+    val registry = new Registry(v2)
+    // Version 2 has no default for note-less readers' new field "priority": resolution must refuse.
+    val reader = new org.apache.avro.Schema.Parser().parse(
+      """{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"string"},
+        |{"name":"priority","type":"int"}]}""".stripMargin)
+    val failure = decoder(registry, reader).decode(GsrFrame.write(V2Id, avro(order2("a", 1, "EUR")), zlib = false))
+    failure.left.toOption.get shouldBe a[DecodeFailure]
+    failure.left.toOption.get.versionId shouldBe Some(V2Id)
+    failure.left.toOption.get.reason should (include("cannot be read as the reader schema") and include("priority"))
+  }
+
+  test("every bad input gives a failure naming what is wrong, and the version id when the frame has one") {
+    val registry = new Registry(v1, v2)
+    val d = decoder(registry)
+    val good = GsrFrame.write(V2Id, avro(order2("a", 1, "EUR")), zlib = false)
+    val unknown = UUID.fromString("11111111-2222-3333-4444-555555555555")
+    def reason(bytes: Array[Byte]): (Option[UUID], String) = {
+      val failure = d.decode(bytes).left.toOption.getOrElse(fail(s"decoded ${bytes.mkString(",")}"))
+      (failure.versionId, failure.reason)
+    }
+    reason(Array[Byte](3, 0, 1)) shouldBe
+      (None, "a Glue Schema Registry frame has at least 18 bytes, this record has 3")
+    reason(good.updated(0, 2.toByte))._2 should include("the first byte is 2, not 3")
+    reason(good.updated(1, 1.toByte)) shouldBe (Some(V2Id), "compression byte 1 is neither 0 (none) nor 5 (zlib)")
+    reason(good.updated(1, 5.toByte))._2 should include("the zlib-compressed payload is corrupt")
+    val zlib = GsrFrame.write(V2Id, avro(order2("a", 1, "EUR")), zlib = true)
+    reason(zlib.dropRight(3))._2 shouldBe "the zlib-compressed payload is truncated"
+    reason(GsrFrame.write(unknown, avro(order2("a", 1, "EUR")), zlib = false)) shouldBe
+      (Some(unknown), s"schema version $unknown is not in the registry")
+    reason(good.dropRight(2))._2 should include(s"the payload is not Avro of schema version $V2Id")
+    reason(good :+ 0.toByte)._2 shouldBe s"the payload has bytes left after the record of schema version $V2Id"
+  }
+
+  test("Given a version of another data format, then its records fail saying only Avro is decoded") {
+    val json = SchemaVersion(UUID.fromString("22222222-2222-3333-4444-555555555555"), "{}", "JSON")
+    val failure = decoder(new Registry(json)).decode(GsrFrame.write(json.id, "{}".getBytes("UTF-8"), zlib = false))
+    failure.left.toOption.get.reason shouldBe s"schema version ${json.id} is JSON, and this decoder reads Avro only"
+  }
+}

@@ -1,0 +1,56 @@
+package io.github.sparkkinesis.payloads
+
+import java.io.ByteArrayOutputStream
+import java.util.UUID
+
+import org.apache.avro.Schema
+import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
+import org.apache.avro.io.EncoderFactory
+
+import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
+
+/** Two versions of an order schema, and Avro payloads of them, for the GSR tests. */
+object GsrTestData {
+
+  /** Version 1: id, amount (int), note; version 2 drops note, widens amount to long and adds currency (default). */
+  val V1: Schema = new Schema.Parser().parse(
+    """{"type":"record","name":"Order","namespace":"shop","fields":[
+      |{"name":"id","type":"string"},
+      |{"name":"amount","type":"int"},
+      |{"name":"note","type":["null","string"],"default":null}]}""".stripMargin)
+
+  val V2: Schema = new Schema.Parser().parse(
+    """{"type":"record","name":"Order","namespace":"shop","fields":[
+      |{"name":"id","type":"string"},
+      |{"name":"amount","type":"long"},
+      |{"name":"currency","type":"string","default":"EUR"}]}""".stripMargin)
+
+  val V1Id: UUID = UUID.fromString("0f8e3a52-7c1d-4d7e-9a55-1c2b3d4e5f60")
+  val V2Id: UUID = UUID.fromString("9b1d2c3e-4f50-4a6b-8c7d-0e1f2a3b4c5d")
+
+  val Target: GlueTarget = GlueTarget(ClientSettings(Some("us-east-1"), None, None, RetrySettings(0, 100, 100)), None)
+
+  def order1(id: String, amount: Int, note: String): GenericRecord = {
+    val r = new GenericData.Record(V1)
+    r.put("id", id)
+    r.put("amount", amount)
+    r.put("note", note)
+    r
+  }
+
+  def order2(id: String, amount: Long, currency: String): GenericRecord = {
+    val r = new GenericData.Record(V2)
+    r.put("id", id)
+    r.put("amount", amount)
+    r.put("currency", currency)
+    r
+  }
+
+  def avro(record: GenericRecord): Array[Byte] = {
+    val out = new ByteArrayOutputStream()
+    val encoder = EncoderFactory.get().binaryEncoder(out, null)
+    new GenericDatumWriter[GenericRecord](record.getSchema).write(record, encoder)
+    encoder.flush()
+    out.toByteArray
+  }
+}

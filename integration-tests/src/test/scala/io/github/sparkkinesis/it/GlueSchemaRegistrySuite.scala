@@ -1,0 +1,186 @@
+package io.github.sparkkinesis.it
+
+import java.io.ByteArrayOutputStream
+import java.nio.ByteBuffer
+import java.util.UUID
+import java.util.zip.DeflaterOutputStream
+
+import scala.concurrent.duration._
+
+import org.apache.avro.Schema
+import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
+import org.apache.avro.io.EncoderFactory
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.functions.{col, lit, struct}
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+
+import io.github.sparkkinesis.payloads.functions.{from_glue_schema_registry, to_glue_schema_registry}
+
+/**
+ * The Glue Schema Registry functions against moto's registry, through the shaded JAR: records of two schema versions
+ * (framed by the documented byte layout, with Spark's own Avro), zlib frames, every bad input per mode, registration,
+ * and end to end through kinesis-mock.
+ */
+class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
+  private val registry = s"it-registry-${UUID.randomUUID.toString.take(8)}"
+
+  private val v1 = new Schema.Parser().parse(
+    """{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"string"},
+      |{"name":"amount","type":"int"},{"name":"note","type":["null","string"],"default":null}]}""".stripMargin)
+  private val v2 = new Schema.Parser().parse(
+    """{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"id","type":"string"},
+      |{"name":"amount","type":"long"},{"name":"currency","type":"string","default":"EUR"}]}""".stripMargin)
+
+  /** Version ids of v1 and v2 of a new schema named `schema` (v2 registered after v1, so v2 is the latest). */
+  private def twoVersions(schema: String): (UUID, UUID) =
+    (MotoGlue.createSchema(registry, schema, v1.toString), MotoGlue.registerVersion(registry, schema, v2.toString))
+
+  private lazy val registryCreated = MotoGlue.createRegistry(registry)
+
+  private def options(extra: (String, String)*): Map[String, String] = MotoGlue.functionOptions ++ extra
+
+  private def avro(schema: Schema, values: Any*): Array[Byte] = {
+    val record = new GenericData.Record(schema)
+    values.zipWithIndex.foreach { case (v, i) => record.put(i, v) }
+    val out = new ByteArrayOutputStream()
+    val encoder = EncoderFactory.get().binaryEncoder(out, null)
+    new GenericDatumWriter[GenericRecord](schema).write(record, encoder)
+    encoder.flush()
+    out.toByteArray
+  }
+
+  /** The GSR frame as AWS documents it: 3, compression (0 or 5 for zlib), the version id's 16 bytes, the payload. */
+  private def frame(id: UUID, payload: Array[Byte], zlib: Boolean = false): Array[Byte] = {
+    val body = if (!zlib) payload
+    else {
+      val out = new ByteArrayOutputStream()
+      val deflater = new DeflaterOutputStream(out)
+      deflater.write(payload)
+      deflater.close()
+      out.toByteArray
+    }
+    ByteBuffer.allocate(18 + body.length).put(3.toByte).put((if (zlib) 5 else 0).toByte)
+      .putLong(id.getMostSignificantBits).putLong(id.getLeastSignificantBits).put(body).array()
+  }
+
+  private def binaries(rows: Seq[Array[Byte]]): DataFrame = {
+    val session = spark
+    import session.implicits._
+    rows.toDF("data")
+  }
+
+  test("Given records of two versions, some zlib, when decoded with the latest version as reader, then version 1's " +
+    "are resolved (int widened, removed field dropped, added field's default) and version 2's read as written") {
+    registryCreated
+    val (id1, id2) = twoVersions("orders-evolution")
+    val records = Seq(
+      frame(id1, avro(v1, "a", 7, "gift")),
+      frame(id1, avro(v1, "b", 8, null), zlib = true),
+      frame(id2, avro(v2, "c", 1L << 40, "USD"), zlib = true),
+      frame(id2, avro(v2, "d", 9L, "GBP")))
+    val decoded = binaries(records)
+      .select(from_glue_schema_registry(col("data"), registry, "orders-evolution", options()).as("o"))
+      .select("o.*")
+    decoded.columns.toSeq shouldBe Seq("id", "amount", "currency")
+    decoded.collect().map(r => (r.getString(0), r.getLong(1), r.getString(2))).toSet shouldBe
+      Set(("a", 7L, "EUR"), ("b", 8L, "EUR"), ("c", 1L << 40, "USD"), ("d", 9L, "GBP"))
+  }
+
+  test("Given every kind of bad record, when decoded PERMISSIVE with errorColumn, then each gives null fields and " +
+    "its reason, the good record its fields; FAILFAST fails the task naming the version and the record's position") {
+    registryCreated
+    val (id1, _) = twoVersions("orders-bad")
+    val unknown = UUID.randomUUID()
+    val good = frame(id1, avro(v1, "ok", 1, null))
+    val bad = Seq(
+      "short" -> Array[Byte](3, 0, 1),
+      "header" -> good.updated(0, 9.toByte),
+      "compression" -> good.updated(1, 7.toByte),
+      "corrupt zlib" -> good.updated(1, 5.toByte),
+      "unknown version" -> frame(unknown, avro(v1, "x", 1, null)),
+      "not avro" -> good.dropRight(3),
+      "trailing bytes" -> (good :+ 1.toByte))
+    val reasons = binaries(good +: bad.map(_._2))
+      .select(from_glue_schema_registry(col("data"), registry, "orders-bad", options("errorColumn" -> "why")).as("o"))
+      .select("o.*").collect()
+    val byId = reasons.map(r => (Option(r.getString(0)), r.getString(3))).toSeq
+    byId.head shouldBe (Some("ok"), null)
+    byId.tail.map(_._1).toSet shouldBe Set(None)
+    val why = byId.tail.map(_._2)
+    why(0) should include("at least 18 bytes")
+    why(1) should include("the first byte is 9, not 3")
+    why(2) should include("compression byte 7")
+    why(3) should include("zlib-compressed payload is corrupt")
+    why(4) should (include(unknown.toString) and include("EntityNotFoundException"))
+    why(5) should include(s"the payload is not Avro of schema version $id1")
+    why(6) should include("bytes left after the record")
+
+    val withPosition = binaries(Seq(frame(unknown, avro(v1, "x", 1, null))))
+      .select(struct(col("data"), lit("shardId-000000000003").as("shardId"), lit("4955").as("sequenceNumber")).as("r"))
+    val failure = the[Exception] thrownBy withPosition
+      .select(from_glue_schema_registry(col("r"), registry, "orders-bad", options("mode" -> "FAILFAST"))).collect()
+    val message =
+      Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
+    message should (include(s"of schema version $unknown") and include("sequence number 4955 of shard " +
+      "shardId-000000000003") and include("mode FAILFAST"))
+  }
+
+  test("Given a struct whose schema the registry lacks, then to_glue_schema_registry refuses without auto_register, " +
+    "registers it with auto_register, and its frames decode back, zlib too") {
+    registryCreated
+    MotoGlue.createSchema(registry, "orders-out", v1.toString)
+    val session = spark
+    import session.implicits._
+    val rows = Seq(("a", 1L), ("b", 2L)).toDF("id", "amount").select(struct("id", "amount").as("s"))
+    val refused = the[Exception] thrownBy
+      rows.select(to_glue_schema_registry(col("s"), registry, "orders-out", options())).collect()
+    Iterator.iterate[Throwable](refused)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
+      (include("has no version with the writer's definition") and include("auto_register"))
+    val framed = rows.select(
+      to_glue_schema_registry(
+        col("s"),
+        registry,
+        "orders-out",
+        options(
+          "auto_register" -> "true",
+          "compression" ->
+            "zlib")).as("data"))
+    framed.collect().foreach(r => r.getAs[Array[Byte]](0)(1) shouldBe 5.toByte)
+    val back = framed.select(from_glue_schema_registry(col("data"), registry, "orders-out", options()).as("o"))
+      .select("o.*")
+    back.collect().map(r => (r.getString(0), r.getLong(1))).toSet shouldBe Set(("a", 1L), ("b", 2L))
+  }
+
+  test("Given GSR-framed records put into kinesis-mock, when a streaming query reads and decodes them, then every " +
+    "record's fields arrive exactly once") {
+    registryCreated
+    val (id1, id2) = twoVersions("orders-stream")
+    val stream = TestStreams.createStream("it-gsr", shards = 2)
+    val expected = (0 until 40).map(i => (s"o-$i", i.toLong))
+    TestStreams.putRecords(
+      stream,
+      expected.map { case (id, n) =>
+        val record =
+          if (n % 2 == 0) frame(id1, avro(v1, id, n.toInt, null)) else frame(id2, avro(v2, id, n, "EUR"), zlib = true)
+        (id, record)
+      })
+    val name = s"gsr_${UUID.randomUUID.toString.take(8)}"
+    val query = readKinesis(stream, "TRIM_HORIZON")
+      .select(from_glue_schema_registry(
+        struct("data", "shardId", "sequenceNumber"),
+        registry,
+        "orders-stream",
+        options("mode" -> "FAILFAST")).as("o"))
+      .select("o.id", "o.amount")
+      .writeStream.format("memory").queryName(name).option("checkpointLocation", newCheckpointDir()).start()
+    try {
+      Eventually.awaitValue(s"the ${expected.size} records decoded", 60.seconds) {
+        query.processAllAvailable()
+        Some(spark.table(name).count()).filter(_ >= expected.size)
+      }
+      spark.table(name).collect().map(r => (r.getString(0), r.getLong(1))).toSeq should
+        contain theSameElementsAs expected
+    } finally query.stop()
+  }
+}
