@@ -1,0 +1,55 @@
+package io.github.sparkkinesis.payloads
+
+import java.io.ByteArrayOutputStream
+import java.util.zip.DeflaterOutputStream
+
+import org.apache.spark.sql.functions.col
+
+import io.github.sparkkinesis.payloads.functions.decompress
+
+/** decompress with each codec, on valid and corrupt payloads. */
+class DecompressSuite extends PayloadSuiteBase {
+
+  private val text = utf8("""{"event":"click","note":"café"}""" * 20)
+
+  private def zlib(bytes: Array[Byte]): Array[Byte] = {
+    val out = new ByteArrayOutputStream()
+    val deflater = new DeflaterOutputStream(out)
+    deflater.write(bytes)
+    deflater.close()
+    out.toByteArray
+  }
+
+  private val compressed = Map(
+    "gzip" -> gzip(text),
+    "zlib" -> zlib(text),
+    "zstd" -> com.github.luben.zstd.Zstd.compress(text))
+
+  test("Given payloads compressed with gzip, zlib and zstd, when decompressed with their codec, then bytes are back") {
+    compressed.foreach { case (codec, payload) =>
+      withClue(codec) {
+        val decoded = records(payload, gzip(Array.emptyByteArray) ++ Array.emptyByteArray)
+          .select(decompress(col("data"), codec.toUpperCase)).collect().map(_.getAs[Array[Byte]](0))
+        decoded.head shouldBe text
+      }
+    }
+    records(gzip(utf8("a")) ++ gzip(utf8("b"))).select(decompress(col("data"), "gzip")).head()
+      .getAs[Array[Byte]](0) shouldBe utf8("ab")
+  }
+
+  test("Given a payload not in the codec's format, when PERMISSIVE, then null; when FAILFAST, the task fails") {
+    val corrupt = Seq(text, compressed("gzip").dropRight(10), compressed("zlib").take(5), compressed("zstd").drop(4))
+    Seq("gzip", "gzip", "zlib", "zstd").zip(corrupt).foreach { case (codec, payload) =>
+      withClue(codec) {
+        records(payload).select(decompress(col("data"), codec)).head().isNullAt(0) shouldBe true
+      }
+    }
+    failureOf(records(text).select(decompress(col("data"), "zlib", "FAILFAST")).collect()) should
+      include("decompress: the compressed data is corrupt")
+  }
+
+  test("Given a codec it does not know, then the column is refused naming the codecs") {
+    the[IllegalArgumentException] thrownBy decompress(col("data"), "snappy") should have message
+      "decompress: codec 'snappy' is not one of gzip, zlib, zstd; pass one of them"
+  }
+}
