@@ -1,4 +1,6 @@
-"""Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, or as JSON with a schema."""
+"""Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, as JSON with a schema, or in
+one of the formats AWS services write to Kinesis (CloudWatch Logs subscriptions, DynamoDB change records, compressed
+payloads), decoded by the connector's JVM functions."""
 
 from __future__ import annotations
 
@@ -87,4 +89,95 @@ def parse_json_payload(
     return parsed.select(*[parsed[payload][f].alias(f) for f in fields], *metadata)
 
 
-__all__ = ["data_as_json", "data_as_text", "parse_json_payload"]
+# ---- CloudWatch Logs, DynamoDB change records, compressed payloads (the JVM's io.github.sparkkinesis.payloads) ----
+
+
+def _jvm_payload_function(name: str, data: ColumnOrName, *arguments: str) -> "Column":
+    """The column the connector's JVM function ``name`` builds from ``data`` and ``arguments``.
+
+    A classic session's Python Column wraps a JVM Column (``_jc``): the JVM function is called on it through the
+    session's Py4J gateway and its result wrapped again, so the decoding is the JVM's, never mirrored here. A Spark
+    Connect client has no JVM to call, so these functions refuse to build a column there.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import Column
+
+    column = _column(data)
+    java_column = getattr(column, "_jc", None)
+    context = SparkContext._active_spark_context
+    if java_column is None or context is None:
+        raise RuntimeError(
+            f"pyspark_kinesis.payloads.{name} builds its column with the connector's JVM functions, which need a "
+            "classic Spark session started in this process (with the connector attached, see "
+            "configure_spark_with_kinesis); a Spark Connect client has no JVM to call: decode on a classic session"
+        )
+    functions = context._jvm.io.github.sparkkinesis.payloads.functions
+    return Column(getattr(functions, name)(java_column, *arguments))
+
+
+def cloudwatch_logs(data: ColumnOrName = "data", mode: str = "PERMISSIVE") -> "Column":
+    """A CloudWatch Logs subscription record (gzip-compressed, as a subscription filter writes it, or not) as a struct
+    ``messageType, owner, logGroup, logStream, subscriptionFilters, logEvents: array<struct<id, timestamp,
+    message>>, error``. CloudWatch Logs also sends ``CONTROL_MESSAGE`` records to check the stream is reachable:
+    keep ``messageType = 'DATA_MESSAGE'`` to drop them.
+
+    :param data: the binary column, ``data`` by default.
+    :param mode: ``PERMISSIVE`` (a record that cannot be decoded gives only ``error``, the reason) or ``FAILFAST``
+        (the task fails with the reason).
+
+    Example::
+
+        from pyspark.sql.functions import col, explode
+        logs = events.select(cloudwatch_logs().alias("logs")).where("logs.messageType = 'DATA_MESSAGE'")
+        logs.select("logs.logGroup", explode("logs.logEvents").alias("event")).select("logGroup", "event.*")
+    """
+    return _jvm_payload_function("cloudwatch_logs", data, mode)
+
+
+def dynamodb_change(
+    item_schema: Union["StructType", str], data: ColumnOrName = "data", mode: str = "PERMISSIVE"
+) -> "Column":
+    """A Kinesis Data Streams for DynamoDB change record as a struct ``eventName, eventID, tableName,
+    approximateCreationDateTime, keys, newImage, oldImage, error``, the keys and images typed by ``item_schema``
+    from DynamoDB JSON. Numbers go into the schema's integral, floating or decimal type exactly: a number that does
+    not fit (a fraction into a BIGINT, too many digits for the DECIMAL) makes the record malformed.
+
+    :param item_schema: a ``StructType`` or a DDL string such as ``"pk STRING, qty INT, price DECIMAL(10,2)"``.
+    :param data: the binary column, ``data`` by default.
+    :param mode: ``PERMISSIVE`` (a record that cannot be decoded gives only ``error``, the reason) or ``FAILFAST``.
+
+    Example::
+
+        changes = events.select(dynamodb_change("pk STRING, qty INT").alias("c")).select("c.*")
+    """
+    from pyspark.sql.types import StructType
+
+    if isinstance(item_schema, StructType):
+        item_schema = item_schema.json()
+    elif not isinstance(item_schema, str):
+        raise TypeError(f"item_schema must be a StructType or a DDL string, not {type(item_schema).__name__}")
+    return _jvm_payload_function("dynamodb_change", data, item_schema, mode)
+
+
+def decompress(codec: str, data: ColumnOrName = "data", mode: str = "PERMISSIVE") -> "Column":
+    """The payload decompressed with ``codec``: ``gzip``, ``zlib`` or ``zstd``.
+
+    :param codec: the compression format.
+    :param data: the binary column, ``data`` by default.
+    :param mode: ``PERMISSIVE`` (null for a payload that is not in that format) or ``FAILFAST``.
+
+    Example::
+
+        events.select(data_as_json("eventType STRING", decompress("gzip")).alias("event"))
+    """
+    return _jvm_payload_function("decompress", data, codec, mode)
+
+
+__all__ = [
+    "cloudwatch_logs",
+    "data_as_json",
+    "data_as_text",
+    "decompress",
+    "dynamodb_change",
+    "parse_json_payload",
+]

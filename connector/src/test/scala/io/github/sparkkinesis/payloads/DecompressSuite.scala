@@ -37,7 +37,7 @@ class DecompressSuite extends PayloadSuiteBase {
       .getAs[Array[Byte]](0) shouldBe utf8("ab")
   }
 
-  test("Given a payload not in the codec's format, when PERMISSIVE, then null; when FAILFAST, the task fails") {
+  test("Given a payload not in the codec's format, when PERMISSIVE, then null; when FAILFAST, the query fails") {
     val corrupt = Seq(text, compressed("gzip").dropRight(10), compressed("zlib").take(5), compressed("zstd").drop(4))
     Seq("gzip", "gzip", "zlib", "zstd").zip(corrupt).foreach { case (codec, payload) =>
       withClue(codec) {

@@ -140,7 +140,7 @@ class DynamoDbChangeSuite extends PayloadSuiteBase {
     }
   }
 
-  test("Given a value that does not fit, when FAILFAST, then the task fails naming the attribute") {
+  test("Given a value that does not fit, when FAILFAST, then the query fails naming the attribute") {
     val ddl = "pk STRING, qty INT"
     failureOf(records(withImage(""""qty":{"N":"1.5"}""")).select(dynamodb_change(col("data"), ddl, "FAILFAST"))
       .collect()) should include("dynamodb_change: attribute newImage.qty's number 1.5 does not fit the item " +
