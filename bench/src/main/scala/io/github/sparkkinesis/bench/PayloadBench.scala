@@ -13,8 +13,8 @@ import io.github.sparkkinesis.payloads.functions.{cloudwatch_logs, decompress, d
 /**
  * Decoding rate of the payload functions (`bench/run --only payloads [rows]`): rows per second on one core (a
  * `local[1]` session) for each function and for Spark's `from_json` on the same payloads, in the same run. The rows
- * cycle through 64 distinct payloads picked by row id, so nothing is constant-folded; each result is hashed whole,
- * so that no field is pruned from either side. Best of three runs per query, after one warm-up run.
+ * cycle through 64 distinct payloads picked by row id, so nothing is constant-folded; each result is hashed whole, so
+ * that no field is pruned from either side. Best of three runs per query, after one warm-up run.
  */
 object PayloadBench {
 
@@ -32,7 +32,9 @@ object PayloadBench {
         ("cloudwatch_logs, gzip", logs.map(gzip), cloudwatch_logs(col("data"))),
         ("cloudwatch_logs, uncompressed JSON", logs, cloudwatch_logs(col("data"))),
         ("from_json, uncompressed JSON (CloudWatch schema)", logs, fromJson(CloudWatchJsonSchema)),
-        ("from_json(decompress gzip) (CloudWatch schema)", logs.map(gzip),
+        (
+          "from_json(decompress gzip) (CloudWatch schema)",
+          logs.map(gzip),
           from_json(decompress(col("data"), "gzip").cast("string"), StructType.fromDDL(CloudWatchJsonSchema))),
         ("dynamodb_change (typed images)", changes, dynamodb_change(col("data"), ItemSchema, "PERMISSIVE")),
         ("from_json (DynamoDB JSON as nested strings)", changes, fromJson(DynamoDbJsonSchema)),
@@ -44,7 +46,8 @@ object PayloadBench {
       cases.foreach { case (name, payloads, decode) =>
         val input = records(spark, payloads, rows)
         val rate = (0 to 3).map(_ => rowsPerSecond(input, decode, rows)).tail.max
-        println(f"payloads: $name%-52s ${rate / 1000}%8.1f k rows/s  (${payloads.map(_.length).sum / distinct} B/record)")
+        println(
+          f"payloads: $name%-52s ${rate / 1000}%8.1f k rows/s  (${payloads.map(_.length).sum / distinct} B/record)")
       }
     } finally spark.stop()
   }
@@ -79,7 +82,8 @@ object PayloadBench {
         s""""message":"2026-11-27T00:00:00Z INFO request $i.$e handled in ${e * 7} ms path=/api/orders/$i status=200"}"""
     }
     s"""{"messageType":"DATA_MESSAGE","owner":"111122223333","logGroup":"/aws/lambda/checkout",""" +
-      s""""logStream":"2026/11/27/[$$LATEST]$i","subscriptionFilters":["to-kinesis"],"logEvents":[${events.mkString(",")}]}"""
+      s""""logStream":"2026/11/27/[$$LATEST]$i","subscriptionFilters":["to-kinesis"],"logEvents":[${events.mkString(
+          ",")}]}"""
   }
 
   /** A MODIFY of an item of seven attributes, both images. */

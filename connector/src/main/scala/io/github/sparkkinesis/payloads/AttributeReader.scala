@@ -14,8 +14,8 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * Reads one DynamoDB attribute value in DynamoDB JSON (`{"S": "text"}`, `{"N": "12.5"}`, `{"M": {...}}`, ...) as a
  * value of the Spark type the item schema gives the attribute at `path`. Built once per schema, so that decoding a
- * record walks a tree of readers without looking at the schema again. `{"NULL": true}` is null whatever the type;
- * any other DynamoDB type the Spark type cannot hold exactly is a [[PayloadError]] naming the attribute.
+ * record walks a tree of readers without looking at the schema again. `{"NULL": true}` is null whatever the type; any
+ * other DynamoDB type the Spark type cannot hold exactly is a [[PayloadError]] naming the attribute.
  */
 private[payloads] abstract class AttributeReader(val path: String, val dataType: DataType) extends Serializable {
 
@@ -30,7 +30,8 @@ private[payloads] abstract class AttributeReader(val path: String, val dataType:
   /** The attribute value `p` is on (its START_OBJECT); leaves `p` on its END_OBJECT. */
   final def read(p: JsonParser): Any = {
     if (p.currentToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME)
-      PayloadError(s"""attribute $path is not a DynamoDB attribute value (an object with one type, such as {"S": ...})""")
+      PayloadError(
+        s"""attribute $path is not a DynamoDB attribute value (an object with one type, such as {"S": ...})""")
     val tag = p.currentName()
     p.nextToken()
     val value =
@@ -43,7 +44,8 @@ private[payloads] abstract class AttributeReader(val path: String, val dataType:
   }
 
   protected def mismatch(tag: String): Nothing =
-    PayloadError(s"attribute $path is of DynamoDB type $tag, which the item schema's ${dataType.simpleString} cannot hold")
+    PayloadError(
+      s"attribute $path is of DynamoDB type $tag, which the item schema's ${dataType.simpleString} cannot hold")
 
   protected def notFit(text: String): Nothing =
     PayloadError(s"attribute $path's number $text does not fit the item schema's ${dataType.simpleString}")
@@ -89,7 +91,9 @@ private[payloads] object AttributeReader {
       if (tag != "B") mismatch(tag)
       else
         try Base64.getDecoder.decode(text)
-        catch { case e: IllegalArgumentException => PayloadError(s"attribute $path's B is not base64: ${e.getMessage}") }
+        catch {
+          case e: IllegalArgumentException => PayloadError(s"attribute $path's B is not base64: ${e.getMessage}")
+        }
   }
 
   private final class BooleanReader(path: String) extends AttributeReader(path, BooleanType) {
@@ -205,7 +209,9 @@ private[payloads] object AttributeReader {
     override protected def tagged(tag: String, p: JsonParser): Any =
       if (tag == "M") item(p, s"attribute $path's M") else mismatch(tag)
 
-    /** The object of attributes `p` is on (an image, or an M's value; `what` in messages) as a row; JSON null is null. */
+    /**
+     * The object of attributes `p` is on (an image, or an M's value; `what` in messages) as a row; JSON null is null.
+     */
     def item(p: JsonParser, what: String): InternalRow =
       if (p.currentToken() == JsonToken.VALUE_NULL) null
       else {

@@ -15,8 +15,8 @@ import org.apache.spark.unsafe.types.UTF8String
 /**
  * A CloudWatch Logs subscription record (gzip-compressed JSON, as a subscription filter delivers it, or the JSON
  * already decompressed, as Firehose's decompression leaves it) as a [[CloudWatchLogs.schema]] row. Fields AWS may add
- * are skipped; a known field of the wrong JSON type, a messageType other than DATA_MESSAGE or CONTROL_MESSAGE, or
- * bytes that are neither gzip nor JSON make the record malformed.
+ * are skipped; a known field of the wrong JSON type, a messageType other than DATA_MESSAGE or CONTROL_MESSAGE, or bytes
+ * that are neither gzip nor JSON make the record malformed.
  */
 case class CloudWatchLogs(child: Expression, mode: PayloadMode) extends PayloadExpression {
   import CloudWatchLogs._

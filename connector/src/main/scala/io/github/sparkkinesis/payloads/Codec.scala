@@ -44,6 +44,17 @@ object Codec {
    */
   case object Zstd extends Codec("zstd") {
     def open(in: InputStream): InputStream = new com.github.luben.zstd.ZstdInputStream(in)
+
+    // One native call when the frame's header gives its size (zstd's tools and libraries write it by default): a
+    // stream per record costs a native context and large buffers, ten times slower on small records. Anything the
+    // one call refuses (several frames, a corrupt frame) goes through the stream, whose verdict stands.
+    override def decompress(bytes: Array[Byte]): Array[Byte] = {
+      val size = com.github.luben.zstd.Zstd.decompressedSize(bytes)
+      if (size <= 0 || size > Int.MaxValue - 8) super.decompress(bytes)
+      else
+        try com.github.luben.zstd.Zstd.decompress(bytes, size.toInt)
+        catch { case _: com.github.luben.zstd.ZstdException => super.decompress(bytes) }
+    }
   }
 
   val all: Seq[Codec] = Seq(Gzip, Zlib, Zstd)

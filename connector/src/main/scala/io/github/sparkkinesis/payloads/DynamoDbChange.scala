@@ -77,8 +77,8 @@ case class DynamoDbChange(child: Expression, itemSchema: StructType, mode: Paylo
 object DynamoDbChange {
   private val DynamoDbSource = UTF8String.fromString("aws:dynamodb")
   private val EventNames = Set("INSERT", "MODIFY", "REMOVE").map(UTF8String.fromString)
-  private val Fields = Seq("eventName", "eventID", "tableName", "approximateCreationDateTime", "keys", "newImage",
-    "oldImage", "error")
+  private val Fields =
+    Seq("eventName", "eventID", "tableName", "approximateCreationDateTime", "keys", "newImage", "oldImage", "error")
   private val EventName = 0
   private val EventId = 1
   private val TableName = 2
@@ -114,7 +114,8 @@ object DynamoDbChange {
       case other =>
         PayloadError(s"ApproximateCreationDateTimePrecision is '$other', not MILLISECOND or MICROSECOND")
     }
-    try value.movePointRight(6).divide(java.math.BigDecimal.valueOf(unitsPerSecond)).setScale(0,
+    try value.movePointRight(6).divide(java.math.BigDecimal.valueOf(unitsPerSecond)).setScale(
+        0,
         java.math.RoundingMode.FLOOR).longValueExact()
     catch { case _: ArithmeticException => PayloadError(s"ApproximateCreationDateTime $value is out of range") }
   }

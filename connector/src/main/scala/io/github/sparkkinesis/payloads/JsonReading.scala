@@ -46,8 +46,9 @@ private[payloads] object JsonReading {
 
   /** The integer `p` is on. */
   def long(p: JsonParser, what: String): Long = p.currentToken() match {
-    case JsonToken.VALUE_NUMBER_INT if p.getNumberType == JsonParser.NumberType.INT ||
-        p.getNumberType == JsonParser.NumberType.LONG =>
+    case JsonToken.VALUE_NUMBER_INT
+        if p.getNumberType == JsonParser.NumberType.INT ||
+          p.getNumberType == JsonParser.NumberType.LONG =>
       p.getLongValue
     case other => PayloadError(s"$what is ${describe(p, other)}, not a 64-bit integer")
   }

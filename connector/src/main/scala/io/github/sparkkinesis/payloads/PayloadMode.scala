@@ -3,8 +3,8 @@ package io.github.sparkkinesis.payloads
 import java.util.Locale
 
 /**
- * What a payload function does with a record it cannot decode: PERMISSIVE gives null (and the reason where the
- * result has an `error` field), FAILFAST fails the task with the reason.
+ * What a payload function does with a record it cannot decode: PERMISSIVE gives null (and the reason where the result
+ * has an `error` field), FAILFAST fails the task with the reason.
  */
 sealed abstract class PayloadMode(val name: String) extends Serializable
 
@@ -33,6 +33,6 @@ private[payloads] object PayloadError {
 
 /** A record a payload function could not decode in FAILFAST mode. */
 final class MalformedPayloadException(function: String, reason: String)
-  extends RuntimeException(
-    s"$function: $reason. The record was not decoded (mode FAILFAST); mode PERMISSIVE gives null instead" +
-      " (and the reason in the result's error field, where it has one)")
+    extends RuntimeException(
+      s"$function: $reason. The record was not decoded (mode FAILFAST); mode PERMISSIVE gives null instead" +
+        " (and the reason in the result's error field, where it has one)")

@@ -16,10 +16,10 @@ object functions {
   // ---- CloudWatch Logs, DynamoDB change records, compressed payloads ----
 
   /**
-   * A CloudWatch Logs subscription record as `messageType, owner, logGroup, logStream, subscriptionFilters,
-   * logEvents: array<struct<id, timestamp, message>>, error`; gzip-compressed (as subscriptions deliver it) or not.
-   * CloudWatch Logs sends a `CONTROL_MESSAGE` to check that the stream is reachable: keep `messageType =
-   * 'DATA_MESSAGE'` to drop it.
+   * A CloudWatch Logs subscription record as `messageType, owner, logGroup, logStream, subscriptionFilters, logEvents:
+   * array<struct<id, timestamp, message>>, error`; gzip-compressed (as subscriptions deliver it) or not. CloudWatch
+   * Logs sends a `CONTROL_MESSAGE` to check that the stream is reachable: keep `messageType = 'DATA_MESSAGE'` to drop
+   * it.
    */
   def cloudwatch_logs(data: Column): Column = cloudwatch_logs(data, PayloadMode.Permissive.name)
 
@@ -35,7 +35,10 @@ object functions {
   def dynamodb_change(data: Column, itemSchema: StructType): Column =
     dynamodb_change(data, itemSchema, PayloadMode.Permissive.name)
 
-  /** [[dynamodb_change(data:org\.apache\.spark\.sql\.Column,itemSchema:org\.apache\.spark\.sql\.types\.StructType)* dynamodb_change]] in `mode`. */
+  /**
+   * [[dynamodb_change(data:org\.apache\.spark\.sql\.Column,itemSchema:org\.apache\.spark\.sql\.types\.StructType)* dynamodb_change]]
+   * in `mode`.
+   */
   def dynamodb_change(data: Column, itemSchema: StructType, mode: String): Column =
     column(DynamoDbChange(expression(data), itemSchema, PayloadMode.parse(mode, "dynamodb_change")))
 
@@ -57,7 +60,8 @@ object functions {
     parsed match {
       case struct: StructType => struct
       case other =>
-        throw new IllegalArgumentException(s"dynamodb_change: the item schema must be a struct, not ${other.simpleString}")
+        throw new IllegalArgumentException(
+          s"dynamodb_change: the item schema must be a struct, not ${other.simpleString}")
     }
   }
 

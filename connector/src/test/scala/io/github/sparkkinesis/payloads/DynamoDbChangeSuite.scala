@@ -44,7 +44,8 @@ class DynamoDbChangeSuite extends PayloadSuiteBase {
       .withColumn("approximateCreationDateTime", expr("unix_micros(approximateCreationDateTime)")).collect()
 
   test("Given an INSERT with every DynamoDB type, when decoded, then the new image is typed by the item schema") {
-    val Array(change) = decode(record("INSERT",
+    val Array(change) = decode(record(
+      "INSERT",
       s""""ApproximateCreationDateTime":1764201600123,$keys,"NewImage":$fullImage,"SizeBytes":512,
          |"ApproximateCreationDateTimePrecision":"MILLISECOND"""".stripMargin))
     change.getAs[String]("eventName") shouldBe "INSERT"
@@ -79,13 +80,17 @@ class DynamoDbChangeSuite extends PayloadSuiteBase {
 
   test("Given MODIFY and REMOVE with microsecond precision, then images and times are exact, REMOVE has no new image") {
     val Array(modify, remove) = decode(
-      record("MODIFY",
+      record(
+        "MODIFY",
         s""""ApproximateCreationDateTime":1764201600123456,$keys,"NewImage":{"pk":{"S":"order#1"},"qty":{"N":"4"}},
            |"OldImage":{"pk":{"S":"order#1"},"qty":{"N":"3"}},
-           |"ApproximateCreationDateTimePrecision":"MICROSECOND"""".stripMargin, "e-2"),
-      record("REMOVE",
+           |"ApproximateCreationDateTimePrecision":"MICROSECOND"""".stripMargin,
+        "e-2"),
+      record(
+        "REMOVE",
         s""""ApproximateCreationDateTime":1764201600999999,$keys,"OldImage":{"pk":{"S":"order#1"},"qty":{"N":"4"}},
-           |"ApproximateCreationDateTimePrecision":"MICROSECOND"""".stripMargin, "e-3"))
+           |"ApproximateCreationDateTimePrecision":"MICROSECOND"""".stripMargin,
+        "e-3"))
     modify.getAs[Long]("approximateCreationDateTime") shouldBe 1764201600123456L
     modify.getAs[Row]("newImage").getAs[Int]("qty") shouldBe 4
     modify.getAs[Row]("oldImage").getAs[Int]("qty") shouldBe 3
@@ -124,19 +129,18 @@ class DynamoDbChangeSuite extends PayloadSuiteBase {
     "another event source" -> (utf8("""{"eventName":"INSERT","eventSource":"aws:s3"}""") ->
       "eventSource is 'aws:s3', not aws:dynamodb"),
     "no eventName" -> (utf8("""{"dynamodb":{}}""") -> "eventName is missing, not INSERT, MODIFY or REMOVE"),
-    "a bad precision" -> (record("INSERT", """"ApproximateCreationDateTime":1,
+    "a bad precision" -> (record(
+      "INSERT",
+      """"ApproximateCreationDateTime":1,
       |"ApproximateCreationDateTimePrecision":"SECOND"""".stripMargin) -> "Precision is 'SECOND'"),
     "not JSON" -> (utf8("{\"eventName\":") -> "the JSON is malformed"),
     "empty" -> (Array.emptyByteArray -> "the record is empty"))
 
   test("Given values that do not fit and records that are not change records, when PERMISSIVE, then error says why") {
     val decoded = decode(malformed.map(_._2._1): _*)
-    decoded.zip(malformed).foreach { case (row, (name, (_, reason))) =>
-      withClue(name) {
-        row.getAs[String]("error") should include(reason)
-        row.getAs[Row]("newImage") shouldBe null
-        row.getAs[String]("eventName") shouldBe null
-      }
+    assertMalformed(decoded.toSeq, malformed) { row =>
+      row.getAs[Row]("newImage") shouldBe null
+      row.getAs[String]("eventName") shouldBe null
     }
   }
 

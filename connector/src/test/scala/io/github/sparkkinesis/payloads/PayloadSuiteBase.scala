@@ -1,8 +1,8 @@
 package io.github.sparkkinesis.payloads
 
-import java.io.ByteArrayOutputStream
+import java.io.{ByteArrayOutputStream, OutputStream}
 import java.nio.charset.StandardCharsets.UTF_8
-import java.util.zip.GZIPOutputStream
+import java.util.zip.{DeflaterOutputStream, GZIPOutputStream}
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.scalatest.BeforeAndAfterAll
@@ -28,13 +28,28 @@ abstract class PayloadSuiteBase extends AnyFunSuite with Matchers with BeforeAnd
 
   protected def utf8(text: String): Array[Byte] = text.getBytes(UTF_8)
 
-  protected def gzip(bytes: Array[Byte]): Array[Byte] = {
+  protected def gzip(bytes: Array[Byte]): Array[Byte] = compress(bytes, new GZIPOutputStream(_))
+  protected def zlib(bytes: Array[Byte]): Array[Byte] = compress(bytes, new DeflaterOutputStream(_))
+
+  private def compress(bytes: Array[Byte], stream: ByteArrayOutputStream => OutputStream): Array[Byte] = {
     val out = new ByteArrayOutputStream()
-    val zip = new GZIPOutputStream(out)
-    zip.write(bytes)
-    zip.close()
+    val compressing = stream(out)
+    compressing.write(bytes)
+    compressing.close()
     out.toByteArray
   }
+
+  /**
+   * Checks that each row decoded from a malformed case (named, with the reason expected in its `error` field) has that
+   * reason, and checks with `empty` that the other fields are empty.
+   */
+  protected def assertMalformed(rows: Seq[Row], cases: Seq[(String, (Array[Byte], String))])(empty: Row => Unit): Unit =
+    rows.zip(cases).foreach { case (row, (name, (_, reason))) =>
+      withClue(name) {
+        row.getAs[String]("error") should include(reason)
+        empty(row)
+      }
+    }
 
   /** The messages of the failure `body` ends in and of its causes, joined: where the task's reason is. */
   protected def failureOf(body: => Any): String = {

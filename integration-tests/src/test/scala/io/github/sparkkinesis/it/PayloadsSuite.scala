@@ -42,11 +42,13 @@ class PayloadsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
   test("Given CloudWatch Logs, DynamoDB and zstd records in a stream, when a batch query reads and decodes them, " +
     "then each function gives its rows; FAILFAST fails the task with the reason") {
     val stream = TestStreams.createStream("it-payloads", shards = 1)
-    TestStreams.putRecords(stream, Seq(
-      "logs" -> gzip(logs),
-      "logs" -> gzip(control),
-      "ddb" -> change.getBytes(UTF_8),
-      "zstd" -> com.github.luben.zstd.Zstd.compress("compressed".getBytes(UTF_8))))
+    TestStreams.putRecords(
+      stream,
+      Seq(
+        "logs" -> gzip(logs),
+        "logs" -> gzip(control),
+        "ddb" -> change.getBytes(UTF_8),
+        "zstd" -> com.github.luben.zstd.Zstd.compress("compressed".getBytes(UTF_8))))
     val records = read(stream)
 
     records.where("partitionKey = 'logs'").select(cloudwatch_logs(col("data")).as("logs"))
@@ -64,7 +66,8 @@ class PayloadsSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite
     (insert.getString(0), insert.getString(1), insert.getInt(2), insert.getLong(3)) shouldBe
       (("INSERT", "o1", 2, 1764201600123000L))
 
-    records.where("partitionKey = 'zstd'").select(decompress(col("data"), "zstd").cast("string")).head().getString(0) shouldBe
+    records.where("partitionKey = 'zstd'").select(decompress(col("data"), "zstd").cast("string")).head().getString(
+      0) shouldBe
       "compressed"
 
     val failure = intercept[Exception](
