@@ -78,8 +78,9 @@ object PayloadBench {
   /** A data message of 10 log events of about 120 characters each, as a subscription filter writes it. */
   private def cloudWatchMessage(i: Int): String = {
     val events = (0 until 10).map { e =>
-      s"""{"id":"3784529173647128019651835541201151935811762570201463${1000 + e}","timestamp":${1764201600000L + i * 10 + e},""" +
-        s""""message":"2026-11-27T00:00:00Z INFO request $i.$e handled in ${e * 7} ms path=/api/orders/$i status=200"}"""
+      s"""{"id":"3784529173647128019651835541201151935811762570201463${1000 + e}",""" +
+        s""""timestamp":${1764201600000L + i * 10 + e},"message":"2026-11-27T00:00:00Z INFO request $i.$e """ +
+        s"""handled in ${e * 7} ms path=/api/orders/$i status=200"}"""
     }
     s"""{"messageType":"DATA_MESSAGE","owner":"111122223333","logGroup":"/aws/lambda/checkout",""" +
       s""""logStream":"2026/11/27/[$$LATEST]$i","subscriptionFilters":["to-kinesis"],"logEvents":[${events.mkString(
@@ -90,7 +91,8 @@ object PayloadBench {
   private def dynamoDbChange(i: Int): String = {
     def image(status: String) =
       s"""{"pk":{"S":"order#$i"},"sk":{"N":"${1764201600 + i}"},"status":{"S":"$status"},"total":{"N":"${i}9.90"},""" +
-        s""""qty":{"N":"$i"},"tags":{"SS":["gift","prio$i"]},"address":{"M":{"city":{"S":"Lyon"},"zip":{"S":"6900$i"}}}}"""
+        s""""qty":{"N":"$i"},"tags":{"SS":["gift","prio$i"]},""" +
+        s""""address":{"M":{"city":{"S":"Lyon"},"zip":{"S":"6900$i"}}}}"""
     s"""{"awsRegion":"eu-west-3","dynamodb":{"ApproximateCreationDateTime":${1764201600123456L + i},""" +
       s""""Keys":{"pk":{"S":"order#$i"},"sk":{"N":"${1764201600 + i}"}},"NewImage":${image("paid")},""" +
       s""""OldImage":${image("new")},"SizeBytes":300,"ApproximateCreationDateTimePrecision":"MICROSECOND"},""" +

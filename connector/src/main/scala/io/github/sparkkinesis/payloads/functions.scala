@@ -36,8 +36,7 @@ object functions {
     dynamodb_change(data, itemSchema, PayloadMode.Permissive.name)
 
   /**
-   * [[dynamodb_change(data:org\.apache\.spark\.sql\.Column,itemSchema:org\.apache\.spark\.sql\.types\.StructType)* dynamodb_change]]
-   * in `mode`.
+   * `dynamodb_change` in `mode` (PERMISSIVE or FAILFAST).
    */
   def dynamodb_change(data: Column, itemSchema: StructType, mode: String): Column =
     column(DynamoDbChange(expression(data), itemSchema, PayloadMode.parse(mode, "dynamodb_change")))
