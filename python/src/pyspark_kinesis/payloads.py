@@ -1,9 +1,10 @@
-"""Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, as JSON with a schema, or
-framed by the AWS Glue Schema Registry (the connector's JVM functions do the decoding)."""
+"""Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, as JSON with a schema, or in
+one of the formats AWS services write to Kinesis (AWS Glue Schema Registry frames, CloudWatch Logs subscriptions,
+DynamoDB change records, compressed payloads), decoded by the connector's JVM functions."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -88,23 +89,94 @@ def parse_json_payload(
     return parsed.select(*[parsed[payload][f].alias(f) for f in fields], *metadata)
 
 
-# ---- AWS Glue Schema Registry ---------------------------------------------------------------------------------------
+# ---- CloudWatch Logs, DynamoDB change records, compressed payloads (the JVM's io.github.sparkkinesis.payloads) ----
 
 
-def _payload_function(
-    name: str, column: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]]
-) -> "Column":
-    """The connector's JVM function ``name`` of ``io.github.sparkkinesis.payloads.functions`` on ``column``."""
-    from pyspark.sql import Column, SparkSession
+def _jvm_payload_function(name: str, data: ColumnOrName, *arguments: str) -> "Column":
+    """The column the connector's JVM function ``name`` builds from ``data`` and ``arguments``.
 
-    session = SparkSession.getActiveSession()
-    if session is None:
-        raise RuntimeError(f"{name} needs an active SparkSession with the spark-kinesis JAR")
-    java_column = _column(column)._jc  # type: ignore[operator]
-    jvm = session.sparkContext._jvm  # type: ignore[union-attr]
-    java_options = {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
-    function = getattr(jvm.io.github.sparkkinesis.payloads.functions, name)
-    return Column(function(java_column, registry, schema, java_options))
+    A classic session's Python Column wraps a JVM Column (``_jc``): the JVM function is called on it through the
+    session's Py4J gateway and its result wrapped again, so the decoding is the JVM's, never mirrored here. A Spark
+    Connect client has no JVM to call, so these functions refuse to build a column there.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import Column
+
+    column = _column(data)
+    java_column = getattr(column, "_jc", None)
+    context = SparkContext._active_spark_context
+    if java_column is None or context is None:
+        raise RuntimeError(
+            f"pyspark_kinesis.payloads.{name} builds its column with the connector's JVM functions, which need a "
+            "classic Spark session started in this process (with the connector attached, see "
+            "configure_spark_with_kinesis); a Spark Connect client has no JVM to call: decode on a classic session"
+        )
+    functions = context._jvm.io.github.sparkkinesis.payloads.functions
+    return Column(getattr(functions, name)(java_column, *arguments))
+
+
+def cloudwatch_logs(data: ColumnOrName, mode: str = "PERMISSIVE") -> "Column":
+    """A CloudWatch Logs subscription record (gzip-compressed, as a subscription filter writes it, or not) as a struct
+    ``messageType, owner, logGroup, logStream, subscriptionFilters, logEvents: array<struct<id, timestamp,
+    message>>, error``. CloudWatch Logs also sends ``CONTROL_MESSAGE`` records to check the stream is reachable:
+    keep ``messageType = 'DATA_MESSAGE'`` to drop them.
+
+    :param data: the binary column, usually ``"data"``.
+    :param mode: ``PERMISSIVE`` (a record that cannot be decoded gives only ``error``, the reason) or ``FAILFAST``
+        (the task fails with the reason).
+
+    Example::
+
+        from pyspark.sql.functions import col, explode
+        logs = events.select(cloudwatch_logs("data").alias("logs")).where("logs.messageType = 'DATA_MESSAGE'")
+        logs.select("logs.logGroup", explode("logs.logEvents").alias("event")).select("logGroup", "event.*")
+    """
+    return _jvm_payload_function("cloudwatch_logs", data, mode)
+
+
+def dynamodb_change(data: ColumnOrName, item_schema: Union["StructType", str], mode: str = "PERMISSIVE") -> "Column":
+    """A Kinesis Data Streams for DynamoDB change record as a struct ``eventName, eventID, tableName,
+    approximateCreationDateTime, keys, newImage, oldImage, error``, the keys and images typed by ``item_schema``
+    from DynamoDB JSON. Numbers go into the schema's integral, floating or decimal type exactly: a number that does
+    not fit (a fraction into a BIGINT, too many digits for the DECIMAL) makes the record malformed.
+
+    :param data: the binary column, usually ``"data"``.
+    :param item_schema: a ``StructType`` or a DDL string such as ``"pk STRING, qty INT, price DECIMAL(10,2)"``.
+    :param mode: ``PERMISSIVE`` (a record that cannot be decoded gives only ``error``, the reason) or ``FAILFAST``.
+
+    Example::
+
+        changes = events.select(dynamodb_change("data", "pk STRING, qty INT").alias("c")).select("c.*")
+    """
+    from pyspark.sql.types import StructType
+
+    if isinstance(item_schema, StructType):
+        item_schema = item_schema.json()
+    elif not isinstance(item_schema, str):
+        raise TypeError(f"item_schema must be a StructType or a DDL string, not {type(item_schema).__name__}")
+    return _jvm_payload_function("dynamodb_change", data, item_schema, mode)
+
+
+def decompress(data: ColumnOrName, codec: str, mode: str = "PERMISSIVE") -> "Column":
+    """The payload decompressed with ``codec``: ``gzip``, ``zlib`` or ``zstd``.
+
+    :param data: the binary column, usually ``"data"``.
+    :param codec: the compression format.
+    :param mode: ``PERMISSIVE`` (null for a payload that is not in that format) or ``FAILFAST``.
+
+    Example::
+
+        events.select(data_as_json("eventType STRING", decompress("data", "gzip")).alias("event"))
+    """
+    return _jvm_payload_function("decompress", data, codec, mode)
+
+
+def _java_options(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    """Options as the JVM functions take them: strings, booleans as ``true``/``false``."""
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
+
+
+# ---- AWS Glue Schema Registry ----
 
 
 def from_glue_schema_registry(
@@ -124,7 +196,7 @@ def from_glue_schema_registry(
 
         events.select(from_glue_schema_registry("data", "shop", "orders", {"kinesis.region": "eu-west-1"}).alias("o"))
     """
-    return _payload_function("from_glue_schema_registry", data, registry, schema, options)
+    return _jvm_payload_function("from_glue_schema_registry", data, registry, schema, _java_options(options))
 
 
 def to_glue_schema_registry(
@@ -136,12 +208,15 @@ def to_glue_schema_registry(
     :param options: ``auto_register`` (``true`` registers a definition the registry lacks; by default the task
         fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema``, and the connector's options.
     """
-    return _payload_function("to_glue_schema_registry", struct, registry, schema, options)
+    return _jvm_payload_function("to_glue_schema_registry", struct, registry, schema, _java_options(options))
 
 
 __all__ = [
+    "cloudwatch_logs",
     "data_as_json",
     "data_as_text",
+    "decompress",
+    "dynamodb_change",
     "from_glue_schema_registry",
     "parse_json_payload",
     "to_glue_schema_registry",

@@ -1,13 +1,71 @@
 package io.github.sparkkinesis.payloads
 
 import org.apache.avro.Schema
+import org.apache.spark.sparkkinesis.ExpressionColumns
 import org.apache.spark.sql.Column
-import org.apache.spark.sql.sparkkinesis.ColumnExpressions
+import org.apache.spark.sql.types.{DataType, StructType}
 
 import io.github.sparkkinesis.compat.JavaCollections._
 
-/** Functions that decode (and encode) the formats Kinesis records commonly carry, for `select` and `withColumn`. */
+/**
+ * Decoders (and an encoder) of what Kinesis records commonly carry, as column functions over the source's binary `data`
+ * column. Each takes a `mode`: PERMISSIVE (the default) gives null for a record it cannot decode (with the reason in
+ * the result's `error` field, or the column an option names, where it has one), FAILFAST fails the task with the reason.
+ */
+// scalastyle:off object.name
 object functions {
+  // scalastyle:on object.name
+
+  // ---- CloudWatch Logs, DynamoDB change records, compressed payloads ----
+
+  /**
+   * A CloudWatch Logs subscription record as `messageType, owner, logGroup, logStream, subscriptionFilters, logEvents:
+   * array<struct<id, timestamp, message>>, error`; gzip-compressed (as subscriptions deliver it) or not. CloudWatch
+   * Logs sends a `CONTROL_MESSAGE` to check that the stream is reachable: keep `messageType = 'DATA_MESSAGE'` to drop
+   * it.
+   */
+  def cloudwatch_logs(data: Column): Column = cloudwatch_logs(data, PayloadMode.Permissive.name)
+
+  /** [[cloudwatch_logs(data:org\.apache\.spark\.sql\.Column)* cloudwatch_logs]] in `mode` (PERMISSIVE or FAILFAST). */
+  def cloudwatch_logs(data: Column, mode: String): Column =
+    column(CloudWatchLogs(expression(data), PayloadMode.parse(mode, "cloudwatch_logs")))
+
+  /**
+   * A Kinesis Data Streams for DynamoDB change record as `eventName, eventID, tableName, approximateCreationDateTime
+   * (timestamp), keys, newImage, oldImage, error`, the keys and images typed by `itemSchema` from DynamoDB JSON
+   * (numbers into the schema's integral, floating or decimal type, exactly: a value that does not fit is malformed).
+   */
+  def dynamodb_change(data: Column, itemSchema: StructType): Column =
+    dynamodb_change(data, itemSchema, PayloadMode.Permissive.name)
+
+  /**
+   * `dynamodb_change` in `mode` (PERMISSIVE or FAILFAST).
+   */
+  def dynamodb_change(data: Column, itemSchema: StructType, mode: String): Column =
+    column(DynamoDbChange(expression(data), itemSchema, PayloadMode.parse(mode, "dynamodb_change")))
+
+  /** `dynamodb_change` with the item schema as a DDL string (`"pk STRING, price DECIMAL(10,2)"`) or as JSON. */
+  def dynamodb_change(data: Column, itemSchema: String, mode: String): Column =
+    dynamodb_change(data, parseSchema(itemSchema), mode)
+
+  /** The payload decompressed with `codec`: gzip, zlib or zstd; null for a payload that is not valid in that format. */
+  def decompress(data: Column, codec: String): Column = decompress(data, codec, PayloadMode.Permissive.name)
+
+  /** [[decompress(data:org\.apache\.spark\.sql\.Column,codec:String)* decompress]] in `mode`. */
+  def decompress(data: Column, codec: String, mode: String): Column =
+    column(Decompress(expression(data), Codec.parse(codec), PayloadMode.parse(mode, "decompress")))
+
+  private def parseSchema(schema: String): StructType = {
+    val parsed =
+      if (schema != null && schema.trim.startsWith("{")) DataType.fromJson(schema)
+      else StructType.fromDDL(schema)
+    parsed match {
+      case struct: StructType => struct
+      case other =>
+        throw new IllegalArgumentException(
+          s"dynamodb_change: the item schema must be a struct, not ${other.simpleString}")
+    }
+  }
 
   // ---- AWS Glue Schema Registry -----------------------------------------------------------------------------------
 
@@ -37,7 +95,7 @@ object functions {
     }
     val spec = GsrReadSpec(parsed.target, registry, schema, reader, failFast, parsed.get(GsrOptions.ErrorColumn))
     checkReader(spec)
-    ColumnExpressions.column(FromGlueSchemaRegistry(ColumnExpressions.expression(data), spec))
+    column(FromGlueSchemaRegistry(expression(data), spec))
   }
 
   /** [[from_glue_schema_registry]] with options as a Java map (Python, Java). */
@@ -73,7 +131,7 @@ object functions {
       },
       parsed.choice(GsrOptions.AutoRegister, Seq("TRUE", "FALSE"), "FALSE") == "TRUE",
       parsed.choice(GsrOptions.Compression, Seq("NONE", "ZLIB"), "NONE") == "ZLIB")
-    ColumnExpressions.column(ToGlueSchemaRegistry(ColumnExpressions.expression(struct), spec))
+    column(ToGlueSchemaRegistry(expression(struct), spec))
   }
 
   /** [[to_glue_schema_registry]] with options as a Java map (Python, Java). */
@@ -104,5 +162,11 @@ object functions {
         throw new IllegalArgumentException(s"$what is not a valid Avro schema (${e.getMessage}): $definition", e)
     }
 
-  // ---- end of AWS Glue Schema Registry ------------------------------------------------------------------------------
+  // ---- shared ----
+
+  private def column(expression: org.apache.spark.sql.catalyst.expressions.Expression): Column =
+    ExpressionColumns.column(expression)
+
+  private def expression(column: Column): org.apache.spark.sql.catalyst.expressions.Expression =
+    ExpressionColumns.expression(column)
 }

@@ -20,10 +20,8 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
    * no class of Spark's.
    */
   private val InSparksPackage = "org/apache/spark/sparkkinesis/"
-  private val InSparkSqlPackage = "org/apache/spark/sql/sparkkinesis/"
   private def connectorsOwn(entry: String) =
-    entry.startsWith("io/github/sparkkinesis/") || entry.startsWith(InSparksPackage) ||
-      entry.startsWith(InSparkSqlPackage)
+    entry.startsWith("io/github/sparkkinesis/") || entry.startsWith(InSparksPackage)
 
   private val entries: Seq[String] = {
     val zip = new ZipFile(jarPath)
@@ -67,15 +65,12 @@ class ShadedJarSuite extends AnyFunSuite with Matchers {
 
   test("Scala, Spark, Hadoop and SLF4J are not bundled; the connector's classes in Spark's package are only its own") {
     entries.filter(e => Seq("scala/", "org/apache/spark/", "org/apache/hadoop/", "org/slf4j/").exists(e.startsWith))
-      .filterNot(e => e.startsWith(InSparksPackage) || e.startsWith(InSparkSqlPackage)) shouldBe empty
-    // The payload functions' Column of an expression, which Spark 4 keeps private to its sql package.
-    entries.filter(_.startsWith(InSparkSqlPackage))
-      .map(_.stripPrefix(InSparkSqlPackage).takeWhile(c => c != '$' && c != '.')).toSet shouldBe
-      Set("ColumnExpressions")
+      .filterNot(_.startsWith(InSparksPackage)) shouldBe empty
     // by top-level name (a Scala object's classes share it): the Scala 2.13 JAR also counts a real-time batch's slots
     val own = entries.filter(_.startsWith(InSparksPackage))
       .map(_.stripPrefix(InSparksPackage).takeWhile(c => c != '$' && c != '.')).toSet
-    val both = Set("ExecutorLocations", "SparkMetricsSources")
+    // ExpressionColumns: the payload functions' Column of a Catalyst expression, which Spark 4 keeps to its packages.
+    val both = Set("ExecutorLocations", "ExpressionColumns", "SparkMetricsSources")
     own shouldBe (if (scala.util.Properties.versionNumberString.startsWith("2.12")) both
                   else both + "RealTimeBatchSlots")
   }
