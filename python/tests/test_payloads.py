@@ -188,7 +188,8 @@ def test_given_aws_formats_in_a_stream_when_read_and_decoded_then_each_function_
 def test_given_a_malformed_record_when_decoded_failfast_then_the_job_fails_with_the_reason(records: Any) -> None:
     from pyspark_kinesis.payloads import cloudwatch_logs, dynamodb_change
 
-    permissive = records.select(cloudwatch_logs("data").alias("logs")).select("logs.error", "logs.messageType").collect()
+    logs = records.select(cloudwatch_logs("data").alias("logs"))
+    permissive = logs.select("logs.error", "logs.messageType").collect()
     assert permissive[1].error == "the record is neither gzip-compressed (it starts with bytes 63 61 66 c3) nor JSON"
     assert permissive[1].messageType is None
     with pytest.raises(Exception, match=r"cloudwatch_logs: .* The record was not decoded \(mode FAILFAST\)"):

@@ -10,7 +10,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /**
  * Decoders (and an encoder) of what Kinesis records commonly carry, as column functions over the source's binary `data`
  * column. Each takes a `mode`: PERMISSIVE (the default) gives null for a record it cannot decode (with the reason in
- * the result's `error` field, or the column an option names, where it has one), FAILFAST fails the task with the reason.
+ * the result's `error` field, or the field an option names, where it has one), FAILFAST fails the task with the reason.
  */
 // scalastyle:off object.name
 object functions {
