@@ -135,7 +135,9 @@ def test_given_aws_formats_in_a_stream_when_read_and_decoded_then_each_function_
     decoded = events.select(
         "partitionKey",
         cloudwatch_logs("data").alias("logs"),
-        dynamodb_change("data", StructType([StructField("pk", StringType()), StructField("qty", LongType())])).alias("c"),
+        dynamodb_change("data", StructType([StructField("pk", StringType()), StructField("qty", LongType())])).alias(
+            "c"
+        ),
         decompress("data", "zlib").cast("string").alias("text"),
     )
     table = f"payloads_{uuid.uuid4().hex[:8]}"
