@@ -63,7 +63,8 @@ private[sparkkinesis] final class PollingPages(
 
   override def throttledCalls: Long = throttled
 
-  override def msUntilPaced: Long = math.max(0L, pacedUntilMs - clock())
+  /** Only a cap the user set holds the shard's next task back; the shard's own limit paces within a task. */
+  override def msUntilPaced: Long = if (maxBytesPerSecond.isEmpty) 0L else math.max(0L, pacedUntilMs - clock())
 
   override def position: ShardPosition =
     if (ended) ShardPosition.ShardEnd
