@@ -50,8 +50,35 @@ object ShardPosition {
     def iteratorStart: Option[IteratorStart] = None
   }
 
-  /** Orders Kinesis sequence numbers, which are decimal strings of up to 128 bits. */
-  def compareSequenceNumbers(a: String, b: String): Int = new BigInteger(a).compareTo(new BigInteger(b))
+  /**
+   * Orders Kinesis sequence numbers, which are decimal strings of up to 128 bits, as numbers. Readers compare every
+   * record's, so strings of digits are compared without parsing (fewer significant digits is smaller, else the first
+   * differing digit decides); anything else is parsed, and fails, as BigInteger parses it.
+   */
+  def compareSequenceNumbers(a: String, b: String): Int =
+    if (isDigits(a) && isDigits(b)) {
+      val (fromA, fromB) = (firstSignificant(a), firstSignificant(b))
+      val byLength = Integer.compare(a.length - fromA, b.length - fromB)
+      if (byLength != 0) byLength
+      else {
+        var i = 0
+        while (fromA + i < a.length && a.charAt(fromA + i) == b.charAt(fromB + i)) i += 1
+        if (fromA + i == a.length) 0 else Integer.compare(a.charAt(fromA + i), b.charAt(fromB + i))
+      }
+    } else new BigInteger(a).compareTo(new BigInteger(b))
+
+  private def isDigits(s: String): Boolean = {
+    var i = 0
+    while (i < s.length && s.charAt(i) >= '0' && s.charAt(i) <= '9') i += 1
+    s.nonEmpty && i == s.length
+  }
+
+  /** Where the significant digits start: past leading zeros, but "0" keeps its one digit. */
+  private def firstSignificant(digits: String): Int = {
+    var i = 0
+    while (i < digits.length - 1 && digits.charAt(i) == '0') i += 1
+    i
+  }
 
   /** The record a position reads first, whole or in part, by its sequence number; None where it names no record. */
   def firstRecordOf(position: ShardPosition): Option[String] = position match {

@@ -184,7 +184,9 @@ object KinesisOptionsRegistry {
       "call on that shard waits B divided by this rate (and at least the fetch interval), so a catch-up leaves the " +
       "rest of the shard's 2 MB/s of reads, shared by every polling consumer, to the others: 1048576 leaves " +
       "half. It applies to micro-batch tasks, batch reads and real-time readers; enhanced fan-out, which has 2 " +
-      "MB/s per shard of its own, ignores it. Default: no cap (a shard's readers take what Kinesis allows).",
+      "MB/s per shard of its own, ignores it. Default: the shard's own limit, 2097152 (after a page of B bytes " +
+      "Kinesis throttles the shard's calls for B / 2 MiB/s, 5 s after a 10-MiB page: the reader waits that long " +
+      "instead of meeting throttling).",
     long(1024L, 2097152L, unit = "bytes per second"),
     usage = Source)
 

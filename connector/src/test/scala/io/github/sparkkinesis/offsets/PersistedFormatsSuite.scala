@@ -209,4 +209,23 @@ class PersistedFormatsSuite extends AnyFunSuite with Matchers {
     compareSequenceNumbers("9", "10") should be < 0
     compareSequenceNumbers(seq, seq) shouldBe 0
   }
+
+  test("given digit strings with and without leading zeros, of equal and different lengths, then they compare as " +
+    "their numbers do, and a string that is no number fails as BigInteger fails") {
+    val random = new scala.util.Random(37)
+    def number(): String = {
+      val digits = Seq.fill(1 + random.nextInt(40))(('0' + random.nextInt(10)).toChar).mkString
+      if (random.nextBoolean()) digits else "0" * random.nextInt(3) + digits
+    }
+    val edges = Seq("0", "00", "1", "01", "9", "10", seq, seq.dropRight(1) + "9", "0" + seq, "5" * 39, "49" + "0" * 54)
+    val numbers = edges ++ Seq.fill(300)(number()) ++ Seq.fill(50)(seq.take(40) + number().takeRight(16))
+    for (a <- numbers; b <- numbers) {
+      withClue(s"$a vs $b: ") {
+        math.signum(compareSequenceNumbers(a, b)) shouldBe new java.math.BigInteger(a).compareTo(
+          new java.math.BigInteger(b))
+      }
+    }
+    a[NumberFormatException] should be thrownBy compareSequenceNumbers("12a", "3")
+    a[NumberFormatException] should be thrownBy compareSequenceNumbers("", "3")
+  }
 }

@@ -165,7 +165,11 @@ class BytesPerTriggerSuite extends AnyFunSuite with Matchers with BeforeAndAfter
     "batch reads it all") {
     val (fake, clock) = fixture()
     val all = bigRecords(fake, clock, "r")
-    val driver = new MicroBatchDriver(fake, options("kinesis.maxBytesPerTrigger" -> "1000"), clock = clock)
+    // A task reads a shard at its 2 MiB/s read limit: 26 MiB take 13 s, past the default 10 s per shard.
+    val driver = new MicroBatchDriver(
+      fake,
+      options("kinesis.maxBytesPerTrigger" -> "1000", "kinesis.maxFetchTimePerShard" -> "60s"),
+      clock = clock)
     keys(driver.runBatch(ReadLimit.allAvailable()).get) should contain theSameElementsAs all
   }
 }

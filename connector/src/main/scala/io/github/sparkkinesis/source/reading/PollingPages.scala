@@ -25,10 +25,12 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * reason (a refused or reset connection, a server error: an emulator restarting, a network outage) are retried with the
  * same back-off for at most `failureTimeoutMs` in a row (option `kinesis.driverRetryTimeout`); refused credentials and
  * a missing stream or shard fail at once. It never compares a timestamp with the local clock: an AT_TIMESTAMP position
- * that Kinesis finds in its future reads as an empty page at the tip. With `maxBytesPerSecond`
- * (`kinesis.getRecords.maxBytesPerSecondPerShard`) a call also waits until the last page's bytes have taken that rate's
- * time since the call that read them ([[PollingPages.pacingMs]]): from the start of any call on, these pages read at
- * most the rate's bytes per elapsed second, plus the page that call returns.
+ * that Kinesis finds in its future reads as an empty page at the tip. A call also waits until the last page's bytes
+ * have taken their time at `maxBytesPerSecond` (`kinesis.getRecords.maxBytesPerSecondPerShard`; by default the shard's
+ * own read limit, [[PollingPages.ShardReadRate]]) since the call that read them ([[PollingPages.pacingMs]]): from the
+ * start of any call on, these pages read at most the rate's bytes per elapsed second, plus the page that call returns.
+ * At the shard's limit that is exactly when Kinesis serves the next call: after a page of B bytes it throttles every
+ * call for B / 2 MiB/s (a 10-MiB page: 5 s), and waiting spares those throttled calls and their back-off's overshoot.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -61,7 +63,8 @@ private[sparkkinesis] final class PollingPages(
 
   override def throttledCalls: Long = throttled
 
-  override def msUntilPaced: Long = math.max(0L, pacedUntilMs - clock())
+  /** Only a cap the user set holds the shard's next task back; the shard's own limit paces within a task. */
+  override def msUntilPaced: Long = if (maxBytesPerSecond.isEmpty) 0L else math.max(0L, pacedUntilMs - clock())
 
   override def position: ShardPosition =
     if (ended) ShardPosition.ShardEnd
@@ -90,8 +93,8 @@ private[sparkkinesis] final class PollingPages(
         metrics.getRecordsCalls.inc()
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         // Only a page with bytes paces: empty pages go on being read whatever the deadline (a walk to the records).
-        pacedUntilMs = maxBytesPerSecond.map(PollingPages.pacingMs(batch.records, _)).filter(_ > 0)
-          .fold(Long.MinValue / 2)(lastCallAtMs + _)
+        val pacing = PollingPages.pacingMs(batch.records, maxBytesPerSecond.getOrElse(PollingPages.ShardReadRate))
+        pacedUntilMs = if (pacing > 0) lastCallAtMs + pacing else Long.MinValue / 2
         backoff.reset()
         failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
@@ -158,6 +161,9 @@ private[sparkkinesis] final class PollingPages(
 }
 
 private[sparkkinesis] object PollingPages {
+
+  /** A shard's read limit, 2 MiB/s, which every polling consumer of it shares (Kinesis' quotas page). */
+  val ShardReadRate: Long = 2L << 20
 
   /** How long a page of `records` holds the next call back at `bytesPerSecond`: their data's bytes at that rate. */
   def pacingMs(records: Seq[KinesisRecord], bytesPerSecond: Long): Long = {

@@ -35,18 +35,29 @@ private[source] final class RowBuilder(streamName: String, shardId: String, star
     }
     val fresh = handedBefore.filter(_.sequenceNumber == record.sequenceNumber)
       .fold(users)(h => users.filter(_.subSequenceNumber > h.subSequenceNumber))
-    fresh.iterator.map(row(record, _))
+    // Encoded once per Kinesis record, not per user record: an aggregate's rows share them.
+    val sequenceNumber = UTF8String.fromString(record.sequenceNumber)
+    val arrivalMicros = record.approximateArrivalTimestampMillis * 1000L
+    var lastKey: String = null
+    var lastKeyUtf8: UTF8String = null
+    fresh.iterator.map { user =>
+      // The KPL's rows take their keys from the aggregate's table, one String per key: equal keys are the same object.
+      if (!(user.partitionKey eq lastKey)) {
+        lastKey = user.partitionKey
+        lastKeyUtf8 = UTF8String.fromString(lastKey)
+      }
+      new GenericInternalRow(
+        Array[Any](
+          user.data,
+          stream,
+          lastKeyUtf8,
+          sequenceNumber,
+          arrivalMicros,
+          shard,
+          user.subSequenceNumber,
+          stream))
+    }
   }
-
-  def row(record: KinesisRecord, user: UserRecord): InternalRow = new GenericInternalRow(Array[Any](
-    user.data,
-    stream,
-    UTF8String.fromString(user.partitionKey),
-    UTF8String.fromString(record.sequenceNumber),
-    record.approximateArrivalTimestampMillis * 1000L,
-    shard,
-    user.subSequenceNumber,
-    stream))
 }
 
 private[source] object RowBuilder {

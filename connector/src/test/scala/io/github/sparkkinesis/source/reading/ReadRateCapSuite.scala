@@ -89,12 +89,30 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
       val bytes = capped.slice(i, j + 1).map(_._2).sum
       bytes should be <= (capped(j)._1 - capped(i)._1) * 512 * KiB / 1000 + capped(j)._2
     }
-    // While without the cap the same reader makes every call at once
-    callsToTip(None, fetchIntervalMs = 0L, perFetch = 4).map(_._1).distinct should have size 1
+    // While without the option the same reader paces at the shard's own read limit, 2 MiB/s (256 KiB: 125 ms)
+    callsToTip(None, fetchIntervalMs = 0L, perFetch = 4).sliding(2).foreach {
+      case Seq((at, _), (next, _)) => next - at shouldBe 125L
+    }
     // And a fetch interval longer than the pacing still spaces the calls
     callsToTip(Some(512L * KiB), fetchIntervalMs = 800L, perFetch = 4).sliding(2).foreach {
       case Seq((at, _), (next, _)) => next - at shouldBe 800L
     }
+  }
+
+  test("given no cap and a 10-MiB page, as AWS serves a backlog of 1-KiB records, when the reader reads on, then its " +
+    "next call comes 5 s later, when Kinesis would serve it, not earlier into ProvisionedThroughputExceeded") {
+    // Given 10,000 records of 1 KiB in the shard (AWS's largest page by records, 9.77 MiB)
+    val clock = new ManualClock()
+    val fake = shardOf(records = 10001, size = KiB, clock)
+    val pages =
+      new PollingPages(fake, "s", shard, TrimHorizon, 10000, 200L, new Backoff(1L, 2L), 1000L, clock, clock.advance)
+    // When it reads the page and then the next
+    val start = clock()
+    pages.fetch(Long.MaxValue, 10000).get.records should have size 10000
+    pages.msUntilPaced shouldBe 0L // a task's own pacing: the shard's next task is not held back
+    pages.fetch(Long.MaxValue, 10000).get.records should have size 1
+    // Then the second call waited out the first page's bytes at the shard's limit
+    clock() - start shouldBe 4883L
   }
 
   test("given the reader settings every task shares, then the pages every reader opens (micro-batch, batch read, " +
