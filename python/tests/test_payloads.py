@@ -104,9 +104,8 @@ def test_given_aws_formats_in_a_stream_when_read_and_decoded_then_each_function_
 
     from conftest import eventually
     from pyspark.sql.functions import col, explode
+    from test_streams_and_batch_reads import options as source_options
 
-    from pyspark_kinesis import KinesisSourceOptions
-    from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
     from pyspark_kinesis.payloads import cloudwatch_logs, decompress, dynamodb_change
 
     # Given a stream holding CloudWatch Logs subscription records (a data and a control message, gzip-compressed as
@@ -122,15 +121,7 @@ def test_given_aws_formats_in_a_stream_when_read_and_decoded_then_each_function_
     kinesis.put_records(StreamName=stream, Records=[{"Data": d, "PartitionKey": k} for d, k in sent])
 
     # When a query reads the stream and decodes every record with each function
-    options = KinesisSourceOptions(
-        stream_name=stream,
-        region=REGION,
-        endpoint_url=endpoint,
-        aws_access_key_id=ACCESS_KEY_ID,
-        aws_secret_key=SECRET_KEY,
-        starting_position="TRIM_HORIZON",
-        get_records_fetch_interval="50ms",
-    )
+    options = source_options(endpoint, stream, starting_position="TRIM_HORIZON", get_records_fetch_interval="50ms")
     events = spark.readStream.format("aws-kinesis").options(**options.as_options()).load()
     decoded = events.select(
         "partitionKey",

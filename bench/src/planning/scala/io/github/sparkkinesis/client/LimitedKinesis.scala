@@ -60,7 +60,8 @@ final class LimitedKinesis(
     }
     if (!s.admit(now)) throw AwsLimits.throttled(stream, shardId)
     val from = at.toInt
-    val count = if (from >= s.records) 0 else s.pageLength(from, math.min(limit, limits.maxPageRecords), limits.maxPageBytes)
+    val count =
+      if (from >= s.records) 0 else s.pageLength(from, math.min(limit, limits.maxPageRecords), limits.maxPageBytes)
     s.charge(now, count.toLong * s.recordBytes)
     val until = from + count
     RecordBatch(s.slice(from, count), Some(s"$shardId/$until/$now"), lagAt(s, until, now))

@@ -5,8 +5,8 @@ package io.github.sparkkinesis.client
  * sequence number and arrival time only), and AWS's per-shard GetRecords limits kept in real time. Thread-safe.
  *
  * The read rate is a debt: a page of B bytes served at time t makes the shard busy until max(busy, t) + B / rate, and a
- * call while busy is throttled; a call is also throttled when the shard has served `callsPerSecond` calls within the last
- * second. Throttled calls cost nothing (AWS does not say they count).
+ * call while busy is throttled; a call is also throttled when the shard has served `callsPerSecond` calls within the
+ * last second. Throttled calls cost nothing (AWS does not say they count).
  */
 final class LimitedShard(
     val index: Int,

@@ -3,8 +3,9 @@ package io.github.sparkkinesis.client
 /**
  * One SubscribeToShard of a [[LimitedKinesis]] consumer, pushing at AWS's rate: its first event `pushDelayMs` after it
  * opened, then events of at most `maxEventBytes`, each after the one before has taken its bytes' time at
- * `pushBytesPerSecond`; at the tip one empty event (MillisBehindLatest 0), then nothing; [[SubscriptionSignal.Completed]]
- * `subscriptionMs` after it opened. A reader asking before the next event is due waits for it, at most its timeout.
+ * `pushBytesPerSecond`; at the tip one empty event (MillisBehindLatest 0), then nothing;
+ * [[SubscriptionSignal.Completed]] `subscriptionMs` after it opened. A reader asking before the next event is due waits
+ * for it, at most its timeout.
  */
 final class LimitedSubscription(
     shard: LimitedShard,

@@ -52,8 +52,10 @@ object LimitsBench {
       extra: Map[String, String]): String = {
     val limits = AwsLimits()
     val (data, rowsPerRecord) =
-      if (aggregated) (KplTestAggregates.aggregate((0 until UsersPerAggregate).map(i =>
-        (s"key-$i", None, Array.fill[Byte](RecordBytes)(i.toByte)))), UsersPerAggregate)
+      if (aggregated) (
+        KplTestAggregates.aggregate((0 until UsersPerAggregate).map(i =>
+          (s"key-$i", None, Array.fill[Byte](RecordBytes)(i.toByte)))),
+        UsersPerAggregate)
       else (Array.fill[Byte](RecordBytes)('x'.toByte), 1)
     val recordsPerShard = math.max(1L, seconds * limits.readBytesPerSecond / data.length).toInt
     val kinesis = new LimitedKinesis("s", shards, recordsPerShard, data, limits)
@@ -64,7 +66,8 @@ object LimitsBench {
     val started = System.nanoTime()
     reader match {
       case "raw" => LimitsReaders.raw(kinesis, count)
-      case "micro-batch" => LimitsReaders.microBatch(kinesis, LimitsReaders.options(false, extra), cores, expected, count)
+      case "micro-batch" =>
+        LimitsReaders.microBatch(kinesis, LimitsReaders.options(false, extra), cores, expected, count)
       case "real-time" => LimitsReaders.realTime(kinesis, LimitsReaders.options(false, extra), cores, expected, count)
       case "fan-out micro-batch" =>
         LimitsReaders.microBatch(kinesis, LimitsReaders.options(true, extra), cores, expected, count)

@@ -85,8 +85,12 @@ private[source] object LimitsReaders {
   }
 
   /** Micro-batches as Spark runs them until every row is counted: plan, read every task on `cores` slots, commit. */
-  def microBatch(kinesis: LimitedKinesis, options: KinesisSourceOptions, cores: Int, expected: Long, count: RowCount)
-      : Int = {
+  def microBatch(
+      kinesis: LimitedKinesis,
+      options: KinesisSourceOptions,
+      cores: Int,
+      expected: Long,
+      count: RowCount): Int = {
     val stream = new BenchStream(options, kinesis, cores)
     val slots = Executors.newFixedThreadPool(cores)
     var committed: Offset = stream.initialOffset()
@@ -115,8 +119,12 @@ private[source] object LimitsReaders {
   }
 
   /** One real-time batch, its tasks on threads of their own, until every row is counted. */
-  def realTime(kinesis: LimitedKinesis, options: KinesisSourceOptions, cores: Int, expected: Long, count: RowCount)
-      : Int = {
+  def realTime(
+      kinesis: LimitedKinesis,
+      options: KinesisSourceOptions,
+      cores: Int,
+      expected: Long,
+      count: RowCount): Int = {
     val stream = new BenchStream(options, kinesis, cores)
     val partitions = stream.realTimeTasks()
     val tasks = partitions.map(p =>
