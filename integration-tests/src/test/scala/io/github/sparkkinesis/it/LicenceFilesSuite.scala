@@ -49,6 +49,7 @@ class LicenceFilesSuite extends AnyFunSuite with Matchers {
     "apache/commons/lang3" -> "Commons Lang",
     "kpl" -> "Amazon Kinesis Producer Library",
     "schemaregistry" -> "AWS Glue Schema Registry serde",
+    "avro" -> "Apache Avro",
     "guava" -> "Guava",
     "errorprone" -> "Error Prone",
     "j2objc" -> "J2ObjC",
