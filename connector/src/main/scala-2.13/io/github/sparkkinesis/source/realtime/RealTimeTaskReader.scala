@@ -1,5 +1,6 @@
 package io.github.sparkkinesis.source.realtime
 
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{PartitionOffset, SupportsRealTimeRead}
@@ -47,7 +48,9 @@ final class RealTimeReaderFactory(
   private val microBatch = new TaskReaderFactory(settings, store, clients)
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = partition match {
-    case p: RealTimePartition => new RealTimeTaskReader(new RealTimeRows(p, settings, store, clients(settings.client)))
+    case p: RealTimePartition =>
+      val attempt = Option(TaskContext.get()).fold(0)(_.attemptNumber())
+      new RealTimeTaskReader(new RealTimeRows(p, settings, store, clients(settings.client), attempt = attempt))
     case other => microBatch.createReader(other)
   }
 }

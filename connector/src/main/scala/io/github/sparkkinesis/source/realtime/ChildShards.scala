@@ -21,6 +21,11 @@ import io.github.sparkkinesis.source.reading.TaskShard
  * its end: its own parents it knows, another task's it learns from that task's record of this plan, looked for every
  * `waitMs`. Each parent's children are followed on a thread of `execute`'s, so a wait holds up neither the task nor
  * another parent's children.
+ *
+ * Another task's record counts only while no attempt but the first of either task has run: Spark's retry of a task
+ * (`attempt` above 0) first records that it runs again ([[RealTimeLineage.retrySlot]]), since the attempt that wrote a
+ * record may have died before its sink wrote the rows it had handed over, and the re-run hands them over again. A child
+ * whose parent another task reads then waits for the next batch, as does every such child of a retried task.
  */
 private[realtime] final class ChildShards(
     partition: RealTimePartition,
@@ -30,10 +35,18 @@ private[realtime] final class ChildShards(
     startChild: TaskShard => Unit,
     isClosed: () => Boolean,
     execute: Runnable => Unit,
+    attempt: Int = 0,
     waitMs: Long = ChildShards.WaitMs) {
   import partition.{batch, lineage, task}
 
   private val log = LoggerFactory.getLogger(getClass)
+
+  if (attempt > 0) {
+    // Before this attempt reads a row: from now on no task trusts what an earlier attempt of this one recorded.
+    store.recordIfAbsent(TaskEndRecord(batch, lineage.retrySlot(task), Nil, Some(lineage.plan)))
+    log.info(s"Real-time batch $batch task $task runs again (attempt $attempt): children of shards it shares with " +
+      "other tasks are read by the next batch, after their parents' rows.")
+  }
 
   /** The shards this task reads or will read: its planned ones and the children it took on. */
   private val local = ConcurrentHashMap.newKeySet[ShardRef]()
@@ -140,15 +153,16 @@ private[realtime] final class ChildShards(
   }
 
   /**
-   * Whether the task reading `parent` recorded that it read it to its end in this run of the batch: a record of an
-   * earlier run (before a restart) says nothing about the rows this run's reader of the parent has handed over.
+   * Whether the task reading `parent` recorded that it read it to its end in this run of the batch, with neither task
+   * run again since: a record of an earlier run (before a restart) or of an attempt that failed says nothing about the
+   * rows the parent's present reader has handed over.
    */
   private def recordedEnded(parent: ShardRef): Boolean =
-    lineage.slot(parent).exists { slot =>
+    attempt == 0 && lineage.slot(parent).exists { slot =>
       store.get(batch, slot).exists(r =>
         r.plan.contains(lineage.plan) && r.ends.exists(e =>
           e.stream == parent.stream && e.shardId == parent.shardId && e.end == ShardPosition.ShardEnd))
-    }
+    } && !lineage.readers.get(parent).exists(reader => store.get(batch, lineage.retrySlot(reader)).isDefined)
 }
 
 private[realtime] object ChildShards {

@@ -46,6 +46,12 @@ final case class RealTimeLineage(
     finished: Set[ShardRef],
     plan: String = UUID.randomUUID().toString) {
 
+  /**
+   * The slot under which a retry of task `task` records, before it reads, that the task runs again in this batch
+   * (whatever the planning: a record there from an earlier run also means that a task ran twice).
+   */
+  def retrySlot(task: Int): Int = RealTimeLineage.RetrySlotBase + task
+
   /** The slot under which a task records that it read `shard` to its end, if the driver planned it. */
   def slot(shard: ShardRef): Option[Int] = slots.get(shard)
 
@@ -75,6 +81,9 @@ object RealTimeLineage {
 
   /** The first slot number: far above any task number a batch has. */
   val SlotBase = 1000000
+
+  /** The first retry slot ([[RealTimeLineage.retrySlot]]): above every shard's slot. */
+  val RetrySlotBase = 2000000
 }
 
 /** Who reads a child shard that appeared during a real-time batch ([[RealTimeLineage.readerOf]]). */

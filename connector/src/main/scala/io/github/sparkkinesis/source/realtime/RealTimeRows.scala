@@ -37,6 +37,8 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * hand over, keyed by the position after the last row handed over, and the next batch's task of the shard that starts
  * there takes it over: no GetShardIterator or SubscribeToShard at a batch boundary, and a walk across empty pages goes
  * on. A shard whose last record was handed over only in part parks nothing.
+ *
+ * `attempt` is Spark's attempt number of the task: a retry trusts no other task's record that a parent has ended.
  */
 private[source] final class RealTimeRows(
     partition: RealTimePartition,
@@ -45,7 +47,8 @@ private[source] final class RealTimeRows(
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep,
-    warm: WarmShards = WarmShards.shared) {
+    warm: WarmShards = WarmShards.shared,
+    attempt: Int = 0) {
   import partition.{batch, task}
 
   private val log = LoggerFactory.getLogger(getClass)
@@ -63,7 +66,7 @@ private[source] final class RealTimeRows(
       thread
     }
   })
-  private val children = new ChildShards(partition, store, client, sleep, start, () => closed, pool.execute)
+  private val children = new ChildShards(partition, store, client, sleep, start, () => closed, pool.execute, attempt)
 
   private var current: FeedItem.Record = _
   private var index = -1

@@ -52,13 +52,14 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       s: ReaderSettings = settings(),
       store: ShardEndStore = newStore(),
       start: ShardPosition = TrimHorizon,
-      warm: WarmShards = new WarmShards()): RealTimeRows = {
+      warm: WarmShards = new WarmShards(),
+      attempt: Int = 0): RealTimeRows = {
     val partition = RealTimePartition(
       1L,
       task,
       shards.map(id => TaskShard("s", id, 1L, start, None)),
       lineage.getOrElse(RealTimeLineage(shards.map(id => ShardRef("s", id) -> task).toMap, Set.empty)))
-    new RealTimeRows(partition, s, store, fake, wall, warm = warm)
+    new RealTimeRows(partition, s, store, fake, wall, warm = warm, attempt = attempt)
   }
 
   /** Rows until `n` have come or `withinMs` has passed: (value, shard) each. */
@@ -274,15 +275,27 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
    * Shards a (holding a1) and b (holding b1, b2) of a stream, read in batch 1 by tasks 0 and 1 over one store; the
    * tasks start when first used.
    */
-  private final class TwoParents {
+  /**
+   * Shards a and b, read by tasks 0 (`first`) and 1 (`second`), as Spark's attempts `firstAttempt`, `secondAttempt`.
+   */
+  private final class TwoParents(firstAttempt: Int = 0, secondAttempt: Int = 0) {
     val fake = new FakeKinesisClient(wall)
     val Seq(a, b) = fake.createStream("s", 2)
     val store: ShardEndStore = newStore()
     val lineage: RealTimeLineage = RealTimeLineage(Map(ShardRef("s", a) -> 0, ShardRef("s", b) -> 1), Set.empty)
     put(fake, a, Seq("a1"))
     put(fake, b, Seq("b1", "b2"))
-    lazy val first: RealTimeRows = rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store)
-    lazy val second: RealTimeRows = rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store)
+    lazy val first: RealTimeRows =
+      rows(fake, Seq(a), task = 0, lineage = Some(lineage), store = store, attempt = firstAttempt)
+    lazy val second: RealTimeRows =
+      rows(fake, Seq(b), task = 1, lineage = Some(lineage), store = store, attempt = secondAttempt)
+
+    /** What the first attempt of task 1 left when it failed: a record, in this planning, that it read b to its end. */
+    def recordSecondsFailedAttempt(): Unit = store.recordIfAbsent(TaskEndRecord(
+      1L,
+      lineage.slot(ShardRef("s", b)).get,
+      Seq(ShardEndRecord("s", b, 1L, TrimHorizon, ShardEnd, 0L)),
+      Some(lineage.plan)))
   }
 
   test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
@@ -330,6 +343,51 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       first.next(700L) shouldBe false
       first.offset.children shouldBe empty
       second.offset.ends.loneElement.end shouldBe ShardEnd
+    } finally {
+      first.close()
+      second.close()
+    }
+  }
+
+  test(
+    "given a merge's parent recorded as ended by a task attempt that failed, when Spark runs that task again slowly, " +
+      "then the child's rows do not come before the re-run parent's: the next batch reads the child") {
+    val t = new TwoParents(secondAttempt = 1)
+    import t.{fake, first, second}
+    val (a, b) = (t.a, t.b)
+    t.recordSecondsFailedAttempt()
+    try {
+      second.offset.task shouldBe 1 // the retry of task 1 starts: it records that it runs again before it reads
+      take(first, 1).map(_._1) shouldBe Seq("a1")
+      val child = fake.mergeShards("s", a, b)
+      put(fake, child, Seq("c1"))
+      first.next(1200L) shouldBe false // the failed attempt's record does not count while b is read again
+      take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
+      second.next(300L) shouldBe false // hands over b's end
+      first.next(1200L) shouldBe false
+      first.offset.children shouldBe empty
+      second.offset.ends.loneElement.end shouldBe ShardEnd
+    } finally {
+      first.close()
+      second.close()
+    }
+  }
+
+  test(
+    "given a retried task reading a merge's first parent, when the other parent's task records that it ended, then " +
+      "the retry does not read the child, whose parent's rows it cannot know were written: the next batch reads it") {
+    val t = new TwoParents(firstAttempt = 1)
+    import t.{fake, first, second}
+    val (a, b) = (t.a, t.b)
+    try {
+      take(first, 1).map(_._1) shouldBe Seq("a1")
+      val child = fake.mergeShards("s", a, b)
+      put(fake, child, Seq("c1"))
+      take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
+      second.next(300L) shouldBe false // hands over b's end and records it
+      first.next(1200L) shouldBe false
+      first.offset.children shouldBe empty
+      first.offset.ends.loneElement.end shouldBe ShardEnd
     } finally {
       first.close()
       second.close()
