@@ -2,12 +2,14 @@
 (test_realtime_stateful.py). It runs until a line ``stop`` comes on standard input (then stops the query and exits 0)
 or until it is killed, and prints ``QUERY-STARTED <the class running its batches>`` once the query runs.
 
-    python realtime_query.py stateful|async ENDPOINT STREAM CHECKPOINT SINK_DIR [spark.conf=value ...]
+    python realtime_query.py stateful|async|retry ENDPOINT STREAM CHECKPOINT SINK_DIR [spark.conf=value ...]
 
 ``stateful``: the issue's query on ``local[4]`` with the connector's default options: ``dropDuplicates`` on a record's
 position, then a count per shard, into ``foreach`` (each update a line ``shardId<TAB>count``), 10-second batches.
 ``async``: a stateless query with asynchronous progress tracking (each row a line ``shardId<TAB>sequenceNumber<TAB>
-payload``), 5-second batches. Each Python worker appends to a file of its own in SINK_DIR.
+payload``), 5-second batches. ``retry``: the same stateless query without it, whose ``foreach`` fails the first
+attempt of partition 0 once, after its first row (``_FailingOnce``): with ``spark.master=local[4,2]`` Spark runs that
+task again within its batch. Each Python worker appends to a file of its own in SINK_DIR.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Dict
 
+from pyspark import TaskContext
 from pyspark.sql import SparkSession
 
 import pyspark_kinesis
@@ -31,6 +34,31 @@ def _appender(sink: str, line: Callable[[Any], str]) -> Callable[[Any], None]:
             out.write(line(row) + "\n")
 
     return write
+
+
+class _FailingOnce:
+    """A ``foreach`` writer passing rows to ``write`` that fails the first attempt of partition 0 after its first row,
+    once in the query's life (the file ``failed-once`` in the sink folder says it did); each attempt of a task leaves a
+    file ``opened-<partition>-<epoch>-<attempt>`` there."""
+
+    def __init__(self, sink: str, write: Callable[[Any], None]) -> None:
+        self.sink = Path(sink)
+        self.write = write
+
+    def open(self, partition_id: int, epoch_id: int) -> bool:
+        self.context = TaskContext.get()
+        (self.sink / f"opened-{partition_id}-{epoch_id}-{self.context.attemptNumber()}").touch()
+        return True
+
+    def process(self, row: Any) -> None:
+        self.write(row)
+        failed = self.sink / "failed-once"
+        if self.context.partitionId() == 0 and self.context.attemptNumber() == 0 and not failed.exists():
+            failed.touch()
+            raise RuntimeError("a failure injected into the first attempt of partition 0")
+
+    def close(self, error: Any) -> None:
+        pass
 
 
 def _await_stop(stop: threading.Event) -> None:
@@ -72,8 +100,11 @@ def main(kind: str, endpoint: str, stream: str, checkpoint: str, sink: str, *con
         rows = records.selectExpr("shardId", "sequenceNumber", "CAST(data AS STRING) AS payload")
         write = _appender(sink, lambda r: f"{r.shardId}\t{r.sequenceNumber}\t{r.payload}")
         batch = "5 seconds"
-        # Spark 4.3 refuses a real-time query whose async progress tracking checkpoints at an interval
-        extra = {"asyncProgressTrackingEnabled": "true", "asyncProgressTrackingCheckpointIntervalMs": "0"}
+        if kind == "retry":
+            write = _FailingOnce(sink, write)
+        else:
+            # Spark 4.3 refuses a real-time query whose async progress tracking checkpoints at an interval
+            extra = {"asyncProgressTrackingEnabled": "true", "asyncProgressTrackingCheckpointIntervalMs": "0"}
     query = (
         rows.writeStream.foreach(write)
         .outputMode("update")

@@ -1,6 +1,7 @@
 """Spark 4.3's real-time mode beyond stateless queries, on ``local[4]`` in a process of its own (realtime_query.py):
-a stateful query (``dropDuplicates`` then a count per shard) that fits its batches into the cluster's slots, and a
-stateless query with asynchronous progress tracking that a SIGKILL interrupts while records arrive."""
+a stateful query (``dropDuplicates`` then a count per shard) that fits its batches into the cluster's slots, a
+stateless query with asynchronous progress tracking that a SIGKILL interrupts while records arrive, and a stateless
+query one of whose tasks Spark runs again within its batch."""
 
 from __future__ import annotations
 
@@ -210,5 +211,28 @@ def test_given_async_progress_tracking_when_the_query_is_sigkilled_while_records
 
     # Then every record is written at the position Kinesis gave it, and nothing else (a replay after the kill may
     # write a record twice: the sink is idempotent by position)
+    written = {(shard, sequence): payload for shard, sequence, payload in _lines(sink)}
+    assert written == {position: payload for payload, position in put.items()}
+
+
+def test_given_a_task_retried_within_its_batch_when_a_real_time_query_reads_then_each_record_is_written_at_its_position(
+    kinesis: Any, endpoint: str, new_stream: Callable[[int], str], tmp_path: Path
+) -> None:
+    # Given a stateless real-time query on local[4,2], whose sink fails the first attempt of partition 0 once
+    stream = new_stream(4)
+    checkpoint, sink = _dirs(tmp_path)
+    put = _put(kinesis, stream, "before", 40)
+    query = Query("retry", endpoint, stream, checkpoint, sink, "spark.master=local[4,2]")
+    try:
+        # When records arrive while its batches run
+        eventually(lambda: query.check() or (sink / "failed-once").exists(), 180, "the injected failure")
+        put.update(_put(kinesis, stream, "after", 40))
+        eventually(lambda: query.check() or set(put) <= {line[2] for line in _lines(sink)}, 180, f"{len(put)} records")
+    finally:
+        query.stop()
+
+    # Then Spark ran the task again within its batch rather than failing the query, and every record is written at
+    # the position Kinesis gave it, and nothing else (the failed attempt's rows come again: the sink is idempotent)
+    assert list(sink.glob("opened-0-*-1")), sorted(p.name for p in sink.glob("opened-*"))
     written = {(shard, sequence): payload for shard, sequence, payload in _lines(sink)}
     assert written == {position: payload for payload, position in put.items()}
