@@ -39,15 +39,10 @@ private[sparkkinesis] final class GsrAvroDecoder(
     versions,
     GsrAvroDecoder.resolve(reader, _))
 
-  def decode(bytes: Array[Byte]): Either[DecodeFailure, Any] =
-    GsrFrame.parse(bytes) match {
-      case Left(reason) => Left(DecodeFailure(GsrFrame.versionIdOf(bytes), reason))
-      case Right(frame) =>
-        resolutions(frame.versionId) match {
-          case Left(reason) => Left(DecodeFailure(Some(frame.versionId), reason))
-          case Right(datumReader) => read(datumReader, frame)
-        }
-    }
+  // Made once: a method passed per record would be a new function object each time.
+  private val readFrame: (GenericDatumReader[AnyRef], GsrFrame.Parsed) => Either[DecodeFailure, Any] = read
+
+  def decode(bytes: Array[Byte]): Either[DecodeFailure, Any] = resolutions.decode(bytes, readFrame)
 
   private def read(datumReader: GenericDatumReader[AnyRef], frame: GsrFrame.Parsed): Either[DecodeFailure, Any] = {
     binary = DecoderFactory.get().binaryDecoder(frame.bytes, frame.offset, frame.bytes.length - frame.offset, binary)

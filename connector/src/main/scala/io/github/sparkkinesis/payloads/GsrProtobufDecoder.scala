@@ -9,8 +9,8 @@ import com.google.protobuf.Descriptors.Descriptor
 import org.apache.spark.sql.types.StructType
 
 /**
- * The reader of `from_glue_schema_registry` for PROTOBUF: a definition (.proto text) and the message of it whose
- * fields become the struct's (`message`, else the definition's first top-level message).
+ * The reader of `from_glue_schema_registry` for PROTOBUF: a definition (.proto text) and the message of it whose fields
+ * become the struct's (`message`, else the definition's first top-level message).
  */
 private[sparkkinesis] final class ProtobufReader(val definition: String, messageName: Option[String]) {
 
@@ -43,15 +43,11 @@ private[sparkkinesis] final class GsrProtobufDecoder(
     versions,
     GsrProtobufDecoder.resolve(readerName, _))
 
-  def decode(bytes: Array[Byte]): Either[DecodeFailure, Any] =
-    GsrFrame.parse(bytes) match {
-      case Left(reason) => Left(DecodeFailure(GsrFrame.versionIdOf(bytes), reason))
-      case Right(frame) =>
-        resolutions(frame.versionId) match {
-          case Left(reason) => Left(DecodeFailure(Some(frame.versionId), reason))
-          case Right(writer) => read(writer, frame).left.map(reason => DecodeFailure(Some(frame.versionId), reason))
-        }
-    }
+  // Made once: a method passed per record would be a new function object each time.
+  private val readFrame: (WriterMessages, GsrFrame.Parsed) => Either[DecodeFailure, Any] =
+    (writer, frame) => read(writer, frame).left.map(reason => DecodeFailure(Some(frame.versionId), reason))
+
+  def decode(bytes: Array[Byte]): Either[DecodeFailure, Any] = resolutions.decode(bytes, readFrame)
 
   private def read(writer: WriterMessages, frame: GsrFrame.Parsed): Either[String, Any] =
     try {

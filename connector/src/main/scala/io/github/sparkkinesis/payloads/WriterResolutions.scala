@@ -31,6 +31,17 @@ private[payloads] final class WriterResolutions[R <: AnyRef](
     case cached => cached
   }
 
+  /** The record in `bytes` read by `read` with its frame and its writer version's resolution, or why it cannot be. */
+  def decode(bytes: Array[Byte], read: (R, GsrFrame.Parsed) => Either[DecodeFailure, Any]): Either[DecodeFailure, Any] =
+    GsrFrame.parse(bytes) match {
+      case Left(reason) => Left(DecodeFailure(GsrFrame.versionIdOf(bytes), reason))
+      case Right(frame) =>
+        apply(frame.versionId) match {
+          case Left(reason) => Left(DecodeFailure(Some(frame.versionId), reason))
+          case Right(resolved) => read(resolved, frame)
+        }
+    }
+
   private def shared(id: UUID): Either[String, R] = {
     val key = (readerKey, id)
     all.get(key) match {

@@ -96,12 +96,12 @@ object functions {
         GsrOptions.ProtobufSchema,
         GsrOptions.ProtobufMessage))
     val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
-    val given = Seq("AVRO" -> GsrOptions.AvroSchema, "PROTOBUF" -> GsrOptions.ProtobufSchema)
+    val userReader = Seq("AVRO" -> GsrOptions.AvroSchema, "PROTOBUF" -> GsrOptions.ProtobufSchema)
       .flatMap { case (format, option) => parsed.get(option).map(format -> _) }
-    if (given.size > 1)
+    if (userReader.size > 1)
       throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and " +
         s"${GsrOptions.ProtobufSchema} are both set; give the reader schema in one of them")
-    val (format, reader) = given.headOption.getOrElse {
+    val (format, reader) = userReader.headOption.getOrElse {
       val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
       if (latest.dataFormat != "AVRO" && latest.dataFormat != "PROTOBUF")
         throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +

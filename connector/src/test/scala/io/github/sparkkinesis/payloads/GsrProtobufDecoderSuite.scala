@@ -19,37 +19,27 @@ import io.github.sparkkinesis.payloads.GsrTestData.{fields, Registry}
  */
 class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
 
-  private val V1 =
-    """syntax = "proto3";
-      |package shop;
-      |import "google/protobuf/timestamp.proto";
-      |message Order {
-      |  string id = 1;
-      |  int32 amount = 2;
-      |  string note = 3;           // dropped in version 2
-      |  repeated Line lines = 4;
-      |  map<string, string> tags = 5;
-      |  google.protobuf.Timestamp placed = 7;
-      |  message Line { string sku = 1; uint32 quantity = 2; }
-      |}""".stripMargin
+  /** A version of the order schema: the fields both versions share, and `own`. */
+  private def order(own: String, after: String = ""): String =
+    s"""syntax = "proto3";
+       |package shop;
+       |import "google/protobuf/timestamp.proto";
+       |message Order {
+       |  string id = 1;
+       |  repeated Line lines = 4;
+       |  map<string, string> tags = 5;
+       |  google.protobuf.Timestamp placed = 7;
+       |  message Line { string sku = 1; uint32 quantity = 2; }
+       |  $own
+       |}
+       |$after""".stripMargin
+
+  private val V1 = order("int32 amount = 2; string note = 3;")
 
   /** Version 2 widens amount (int32 to int64 share the wire), drops note, adds currency, status and a message. */
-  private val V2 =
-    """syntax = "proto3";
-      |package shop;
-      |import "google/protobuf/timestamp.proto";
-      |message Order {
-      |  string id = 1;
-      |  int64 amount = 2;
-      |  repeated Line lines = 4;
-      |  map<string, string> tags = 5;
-      |  optional string currency = 6;
-      |  google.protobuf.Timestamp placed = 7;
-      |  Status status = 8;
-      |  message Line { string sku = 1; uint32 quantity = 2; }
-      |  enum Status { NEW = 0; PAID = 1; }
-      |}
-      |message Refund { string order_id = 1; }""".stripMargin
+  private val V2 = order(
+    "int64 amount = 2; optional string currency = 6; Status status = 8; enum Status { NEW = 0; PAID = 1; }",
+    "message Refund { string order_id = 1; }")
 
   private val v1 = SchemaVersion(UUID.fromString("a1a1a1a1-0000-4000-8000-000000000001"), V1, "PROTOBUF")
   private val v2 = SchemaVersion(UUID.fromString("a2a2a2a2-0000-4000-8000-000000000002"), V2, "PROTOBUF")
@@ -96,26 +86,36 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
     val registry = new Registry(v1, v2)
     val d = decoder(registry)
     new ProtobufReader(V2, None).sparkType.fieldNames.toSeq shouldBe
-      Seq("id", "amount", "lines", "tags", "currency", "placed", "status")
+      Seq("id", "lines", "tags", "placed", "amount", "currency", "status")
     val order1 = schema(V1).message(None)
     val line = order1.findNestedTypeByName("Line")
     val placed = com.google.protobuf.Timestamp.newBuilder().setSeconds(1700000000L).setNanos(123456789).build()
-    val first = message(order1, "id" -> "a", "amount" -> 7, "note" -> "gift",
-      "lines" -> Seq(message(line, "sku" -> "x", "quantity" -> -1)), "tags" -> Map("k" -> "v"), "placed" -> placed)
+    val first = message(
+      order1,
+      "id" -> "a",
+      "amount" -> 7,
+      "note" -> "gift",
+      "lines" -> Seq(message(line, "sku" -> "x", "quantity" -> -1)),
+      "tags" -> Map("k" -> "v"),
+      "placed" -> placed)
     val row1 = fields(d.decode(GsrFrame.write(v1.id, payload(0, first), zlib = true)).toOption.get)
-    row1.take(2) shouldBe Seq(s("a"), 7L)
-    fields(row1(2).asInstanceOf[ArrayData].getStruct(0, 2)) shouldBe Seq(s("x"), 4294967295L)
-    val tags = row1(3).asInstanceOf[MapData]
-    (tags.keyArray.getUTF8String(0), tags.valueArray.getUTF8String(0)) shouldBe (s("k"), s("v"))
-    row1.drop(4) shouldBe Seq(null, 1700000000123456L, s("NEW"))
+    row1.head shouldBe s("a")
+    fields(row1(1).asInstanceOf[ArrayData].getStruct(0, 2)) shouldBe Seq(s("x"), 4294967295L)
+    val tags = row1(2).asInstanceOf[MapData]
+    (tags.keyArray().getUTF8String(0), tags.valueArray().getUTF8String(0)) shouldBe (s("k"), s("v"))
+    row1.drop(3) shouldBe Seq(1700000000123456L, 7L, null, s("NEW"))
 
     val order2 = schema(V2).message(None)
-    val second = message(order2, "id" -> "b", "amount" -> (1L << 40), "currency" -> "USD",
+    val second = message(
+      order2,
+      "id" -> "b",
+      "amount" -> (1L << 40),
+      "currency" -> "USD",
       "status" -> order2.findEnumTypeByName("Status").findValueByName("PAID"))
     val row2 = fields(d.decode(GsrFrame.write(v2.id, payload(0, second), zlib = false)).toOption.get)
-    row2.take(2) shouldBe Seq(s("b"), 1L << 40)
-    row2(2).asInstanceOf[ArrayData].numElements shouldBe 0
-    row2.drop(3).tail shouldBe Seq(s("USD"), null, s("PAID"))
+    row2.head shouldBe s("b")
+    row2(1).asInstanceOf[ArrayData].numElements() shouldBe 0
+    row2.drop(3) shouldBe Seq(null, 1L << 40, s("USD"), s("PAID"))
     d.decode(GsrFrame.write(v1.id, payload(0, first), zlib = false)).isRight shouldBe true
     registry.fetches shouldBe 2
   }
@@ -141,38 +141,90 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
         |}""".stripMargin
     val reader = new ProtobufReader(definition, None)
     reader.sparkType.map(f => f.name -> f.dataType).toMap shouldBe Map(
-      "i32" -> IntegerType, "s32" -> IntegerType, "sf32" -> IntegerType, "u32" -> LongType, "f32" -> LongType,
-      "i64" -> LongType, "s64" -> LongType, "sf64" -> LongType, "u64" -> DecimalType(20, 0),
-      "f64" -> DecimalType(20, 0), "f" -> FloatType, "d" -> DoubleType, "b" -> BooleanType, "s" -> StringType,
-      "raw" -> BinaryType, "kind" -> StringType, "unknown_kind" -> StringType, "took" -> DayTimeIntervalType(),
-      "wrapped" -> LongType, "absent" -> StringType, "name" -> StringType, "number" -> IntegerType,
+      "i32" -> IntegerType,
+      "s32" -> IntegerType,
+      "sf32" -> IntegerType,
+      "u32" -> LongType,
+      "f32" -> LongType,
+      "i64" -> LongType,
+      "s64" -> LongType,
+      "sf64" -> LongType,
+      "u64" -> DecimalType(20, 0),
+      "f64" -> DecimalType(20, 0),
+      "f" -> FloatType,
+      "d" -> DoubleType,
+      "b" -> BooleanType,
+      "s" -> StringType,
+      "raw" -> BinaryType,
+      "kind" -> StringType,
+      "unknown_kind" -> StringType,
+      "took" -> DayTimeIntervalType(),
+      "wrapped" -> LongType,
+      "absent" -> StringType,
+      "name" -> StringType,
+      "number" -> IntegerType,
       "inner_by_id" -> MapType(IntegerType, StructType(Seq(StructField("ok", BooleanType))), valueContainsNull = true),
       "packed" -> ArrayType(LongType, containsNull = false))
     val all = reader.message
     val kind = all.findEnumTypeByName("Kind")
     val inner = all.findNestedTypeByName("Inner")
-    val written = message(all, "i32" -> -1, "s32" -> -2, "sf32" -> -3, "u32" -> -1, "f32" -> -2,
-      "i64" -> Long.MinValue, "s64" -> -5L, "sf64" -> -6L, "u64" -> -1L, "f64" -> 42L, "f" -> 1.5f, "d" -> 2.5,
-      "b" -> true, "s" -> "é", "raw" -> com.google.protobuf.ByteString.copyFrom(Array[Byte](0, 1)),
-      "kind" -> kind.findValueByName("SOME"), "unknown_kind" -> kind.findValueByNumberCreatingIfUnknown(7),
+    val written = message(
+      all,
+      "i32" -> -1,
+      "s32" -> -2,
+      "sf32" -> -3,
+      "u32" -> -1,
+      "f32" -> -2,
+      "i64" -> Long.MinValue,
+      "s64" -> -5L,
+      "sf64" -> -6L,
+      "u64" -> -1L,
+      "f64" -> 42L,
+      "f" -> 1.5f,
+      "d" -> 2.5,
+      "b" -> true,
+      "s" -> "é",
+      "raw" -> com.google.protobuf.ByteString.copyFrom(Array[Byte](0, 1)),
+      "kind" -> kind.findValueByName("SOME"),
+      "unknown_kind" -> kind.findValueByNumberCreatingIfUnknown(7),
       "took" -> com.google.protobuf.Duration.newBuilder().setSeconds(-2).setNanos(500000000).build(),
-      "wrapped" -> com.google.protobuf.Int64Value.of(9L), "number" -> 3,
-      "inner_by_id" -> Map(1 -> message(inner, "ok" -> true)), "packed" -> Seq(1L, 2L))
+      "wrapped" -> com.google.protobuf.Int64Value.of(9L),
+      "number" -> 3,
+      "inner_by_id" -> Map(1 -> message(inner, "ok" -> true)),
+      "packed" -> Seq(1L, 2L))
     val version = SchemaVersion(UUID.randomUUID(), definition, "PROTOBUF")
     val row = fields(decoder(new Registry(version), definition).decode(
       GsrFrame.write(version.id, payload(0, written), zlib = false)).toOption.get)
     val byName = reader.sparkType.fieldNames.zip(row).toMap
-    byName.filter { case (_, v) => !v.isInstanceOf[ArrayData] && !v.isInstanceOf[MapData] &&
-      !v.isInstanceOf[Array[Byte]] } shouldBe Map(
-      "i32" -> -1, "s32" -> -2, "sf32" -> -3, "u32" -> 4294967295L, "f32" -> 4294967294L, "i64" -> Long.MinValue,
-      "s64" -> -5L, "sf64" -> -6L, "u64" -> Decimal(BigDecimal("18446744073709551615"), 20, 0),
-      "f64" -> Decimal(42L, 20, 0), "f" -> 1.5f, "d" -> 2.5, "b" -> true, "s" -> s("é"), "kind" -> s("SOME"),
-      "unknown_kind" -> s("7"), "took" -> -1500000L, "wrapped" -> 9L, "absent" -> null, "name" -> null,
+    byName.filter { case (_, v) =>
+      !v.isInstanceOf[ArrayData] && !v.isInstanceOf[MapData] &&
+      !v.isInstanceOf[Array[Byte]]
+    } shouldBe Map(
+      "i32" -> -1,
+      "s32" -> -2,
+      "sf32" -> -3,
+      "u32" -> 4294967295L,
+      "f32" -> 4294967294L,
+      "i64" -> Long.MinValue,
+      "s64" -> -5L,
+      "sf64" -> -6L,
+      "u64" -> Decimal(BigDecimal("18446744073709551615"), 20, 0),
+      "f64" -> Decimal(42L, 20, 0),
+      "f" -> 1.5f,
+      "d" -> 2.5,
+      "b" -> true,
+      "s" -> s("é"),
+      "kind" -> s("SOME"),
+      "unknown_kind" -> s("7"),
+      "took" -> -1500000L,
+      "wrapped" -> 9L,
+      "absent" -> null,
+      "name" -> null,
       "number" -> 3)
     byName("raw").asInstanceOf[Array[Byte]].toSeq shouldBe Seq[Byte](0, 1)
     val map = byName("inner_by_id").asInstanceOf[MapData]
-    (map.keyArray.getInt(0), map.valueArray.getStruct(0, 1).getBoolean(0)) shouldBe (1, true)
-    byName("packed").asInstanceOf[ArrayData].toLongArray.toSeq shouldBe Seq(1L, 2L)
+    (map.keyArray().getInt(0), map.valueArray().getStruct(0, 1).getBoolean(0)) shouldBe (1, true)
+    byName("packed").asInstanceOf[ArrayData].toLongArray().toSeq shouldBe Seq(1L, 2L)
   }
 
   test("Given proto2, then an absent optional field is null, or its declared default, and required fields are " +
@@ -202,7 +254,8 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
 
   test("every bad input gives a failure naming what is wrong, and the version id when the frame has one") {
     val avro = SchemaVersion(UUID.randomUUID(), GsrTestData.V1.toString, "AVRO")
-    val broken = SchemaVersion(UUID.randomUUID(), "syntax = \"proto3\";\nmessage Order {\n  string id = 1\n}", "PROTOBUF")
+    val broken =
+      SchemaVersion(UUID.randomUUID(), "syntax = \"proto3\";\nmessage Order {\n  string id = 1\n}", "PROTOBUF")
     val other = SchemaVersion(UUID.randomUUID(), "syntax = \"proto3\";\npackage shop;\nmessage Refund {}", "PROTOBUF")
     val unknown = UUID.randomUUID()
     val d = decoder(new Registry(v2, avro, broken, other))
