@@ -139,7 +139,8 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
   private def protobuf(index: Int, fields: (Int, Any)*): Array[Byte] = ProtobufWire.payload(index, fields: _*)
 
   test("Given Protobuf records of two versions (DataFormat PROTOBUF), some zlib, when decoded with the latest as " +
-    "reader, then fields match by number; PERMISSIVE gives a bad record's reason, FAILFAST fails naming its version") {
+    "reader, then fields match by number; PERMISSIVE gives a bad record's reason, FAILFAST fails naming its version; " +
+    "to_glue_schema_registry refuses to write Avro into it") {
     registryCreated
     val id1 = MotoGlue.createSchema(registry, "orders-proto", orderProtoV1, "PROTOBUF")
     val id2 = MotoGlue.registerVersion(registry, "orders-proto", orderProtoV2)
@@ -169,6 +170,18 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
       .collect()
     Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
       (include(s"of schema version $id2") and include("shop.Refund") and include("mode FAILFAST"))
+
+    val session = spark
+    import session.implicits._
+    val writing = the[Exception] thrownBy Seq(("a", 1L)).toDF("id", "amount")
+      .select(to_glue_schema_registry(
+        struct("id", "amount"),
+        registry,
+        "orders-proto",
+        options("auto_register" -> "true")))
+      .collect()
+    Iterator.iterate[Throwable](writing)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
+      include("schema 'orders-proto' in registry '" + registry + "' is PROTOBUF, and this function writes Avro only")
   }
 
   test("Given a struct whose schema the registry lacks, then to_glue_schema_registry refuses without auto_register, " +
