@@ -149,8 +149,8 @@ private[payloads] final class ProtoParser private (tokens: IndexedSeq[ProtoToken
     expect("{")
     while (!accept("}")) {
       if (accept("option")) {
-        if (optionName() == "allow_alias") enumeration.setOptions(EnumOptions.newBuilder()
-            .setAllowAlias(constant() == "true"))
+        if (optionName() == "allow_alias")
+          enumeration.setOptions(EnumOptions.newBuilder().setAllowAlias(constant() == "true"))
         else constant()
         expect(";")
       } else if (peek.text == "reserved") skipStatement()
@@ -282,11 +282,10 @@ private[payloads] object ProtoParser {
    * entries): a snake_case name in UpperCamelCase, another with its first letter upper-cased; then "Entry".
    */
   def entryName(field: String): String = {
+    def capitalized(word: String) = word.take(1).toUpperCase(Locale.ROOT) + word.drop(1)
     val camel =
-      if (field.contains("_"))
-        field.split("_").filter(_.nonEmpty).map(w => w.take(1).toUpperCase(Locale.ROOT) + w.drop(1).toLowerCase(
-          Locale.ROOT)).mkString
-      else field.take(1).toUpperCase(Locale.ROOT) + field.drop(1)
+      if (field.contains("_")) field.split("_").map(w => capitalized(w.toLowerCase(Locale.ROOT))).mkString
+      else capitalized(field)
     camel + "Entry"
   }
 }

@@ -16,9 +16,9 @@ import io.github.sparkkinesis.compat.JavaCollections._
  * messages to Spark rows. Fields keep their names, every one nullable: a field with presence (message fields, proto2
  * and proto3 `optional`, oneof members) that is absent is null, unless proto2 gave it a default; one without presence
  * reads its default, as protobuf does. int32/sint32/sfixed32 are int; uint32/fixed32 long; int64/sint64/sfixed64 long;
- * uint64/fixed64 decimal(20,0) (exact); enums their value's name (an unknown number, as open enums keep it, its digits);
- * bytes binary; repeated an array; map a map; google.protobuf.Timestamp a timestamp, Duration a day-time interval, the
- * wrappers (Int32Value, StringValue, ...) their value. A message that contains itself has no Spark type.
+ * uint64/fixed64 decimal(20,0) (exact); enums their value's name (an unknown number, as open enums keep it, its
+ * digits); bytes binary; repeated an array; map a map; google.protobuf.Timestamp a timestamp, Duration a day-time
+ * interval, the wrappers (Int32Value, StringValue, ...) their value. A message that contains itself has no Spark type.
  */
 private[sparkkinesis] object ProtobufToSpark {
 

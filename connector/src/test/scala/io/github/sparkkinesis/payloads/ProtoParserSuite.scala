@@ -41,14 +41,18 @@ class ProtoParserSuite extends AnyFunSuite with Matchers {
     file.getMessageTypes.asScala.flatMap(message).toSeq ++ file.getEnumTypes.asScala.flatMap(enumeration)
   }
 
-
   private def parsed(definition: String): ProtoSchema =
     ProtoSchema.parse(definition).fold(reason => fail(reason), identity)
 
   test("Given the sources of protobuf's well-known types, when parsed, then each describes what protoc compiled " +
     "(proto2 defaults, enums, nested types, oneofs, maps, imports, options and reserved ranges read past)") {
-    val compiled = Seq(DescriptorProtos.getDescriptor, StructProto.getDescriptor, TypeProto.getDescriptor,
-      ApiProto.getDescriptor, TimestampProto.getDescriptor, WrappersProto.getDescriptor)
+    val compiled = Seq(
+      DescriptorProtos.getDescriptor,
+      StructProto.getDescriptor,
+      TypeProto.getDescriptor,
+      ApiProto.getDescriptor,
+      TimestampProto.getDescriptor,
+      WrappersProto.getDescriptor)
     compiled.foreach { file =>
       val ours = parsed(source(file.getName)).file
       withClue(file.getName) {

@@ -9,7 +9,7 @@ import java.io.ByteArrayOutputStream
  */
 object ProtobufWire {
 
-  /** The payload of message `index` with `fields` by number: strings length-delimited, Int, Long and Boolean varints. */
+  /** Message `index`'s payload, `fields` by number: strings length-delimited; Int, Long, Boolean varints; Double. */
   def payload(index: Int, fields: (Int, Any)*): Array[Byte] = {
     val out = new ByteArrayOutputStream()
     def varint(value: Long): Unit = {
