@@ -182,15 +182,17 @@ def _java_options(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
 def from_glue_schema_registry(
     data: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
 ) -> "Column":
-    """Records framed by the AWS Glue Schema Registry's serializers (Avro) decoded into a struct of the reader
-    schema: option ``avroSchema``, else the latest version of ``schema`` in ``registry`` when this is called. Each
-    record's writer version is fetched once per executor and resolved against the reader by Avro's rules.
+    """Records framed by the AWS Glue Schema Registry's serializers (Avro or Protobuf) decoded into a struct of the
+    reader schema: option ``avroSchema`` or ``protobufSchema`` (``.proto`` text), else the latest version of
+    ``schema`` in ``registry`` when this is called; for Protobuf, the message ``protobufMessage`` names, else the
+    first. Each record's writer version is fetched once per executor and resolved against the reader by the format's
+    rules (Avro's resolution; Protobuf's field numbers).
 
     :param data: the binary ``data`` column, or ``struct("data", "shardId", "sequenceNumber")`` to have FAILFAST
         name the failing record's position.
     :param options: ``mode`` (``PERMISSIVE``, the default: a record not decoded gives null, with the reason in the
-        field named by ``errorColumn``; or ``FAILFAST``), ``avroSchema``, and the connector's ``kinesis.region``,
-        credentials and ``kinesis.glue.endpointUrl`` options.
+        field named by ``errorColumn``; or ``FAILFAST``), ``avroSchema``, ``protobufSchema``, ``protobufMessage``,
+        and the connector's ``kinesis.region``, credentials and ``kinesis.glue.endpointUrl`` options.
 
     Example::
 

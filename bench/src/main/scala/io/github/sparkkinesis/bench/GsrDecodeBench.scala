@@ -11,13 +11,14 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.avro.functions.from_avro
 import org.apache.spark.sql.functions.col
 
-import io.github.sparkkinesis.it.MotoGlue
+import io.github.sparkkinesis.it.{MotoGlue, ProtobufWire}
 import io.github.sparkkinesis.payloads.functions.from_glue_schema_registry
 
 /**
  * Decode rate on one core (local[1]): `from_glue_schema_registry` on GSR-framed Avro records against Spark's
- * `from_avro` with the same schema fixed, on the same payloads (without the frame's 18 bytes), in the same run. The
- * records are cached in memory first, so both measure decoding only. Needs moto (MOTO_ENDPOINT, or starts its own).
+ * `from_avro` with the same schema fixed, on the same payloads (without the frame's 18 bytes), in the same run; and
+ * `from_glue_schema_registry` on the same orders as GSR Protobuf records. The records are cached in memory first, so
+ * all measure decoding only. Needs moto (MOTO_ENDPOINT, or starts its own).
  *
  * build/sbt "bench/runMain io.github.sparkkinesis.bench.GsrDecodeBench [records] [rounds]"
  */
@@ -30,6 +31,13 @@ object GsrDecodeBench {
       |{"name":"note","type":["null","string"],"default":null},
       |{"name":"tags","type":{"type":"array","items":"string"}}]}""".stripMargin)
 
+  /** The same order as a .proto definition (note optional, so that its absence is null as in Avro). */
+  private val proto =
+    """syntax = "proto3";
+      |package bench;
+      |message Order { string id = 1; string customer = 2; int64 amount = 3; double price = 4; int32 quantity = 5;
+      |  bool express = 6; optional string note = 7; repeated string tags = 8; }""".stripMargin
+
   def main(args: Array[String]): Unit = {
     val records = args.headOption.map(_.toInt).getOrElse(1000000)
     val rounds = args.lift(1).map(_.toInt).getOrElse(5)
@@ -40,22 +48,27 @@ object GsrDecodeBench {
       val registry = s"bench-${UUID.randomUUID.toString.take(8)}"
       MotoGlue.createRegistry(registry)
       val versionId = MotoGlue.createSchema(registry, "orders", schema.toString)
+      val protoVersionId = MotoGlue.createSchema(registry, "orders-proto", proto, "PROTOBUF")
       import spark.implicits._
       // Built by a task rather than from a local collection, which every task would then carry.
       val rows = spark.range(records).as[Long].map { i =>
         val p = payload(i.toInt)
-        (frame(versionId, p), p)
-      }.toDF("framed", "avro").cache()
+        (frame(versionId, p), p, frame(protoVersionId, protobufPayload(i.toInt)))
+      }.toDF("framed", "avro", "framedProto").cache()
       rows.count()
       val bytes = rows.selectExpr("sum(length(avro))").head.getLong(0)
       val gsr = from_glue_schema_registry(col("framed"), registry, "orders", MotoGlue.functionOptions)
       val fixed = from_avro(col("avro"), schema.toString)
+      val gsrProto = from_glue_schema_registry(col("framedProto"), registry, "orders-proto", MotoGlue.functionOptions)
+      val protoBytes = rows.selectExpr("sum(length(framedProto)) - 18 * count(*)").head.getLong(0)
       println(s"GSR Avro decode against from_avro, $records records of ${bytes / records} " +
         s"bytes, local[1], best of $rounds rounds (rows/s on one core):")
       // Alternated, so that the machine's load falls on both alike.
-      val rates = (1 to rounds).map(_ => (rate(rows, gsr, records), rate(rows, fixed, records)))
+      val rates =
+        (1 to rounds).map(_ => (rate(rows, gsr, records), rate(rows, fixed, records), rate(rows, gsrProto, records)))
       println(line("from_glue_schema_registry", rates.map(_._1)))
       println(line("from_avro (fixed schema) ", rates.map(_._2)))
+      println(line(s"from_glue_schema_registry, Protobuf (${protoBytes / records} bytes)", rates.map(_._3)))
     } finally spark.stop()
   }
 
@@ -84,6 +97,19 @@ object GsrDecodeBench {
     new GenericDatumWriter[GenericRecord](schema).write(r, encoder)
     encoder.flush()
     out.toByteArray
+  }
+
+  /** Order `i` as the Protobuf payload (message index 0): the same values as [[payload]]. */
+  private def protobufPayload(i: Int): Array[Byte] = {
+    val note = if (i % 3 == 0) Nil else Seq(7 -> "leave at the door")
+    val fields = Seq(
+      1 -> s"order-$i",
+      2 -> s"customer-${i % 1000}",
+      3 -> i.toLong * 100,
+      4 -> i * 0.25,
+      5 -> i % 7,
+      6 -> (i % 2 == 0)) ++ note ++ Seq(8 -> "a", 8 -> "b")
+    ProtobufWire.payload(0, fields: _*)
   }
 
   private def frame(id: UUID, payload: Array[Byte]): Array[Byte] =

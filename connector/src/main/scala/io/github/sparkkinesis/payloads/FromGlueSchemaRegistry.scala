@@ -10,13 +10,16 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * What `from_glue_schema_registry` decodes with: the registry (`target`, `registry`, `schema`), the reader schema's
- * Avro definition, FAILFAST or not, and the field that holds why a record was not decoded (PERMISSIVE).
+ * data format (AVRO or PROTOBUF) and definition (for PROTOBUF, `readerMessage` names the message, else the first one),
+ * FAILFAST or not, and the field that holds why a record was not decoded (PERMISSIVE).
  */
 final case class GsrReadSpec(
     target: GlueTarget,
     registry: String,
     schema: String,
+    dataFormat: String,
     readerDefinition: String,
+    readerMessage: Option[String],
     failFast: Boolean,
     errorColumn: Option[String])
 
@@ -32,15 +35,22 @@ final case class FromGlueSchemaRegistry(child: Expression, spec: GsrReadSpec)
     extends UnaryExpression
     with CodegenFallback {
 
-  @transient private lazy val reader = new Schema.Parser().parse(spec.readerDefinition)
+  @transient private lazy val protobuf = spec.dataFormat == "PROTOBUF"
 
-  @transient private lazy val decoder = new GsrAvroDecoder(
-    spec.target,
-    reader,
-    id => SchemaVersionCache.get(spec.target, id, new GlueSchemaRegistry(spec.target).version))
+  @transient private lazy val avroReader = new Schema.Parser().parse(spec.readerDefinition)
+
+  @transient private lazy val protobufReader = new ProtobufReader(spec.readerDefinition, spec.readerMessage)
+
+  @transient private lazy val decoder: GsrDecoder = {
+    val versions = (id: java.util.UUID) =>
+      SchemaVersionCache.get(spec.target, id, new GlueSchemaRegistry(spec.target).version)
+    if (protobuf) new GsrProtobufDecoder(spec.target, protobufReader, versions)
+    else new GsrAvroDecoder(spec.target, avroReader, versions)
+  }
 
   override lazy val dataType: DataType = {
-    val fields = AvroToSpark.sparkType(reader).asInstanceOf[StructType]
+    val fields =
+      if (protobuf) protobufReader.sparkType else AvroToSpark.sparkType(avroReader).asInstanceOf[StructType]
     spec.errorColumn.fold(fields)(fields.add(_, StringType))
   }
 

@@ -37,6 +37,8 @@ private[sparkkinesis] object GsrOptions {
   val Mode = "mode"
   val ErrorColumn = "errorColumn"
   val AvroSchema = "avroSchema"
+  val ProtobufSchema = "protobufSchema"
+  val ProtobufMessage = "protobufMessage"
   val Compression = "compression"
   val AutoRegister = "auto_register"
 }

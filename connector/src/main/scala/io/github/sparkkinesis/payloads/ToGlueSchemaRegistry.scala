@@ -73,6 +73,7 @@ private object WriterVersions {
       _ => {
         val registry = new GlueSchemaRegistry(spec.target)
         registry.versionOf(spec.registry, spec.schema, definition).getOrElse {
+          refuseOtherFormats(registry, spec)
           if (spec.autoRegister) registry.register(spec.registry, spec.schema, definition, "AVRO")
           else throw new IllegalStateException(
             s"to_glue_schema_registry: schema '${spec.schema}' in registry '${spec.registry}' has no version with " +
@@ -80,4 +81,17 @@ private object WriterVersions {
               s"${GsrOptions.AutoRegister} to true to have it registered.")
         }
       })
+
+  /** Fails when the schema exists in another data format than Avro, which is all this function writes. */
+  private def refuseOtherFormats(registry: GlueSchemaRegistry, spec: GsrWriteSpec): Unit = {
+    // A schema not there yet (or out of reach: the call that follows says why) is no other format.
+    val format =
+      try Some(registry.latest(spec.registry, spec.schema).dataFormat)
+      catch { case _: GlueCallFailed => None }
+    format.filter(_ != "AVRO").foreach { other =>
+      throw new IllegalStateException(s"to_glue_schema_registry: schema '${spec.schema}' in registry " +
+        s"'${spec.registry}' is $other, and this function writes Avro only. Write to an AVRO schema, or frame " +
+        "the records with AWS's serializer for that format.")
+    }
+  }
 }

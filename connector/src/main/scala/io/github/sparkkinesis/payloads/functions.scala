@@ -70,13 +70,15 @@ object functions {
   // ---- AWS Glue Schema Registry -----------------------------------------------------------------------------------
 
   /**
-   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro) into a struct of the reader schema:
-   * option `avroSchema`, else the latest version of `schema` in `registry` when this is called. Each record's writer
-   * version is fetched once per executor and resolved against the reader by Avro's rules. `data` is the binary column,
-   * or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position. Options: `mode` PERMISSIVE
-   * (default: a record not decoded gives null, with the reason in field `errorColumn` when named) or FAILFAST (the task
-   * fails naming the version and why), and the connector's `kinesis.region`, credentials and `kinesis.glue.endpointUrl`
-   * options.
+   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro or Protobuf) into a struct of the reader
+   * schema: option `avroSchema` or `protobufSchema` (.proto text), else the latest version of `schema` in `registry`
+   * when this is called; for Protobuf, the message option `protobufMessage` names (full name, or relative to the
+   * package), else the definition's first top-level message. Each record's writer version is fetched once per executor
+   * and resolved against the reader by the format's rules (Avro's schema resolution; Protobuf's field numbers). `data`
+   * is the binary column, or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position.
+   * Options: `mode` PERMISSIVE (default: a record not decoded gives null, with the reason in field `errorColumn` when
+   * named) or FAILFAST (the task fails naming the version and why), and the connector's `kinesis.region`, credentials
+   * and `kinesis.glue.endpointUrl` options.
    */
   def from_glue_schema_registry(
       data: Column,
@@ -84,16 +86,41 @@ object functions {
       schema: String,
       options: Map[String, String]): Column = {
     val function = "from_glue_schema_registry"
-    val parsed = new GsrOptions(function, options, Seq(GsrOptions.Mode, GsrOptions.ErrorColumn, GsrOptions.AvroSchema))
+    val parsed = new GsrOptions(
+      function,
+      options,
+      Seq(
+        GsrOptions.Mode,
+        GsrOptions.ErrorColumn,
+        GsrOptions.AvroSchema,
+        GsrOptions.ProtobufSchema,
+        GsrOptions.ProtobufMessage))
     val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
-    val reader = parsed.get(GsrOptions.AvroSchema).getOrElse {
+    val userReader = Seq("AVRO" -> GsrOptions.AvroSchema, "PROTOBUF" -> GsrOptions.ProtobufSchema)
+      .flatMap { case (format, option) => parsed.get(option).map(format -> _) }
+    if (userReader.size > 1)
+      throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and " +
+        s"${GsrOptions.ProtobufSchema} are both set; give the reader schema in one of them")
+    val (format, reader) = userReader.headOption.getOrElse {
       val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
-      if (latest.dataFormat != "AVRO")
+      if (latest.dataFormat != "AVRO" && latest.dataFormat != "PROTOBUF")
         throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +
-          s"'$registry' is ${latest.dataFormat}; only AVRO is decoded so far.")
-      latest.definition
+          s"'$registry' is ${latest.dataFormat}; only AVRO and PROTOBUF are decoded so far.")
+      (latest.dataFormat, latest.definition)
     }
-    val spec = GsrReadSpec(parsed.target, registry, schema, reader, failFast, parsed.get(GsrOptions.ErrorColumn))
+    val message = parsed.get(GsrOptions.ProtobufMessage)
+    if (message.isDefined && format != "PROTOBUF")
+      throw new IllegalArgumentException(s"$function: option ${GsrOptions.ProtobufMessage} is for Protobuf schemas; " +
+        s"the reader schema of '$schema' is $format")
+    val spec = GsrReadSpec(
+      parsed.target,
+      registry,
+      schema,
+      format,
+      reader,
+      message,
+      failFast,
+      parsed.get(GsrOptions.ErrorColumn))
     checkReader(spec)
     column(FromGlueSchemaRegistry(expression(data), spec))
   }
@@ -142,14 +169,26 @@ object functions {
       options: java.util.Map[String, String]): Column =
     to_glue_schema_registry(struct, registry, schema, options.asScala.toMap)
 
-  /** Fails now, on the driver, when the reader schema is no record, or the error column names one of its fields. */
+  /**
+   * Fails now, on the driver, when the reader schema has no Spark struct, or the error column names one of its fields.
+   */
   private def checkReader(spec: GsrReadSpec): Unit = {
-    val reader = parseAvro("the reader schema", spec.readerDefinition)
-    if (reader.getType != Schema.Type.RECORD)
-      throw new IllegalArgumentException(s"from_glue_schema_registry: the reader schema of '${spec.schema}' is an " +
-        s"Avro ${reader.getType.getName}; it must be a record, whose fields become the struct's")
-    AvroToSpark.sparkType(reader) // fails on what Spark cannot type
-    spec.errorColumn.filter(name => reader.getFields.asScala.exists(_.name == name)).foreach { name =>
+    val fields = if (spec.dataFormat == "PROTOBUF") {
+      // Fails on a definition protobuf refuses, a message it lacks, and what Spark cannot type.
+      try new ProtobufReader(spec.readerDefinition, spec.readerMessage).sparkType.fieldNames.toSeq
+      catch {
+        case e: IllegalArgumentException =>
+          throw new IllegalArgumentException(s"from_glue_schema_registry: schema '${spec.schema}': ${e.getMessage}")
+      }
+    } else {
+      val reader = parseAvro("the reader schema", spec.readerDefinition)
+      if (reader.getType != Schema.Type.RECORD)
+        throw new IllegalArgumentException(s"from_glue_schema_registry: the reader schema of '${spec.schema}' is an " +
+          s"Avro ${reader.getType.getName}; it must be a record, whose fields become the struct's")
+      AvroToSpark.sparkType(reader) // fails on what Spark cannot type
+      reader.getFields.asScala.map(_.name).toSeq
+    }
+    spec.errorColumn.filter(fields.contains).foreach { name =>
       throw new IllegalArgumentException(s"from_glue_schema_registry: option errorColumn '$name' is a field of the " +
         "reader schema; choose another name")
     }

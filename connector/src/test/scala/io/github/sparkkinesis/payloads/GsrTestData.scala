@@ -1,16 +1,35 @@
 package io.github.sparkkinesis.payloads
 
 import java.io.ByteArrayOutputStream
+import java.net.URI
 import java.util.UUID
 
 import org.apache.avro.Schema
 import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
 import org.apache.avro.io.EncoderFactory
+import org.apache.spark.sql.catalyst.InternalRow
 
 import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
 
 /** Two versions of an order schema, and Avro payloads of them, for the GSR tests. */
 object GsrTestData {
+
+  /** A registry holding `versions`, counting fetches; a target of its own, so the JVM's caches start empty. */
+  final class Registry(versions: SchemaVersion*) {
+    var fetches = 0
+    val target: GlueTarget = Target.copy(endpoint = Some(new URI(s"http://registry-${UUID.randomUUID}")))
+
+    def lookup(id: UUID): Either[String, SchemaVersion] = {
+      fetches += 1
+      versions.find(_.id == id).toRight(s"schema version $id is not in the registry")
+    }
+  }
+
+  /** A decoded row's fields, as Spark's internal values (null for null). */
+  def fields(row: Any): Seq[Any] = {
+    val r = row.asInstanceOf[InternalRow]
+    (0 until r.numFields).map(i => if (r.isNullAt(i)) null else r.get(i, null))
+  }
 
   /** Version 1: id, amount (int), note; version 2 drops note, widens amount to long and adds currency (default). */
   val V1: Schema = new Schema.Parser().parse(

@@ -19,8 +19,8 @@ import io.github.sparkkinesis.payloads.functions.{from_glue_schema_registry, to_
 
 /**
  * The Glue Schema Registry functions against moto's registry, through the shaded JAR: records of two schema versions
- * (framed by the documented byte layout, with Spark's own Avro), zlib frames, every bad input per mode, registration,
- * and end to end through kinesis-mock.
+ * (framed by the documented byte layout, with Spark's own Avro, or hand-encoded Protobuf), zlib frames, every bad input
+ * per mode, registration, and end to end through kinesis-mock.
  */
 class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   private val registry = s"it-registry-${UUID.randomUUID.toString.take(8)}"
@@ -124,6 +124,64 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
       Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ")
     message should (include(s"of schema version $unknown") and include("sequence number 4955 of shard " +
       "shardId-000000000003") and include("mode FAILFAST"))
+  }
+
+  private val orderProtoV1 =
+    """syntax = "proto3";
+      |package shop;
+      |message Order { string id = 1; int32 amount = 2; string note = 3; }""".stripMargin
+  private val orderProtoV2 =
+    """syntax = "proto3";
+      |package shop;
+      |message Order { string id = 1; int64 amount = 2; optional string currency = 4; }
+      |message Refund { string order_id = 1; }""".stripMargin
+
+  private def protobuf(index: Int, fields: (Int, Any)*): Array[Byte] = ProtobufWire.payload(index, fields: _*)
+
+  test("Given Protobuf records of two versions (DataFormat PROTOBUF), some zlib, when decoded with the latest as " +
+    "reader, then fields match by number; PERMISSIVE gives a bad record's reason, FAILFAST fails naming its version; " +
+    "to_glue_schema_registry refuses to write Avro into it") {
+    registryCreated
+    val id1 = MotoGlue.createSchema(registry, "orders-proto", orderProtoV1, "PROTOBUF")
+    val id2 = MotoGlue.registerVersion(registry, "orders-proto", orderProtoV2)
+    val refund = frame(id2, protobuf(1, 1 -> "o-1"))
+    val truncated = frame(id2, protobuf(0, 1 -> "x").dropRight(1))
+    val records = Seq(
+      frame(id1, protobuf(0, 1 -> "a", 2 -> 7, 3 -> "gift")),
+      frame(id1, protobuf(0, 1 -> "b", 2 -> 8), zlib = true),
+      frame(id2, protobuf(0, 1 -> "c", 2 -> (1L << 40), 4 -> "USD"), zlib = true),
+      refund,
+      truncated)
+    val decoded = binaries(records)
+      .select(from_glue_schema_registry(col("data"), registry, "orders-proto", options("errorColumn" -> "why")).as("o"))
+      .select("o.*")
+    decoded.columns.toSeq shouldBe Seq("id", "amount", "currency", "why")
+    val rows = decoded.collect().map(r =>
+      (Option(r.getString(0)), Option(r.get(1)), Option(r.getString(2)), Option(r.getString(3))))
+    rows.take(3).toSeq shouldBe Seq(
+      (Some("a"), Some(7L), None, None),
+      (Some("b"), Some(8L), None, None),
+      (Some("c"), Some(1L << 40), Some("USD"), None))
+    rows(3) shouldBe (None, None, None, Some("the record is message shop.Refund, not the reader's shop.Order"))
+    rows(4)._4.get should include(s"the payload is not a Protobuf shop.Order of schema version $id2")
+
+    val failure = the[Exception] thrownBy binaries(Seq(refund))
+      .select(from_glue_schema_registry(col("data"), registry, "orders-proto", options("mode" -> "FAILFAST")))
+      .collect()
+    Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
+      (include(s"of schema version $id2") and include("shop.Refund") and include("mode FAILFAST"))
+
+    val session = spark
+    import session.implicits._
+    val writing = the[Exception] thrownBy Seq(("a", 1L)).toDF("id", "amount")
+      .select(to_glue_schema_registry(
+        struct("id", "amount"),
+        registry,
+        "orders-proto",
+        options("auto_register" -> "true")))
+      .collect()
+    Iterator.iterate[Throwable](writing)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
+      include("schema 'orders-proto' in registry '" + registry + "' is PROTOBUF, and this function writes Avro only")
   }
 
   test("Given a struct whose schema the registry lacks, then to_glue_schema_registry refuses without auto_register, " +
