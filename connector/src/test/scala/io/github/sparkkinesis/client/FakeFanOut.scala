@@ -241,6 +241,7 @@ final class FakeFanOut(owner: FakeKinesisClient, clock: () => Long) {
             else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis)
             val continuation = if (children.nonEmpty) None else Some(continuationAt(shard, until))
             if (records.nonEmpty) emptiesDue = emptyEventsAfterRecords
+            owner.noteServed(shardId, records)
             event(records, continuation, lag, children)
           } else heartbeat(timeoutMs)
         }

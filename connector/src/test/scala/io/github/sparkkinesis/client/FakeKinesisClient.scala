@@ -41,6 +41,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private var throttledGetRecords = 0
   private var expireNext = false
   private var getRecordsTakesMs = 0L
+  private val served = mutable.Map.empty[String, Long].withDefaultValue(0L) // data bytes read, by shard
   private var calls = Map(
     "ListShards" -> 0,
     "GetShardIterator" -> 0,
@@ -120,6 +121,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     }
     val until = from + pageSize(shard.slice(from, math.min(shard.end, from + limit)))
     val records = shard.slice(from, until)
+    noteServed(shard.id, records)
     val atTip = until == shard.end
     val next = if (atTip && shard.isClosed) None else Some(FakeIterator(streamName, shard.id, until, clock()).encode)
     RecordBatch(
@@ -212,6 +214,16 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   /** Every record of the stream's shards in shard order, then sequence order: what a reader would see. */
   def recordsOf(stream: String): Seq[KinesisRecord] = synchronized {
     shardsOf(stream).values.toVector.flatMap(s => s.slice(s.trimmed, s.end))
+  }
+
+  /**
+   * The data bytes GetRecords pages and subscription events have carried so far, by shard (of every stream): what the
+   * readers fetched, in memory until they hand it over.
+   */
+  def bytesServed: Map[String, Long] = synchronized(served.toMap)
+
+  private[client] def noteServed(shardId: String, records: Seq[KinesisRecord]): Unit = synchronized {
+    if (records.nonEmpty) served(shardId) += records.foldLeft(0L)(_ + _.data.length)
   }
 
   /** The Kinesis operations called so far (at least once), as IAM names them without the `kinesis:` prefix. */

@@ -9,6 +9,7 @@ import java.util.concurrent.{
   ThreadFactory,
   TimeUnit
 }
+import java.util.concurrent.atomic.AtomicInteger
 
 import scala.util.control.NonFatal
 
@@ -27,7 +28,10 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * position in a shard moves past a Kinesis record once the last of its rows has been handed over, and into a KPL
  * aggregate while its rows are (after the last sub-record handed over), so [[offset]] is exactly what was handed over,
  * whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]] of record data and
- * [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's memory.
+ * [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's memory; the pages
+ * fetched and not yet queued (one per shard, waiting while the queue is full) hold at most [[RealTimeRows.FetchBytes]]
+ * and [[RealTimeRows.FetchRows]] together, each shard's page sized to an equal share of them ([[ShardFeed]]), so a task
+ * reading hundreds of backlogged shards holds no more than one reading a few.
  *
  * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read the
  * parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A
@@ -55,6 +59,16 @@ private[source] final class RealTimeRows(
   private val queue = new LinkedBlockingQueue[FeedItem]()
   private val queued = new ParallelRows.QueuedBytes(RealTimeRows.QueueBytes, RealTimeRows.QueueRows)
   private val feeds = new ConcurrentHashMap[ShardRef, ShardFeed]()
+
+  /**
+   * Feeds whose thread has not stopped. They share the fetch budget equally, counted as at least the task's shards from
+   * the start, so the first feeds to start do not size their pages for the shards started after them.
+   */
+  private val reading = new AtomicInteger()
+  private val share = () => {
+    val n = math.max(math.max(1, partition.shards.size), reading.get)
+    FetchShare(RealTimeRows.FetchBytes / n, RealTimeRows.FetchRows / n)
+  }
 
   /** Per shard read, the position after the last row handed over (written by the task's thread only). */
   private val handed = new ConcurrentHashMap[ShardRef, ShardPosition]()
@@ -174,10 +188,12 @@ private[source] final class RealTimeRows(
     feeds.values().asScala.toSeq.count { f =>
       val reader = if (stopped && !cutShard.contains(f.ref)) f.unsent else None
       reader match {
-        case Some((pages, unsent, walked)) =>
+        case Some((pages, unsent, walked, size)) =>
           val position = Option(handed.get(f.ref)).getOrElse(f.shard.start)
           val pending = queuedFor.getOrElse(f.ref, Vector.empty) ++ unsent // the queue's were emitted first
-          warm.park(WarmKey(settings, f.ref.stream, f.ref.shardId), ParkedReader(pages, pending, position, walked))
+          warm.park(
+            WarmKey(settings, f.ref.stream, f.ref.shardId),
+            ParkedReader(pages, pending, position, walked, size))
           true
         case None =>
           try f.close()
@@ -196,13 +212,19 @@ private[source] final class RealTimeRows(
       settings.recordsPerFetch,
       settings.dropMisroutedRecords,
       enqueue,
+      share,
       pending = taken.fold(Vector.empty[FeedItem.Record])(_.pending),
-      walkedBefore = taken.fold(0L)(_.walked))
+      walkedBefore = taken.fold(0L)(_.walked),
+      size = taken.fold(RecordSize.Unknown)(_.recordSize))
     if (taken.isDefined) takenOver.add(feed.ref)
     feeds.put(feed.ref, feed) // before it runs: its items name it
-    try pool.execute(feed)
+    reading.incrementAndGet() // before it runs: its first page is sized with every shard started so far
+    try pool.execute(() =>
+        try feed.run()
+        finally reading.decrementAndGet())
     catch {
       case _: RejectedExecutionException => // the task ended meanwhile
+        reading.decrementAndGet()
         feeds.remove(feed.ref)
         pages.close(handedOver = false)
     }
@@ -227,6 +249,16 @@ private[source] object RealTimeRows {
    * data, so the byte bound alone would let millions of them wait.
    */
   val QueueRows: Long = 50000L
+
+  /**
+   * Most record data the pages a task's feeds fetched and have not yet queued hold together: each shard's page is sized
+   * to an equal share. A task of one shard reads Kinesis' full 10-MiB pages; one of 100 shards pages of 330 KiB, which
+   * still carry 1.6 MiB/s per shard at 5 calls a second: 160 MiB/s for the task, about what its core turns into rows.
+   */
+  val FetchBytes: Long = 32L << 20
+
+  /** Most rows those pages hold together: 1,000 per shard at 100 shards, what a shard takes in a second at most. */
+  val FetchRows: Long = 100000L
 
   /** What a queued record counts against [[QueueRows]]: its rows, and at least one for the item itself. */
   def rowsOf(record: FeedItem.Record): Long = math.max(1, record.rows.length).toLong

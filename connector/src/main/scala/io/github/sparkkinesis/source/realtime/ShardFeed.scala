@@ -7,6 +7,21 @@ import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.source.reading.{RowBuilder, ShardPages, TaskShard}
 
+/** How much of its task's fetch budget a shard's next page may hold: data bytes and rows. */
+private[realtime] final case class FetchShare(bytes: Long, rows: Long)
+
+/** A shard's average record, by which its pages are sized to their share: data bytes, and rows (KPL aggregates). */
+private[realtime] final case class RecordSize(bytes: Long, rows: Double)
+
+private[realtime] object RecordSize {
+
+  /**
+   * What a feed assumes until its shard's first page says otherwise: Kinesis' default largest record (a stream may
+   * allow up to 10 MiB), so a first page stays within its share unless its records are larger still.
+   */
+  val Unknown: RecordSize = RecordSize(1L << 20, 1.0)
+}
+
 /** What a shard's feed hands its task, in the shard's order. */
 private[realtime] sealed trait FeedItem
 
@@ -43,10 +58,13 @@ private[realtime] object FeedItem {
 /**
  * Reads one shard of a real-time task from `shard.start` for as long as the task runs, on a thread of its own: first
  * the records an earlier task's reader of these `pages` fetched but did not hand over (`pending`), then each page's
- * records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. An empty page is
- * followed by a wait on the pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the
- * shard's end, or when interrupted; stopped by an interrupt, it knows every record it fetched and did not emit
- * ([[unsent]]), so its pages can go on in the next batch ([[WarmShards]]).
+ * records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. Each page is asked for
+ * with a record limit that keeps it within the feed's `share` of the task's fetch budget, judged by the shard's last
+ * page (`size`: what an earlier task's reader of these pages learnt, else [[RecordSize.Unknown]]): what a task holds
+ * fetched but not yet queued stays bounded by the task, not by its shards. An empty page is followed by a wait on the
+ * pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the shard's end, or when
+ * interrupted; stopped by an interrupt, it knows every record it fetched and did not emit ([[unsent]]), so its pages
+ * can go on in the next batch ([[WarmShards]]).
  */
 private[realtime] final class ShardFeed(
     val shard: TaskShard,
@@ -54,9 +72,11 @@ private[realtime] final class ShardFeed(
     recordsPerFetch: Int,
     dropMisrouted: Boolean,
     emit: FeedItem => Unit,
+    share: () => FetchShare,
     awaitMs: Long = ShardFeed.AwaitMs,
     pending: Vector[FeedItem.Record] = Vector.empty,
-    walkedBefore: Long = 0L)
+    walkedBefore: Long = 0L,
+    size: RecordSize = RecordSize.Unknown)
     extends Runnable {
 
   val ref: ShardRef = ShardRef(shard.stream, shard.shardId)
@@ -69,6 +89,9 @@ private[realtime] final class ShardFeed(
   @volatile private var bytesRead = 0L
   @volatile private var millisBehind = 0L
   @volatile private var lastArrivalMs: Option[Long] = None
+
+  /** This shard's average record, from its last page with records. */
+  @volatile private var recordSize = size
 
   /** The records fetched (or taken over) and not yet emitted, in order. */
   @volatile private var toEmit = pending
@@ -86,7 +109,7 @@ private[realtime] final class ShardFeed(
     try {
       emitPending()
       while (!pages.isEnded && !Thread.currentThread().isInterrupted) {
-        pages.fetch(Long.MaxValue, recordsPerFetch).foreach { page =>
+        pages.fetch(Long.MaxValue, pageLimit()).foreach { page =>
           millisBehind = page.millisBehindLatest
           toEmit = page.records.map { record =>
             FeedItem.Record(
@@ -96,6 +119,7 @@ private[realtime] final class ShardFeed(
               record.sequenceNumber,
               record.data.length.toLong)
           }.toVector
+          learnRecordSize(toEmit)
           noteWalk(page.records.isEmpty)
           emitPending()
           if (pages.isEnded) emit(FeedItem.Ended(ref, page.childShardIds))
@@ -109,6 +133,22 @@ private[realtime] final class ShardFeed(
         stoppedByTask = true
       case e: Throwable => emit(FeedItem.Failed(ref, e))
     }
+
+  /**
+   * Records for the next page: as many as the feed's share of the task's fetch budget holds, in bytes and in rows, at
+   * the shard's average record (at least one, at most `recordsPerFetch`).
+   */
+  private def pageLimit(): Int = {
+    val s = share()
+    val fit = math.min(s.bytes / recordSize.bytes, (s.rows / recordSize.rows).toLong)
+    math.max(1L, math.min(recordsPerFetch.toLong, fit)).toInt
+  }
+
+  private def learnRecordSize(page: Vector[FeedItem.Record]): Unit = if (page.nonEmpty) {
+    val bytes = page.foldLeft(0L)(_ + _.bytes)
+    val rows = page.foldLeft(0L)((n, r) => n + RealTimeRows.rowsOf(r))
+    recordSize = RecordSize(math.max(1L, (bytes + page.size - 1) / page.size), rows.toDouble / page.size)
+  }
 
   /** Emits the records fetched, each forgotten only once emitted, so an interrupt loses none of them. */
   private def emitPending(): Unit = while (toEmit.nonEmpty) {
@@ -145,11 +185,11 @@ private[realtime] final class ShardFeed(
     }
 
   /**
-   * The reader to park once the feed's thread has stopped: its pages and the records it fetched but did not emit; None
-   * if it failed, ended, or still runs.
+   * The reader to park once the feed's thread has stopped: its pages, the records it fetched but did not emit, its walk
+   * and its shard's record size; None if it failed, ended, or still runs.
    */
-  def unsent: Option[(ShardPages, Vector[FeedItem.Record], Long)] =
-    if (stoppedByTask && !pages.isEnded) Some((pages, toEmit, walkedPages)) else None
+  def unsent: Option[(ShardPages, Vector[FeedItem.Record], Long, RecordSize)] =
+    if (stoppedByTask && !pages.isEnded) Some((pages, toEmit, walkedPages, recordSize)) else None
 
   /**
    * Where the task stands in this shard at `handed`, and what the feed saw, as the batch's end record of the shard:

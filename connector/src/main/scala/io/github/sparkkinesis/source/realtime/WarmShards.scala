@@ -16,13 +16,15 @@ private[realtime] final case class WarmKey(settings: ReaderSettings, stream: Str
  * A shard's reader that a real-time task left for the next batch's task of the shard: its pages (a polling iterator or
  * an open subscription), the records it fetched but did not hand over, in order, and `position`, just after the last
  * row it handed over, where the next task must start to take it over. `walked` counts the empty pages with records
- * ahead that it has walked without reaching one.
+ * ahead that it has walked without reaching one; `recordSize`, the shard's average record, sizes the next task's first
+ * page as the last one's.
  */
 private[realtime] final case class ParkedReader(
     pages: ShardPages,
     pending: Vector[FeedItem.Record],
     position: ShardPosition,
-    walked: Long)
+    walked: Long,
+    recordSize: RecordSize)
 
 /**
  * The shard readers of this executor kept warm between real-time batches, so a boundary costs no GetShardIterator or

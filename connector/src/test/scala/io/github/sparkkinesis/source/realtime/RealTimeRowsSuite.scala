@@ -29,17 +29,7 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
   private val shard0 = "shardId-000000000000"
   private val wall: () => Long = () => System.currentTimeMillis()
 
-  private def settings(pollMs: Long = 20L, fanOut: Map[String, FanOutReaderSettings] = Map.empty) = ReaderSettings(
-    ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
-    10000,
-    pollMs,
-    Long.MaxValue,
-    60000L,
-    5L,
-    20L,
-    dropMisroutedRecords = false,
-    fanOut = fanOut,
-    fanOutEndCheckMs = Some(100L))
+  import RealTimeRowsSuite.settings
 
   private def newStore(): ShardEndStore =
     new HadoopShardEndStore(Files.createTempDirectory("rt-ends").toString, new Configuration())
@@ -521,4 +511,21 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       r.offset.ends.loneElement.stats.get.throttledCalls shouldBe 3
     } finally r.close()
   }
+}
+
+private[realtime] object RealTimeRowsSuite {
+
+  /** The real-time suites' reading settings: polls every `pollMs`, short back-off, fan-out end checks every 100 ms. */
+  def settings(pollMs: Long = 20L, fanOut: Map[String, FanOutReaderSettings] = Map.empty): ReaderSettings =
+    ReaderSettings(
+      ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+      10000,
+      pollMs,
+      Long.MaxValue,
+      60000L,
+      5L,
+      20L,
+      dropMisroutedRecords = false,
+      fanOut = fanOut,
+      fanOutEndCheckMs = Some(100L))
 }

@@ -170,7 +170,7 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
     val warm = new WarmShards(30000L, clock)
     val pages = new RecordingPages
     val key = WarmKey(settings(pollMs = 5L), "s", "shard-1")
-    warm.park(key, ParkedReader(pages, Vector.empty, TrimHorizon, 0L))
+    warm.park(key, ParkedReader(pages, Vector.empty, TrimHorizon, 0L, RecordSize.Unknown))
     clock.advance(30000L)
     warm.take(key, TrimHorizon) shouldBe None
     pages.closedAs shouldBe Some(false)
@@ -215,11 +215,51 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
       emit = _ => {
         if (emitted == 2) throw new InterruptedException("the task ended while the queue was full")
         emitted += 1
-      })
+      },
+      () => FetchShare(Long.MaxValue, Long.MaxValue))
     feed.run()
-    val (kept, unsent, _) = feed.unsent.get
+    val (kept, unsent, _, _) = feed.unsent.get
     kept shouldBe pages
     unsent.map(_.after) shouldBe (3 to 5).map(i => ShardPosition.AfterSequenceNumber(s"$i"))
+  }
+
+  test("given a feed that learnt its shard's 100-KiB records, when it is parked and a feed takes it over, then the " +
+    "new feed sizes its first page by them, not by 1-MiB records") {
+    def page(from: Int, n: Int) = RecordBatch(
+      (from until from + n).map(i => KinesisRecord(new Array[Byte](100 << 10), "pk", s"$i", 0L)),
+      Some("next"),
+      1L)
+    val share = () => FetchShare(1L << 20, Long.MaxValue)
+    def stopAfter(n: Int): FeedItem => Unit = {
+      var emitted = 0
+      _ => {
+        if (emitted == n) throw new InterruptedException("the task ended")
+        emitted += 1
+      }
+    }
+    val first = new RecordingPages(Seq(page(1, 1), page(2, 1)))
+    val feed = new ShardFeed(
+      TaskShard("s", "shard-1", 1L, TrimHorizon, None),
+      first,
+      10000,
+      dropMisrouted = false,
+      stopAfter(1),
+      share)
+    feed.run()
+    val (_, _, _, size) = feed.unsent.get
+    val next = new RecordingPages(Seq(page(2, 1)))
+    new ShardFeed(
+      TaskShard("s", "shard-1", 2L, TrimHorizon, None),
+      next,
+      10000,
+      dropMisrouted = false,
+      stopAfter(0),
+      share,
+      size = size).run()
+
+    first.limits shouldBe Seq(1, 10) // a 1-MiB share: one record of 1 MiB, then ten of 100 KiB
+    size shouldBe RecordSize(100L << 10, 1.0)
+    next.limits shouldBe Seq(10)
   }
 
   test("given executors, when real-time batches are planned twice, then each task prefers the same executor, where " +
@@ -241,7 +281,9 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
   private final class RecordingPages(batches: Seq[RecordBatch] = Nil) extends ShardPages {
     private var left = batches
     var closedAs: Option[Boolean] = None
+    val limits = mutable.Buffer.empty[Int]
     override def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch] = {
+      limits += limit
       val page = left.headOption.getOrElse(RecordBatch(Nil, Some("next"), 0L))
       left = left.drop(1)
       Some(page)
