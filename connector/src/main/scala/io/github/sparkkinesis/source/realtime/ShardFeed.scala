@@ -8,9 +8,9 @@ import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.source.reading.{RowBuilder, ShardPages, TaskShard}
 
 /** What a shard's feed hands its task, in the shard's order. */
-private[realtime] sealed trait FeedItem
+private[source] sealed trait FeedItem
 
-private[realtime] object FeedItem {
+private[source] object FeedItem {
 
   /**
    * The rows of the Kinesis record with `sequenceNumber` (none when every sub-record was dropped as misrouted, or was

@@ -99,13 +99,13 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     locations(Map.empty).foreach(_._2 shouldBe empty)
   }
 
-  test("given 20 shards with records, 5 shards per task and 2 cores, when drained, then 4 tasks read 5 shards each " +
+  test("given 20 shards with records, 5 shards per task and 4 cores, when drained, then 4 tasks read 5 shards each " +
     "and every record comes once, in order within its shard") {
     val (fake, all) = fakeWith(shards = 20, recordsPerShard = 30)
     val driver = new MicroBatchDriver(
       fake,
       Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.shardsPerTask" -> "5"),
-      parallelism = 2)
+      parallelism = 4)
     val end = driver.plan().get
     val tasks = driver.stream.planInputPartitions(driver.committed, end).map(_.asInstanceOf[TaskPartition])
     tasks.map(_.shards.size).toSeq shouldBe Seq(5, 5, 5, 5)
