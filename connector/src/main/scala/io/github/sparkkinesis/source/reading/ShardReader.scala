@@ -95,7 +95,11 @@ final class ShardReader(
 
   override def get(): InternalRow = current
 
-  /** Hands the pages back; a subscription is kept for the next task only if this reader read to its end. */
+  /**
+   * Hands the pages back: polling pages are parked for the shard's next task, and a subscription kept, only if this
+   * reader read to its end. Pages park at their own position, which a replay may have read past its recorded end: a
+   * task takes them only if it starts there.
+   */
   override def close(): Unit = warmKey match {
     case Some(key) if ended.isDefined && !pages.isEnded =>
       warm.park(key, ParkedReader(pages, Vector.empty, pages.position, walked = 0L))
