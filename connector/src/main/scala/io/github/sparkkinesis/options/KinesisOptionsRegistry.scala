@@ -332,9 +332,11 @@ object KinesisOptionsRegistry {
   val ShardsPerTask: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.shardsPerTask",
     Some(5),
-    "Most shards one task of a micro-batch reads, in parallel inside the task. A batch has one task per this many " +
-      "shards with new records, and at least as many tasks as the cluster has cores (one shard each) while there " +
-      "are enough such shards. Fewer tasks cost less per batch with hundreds of shards; more spread the reading.",
+    "Shards one task of a micro-batch reads, each on a thread of its own. A batch has one task per this many " +
+      "shards with new records, at least as many tasks as the cluster has cores (one shard each) while there are " +
+      "enough such shards, and never more tasks than cores: with fewer cores, each task reads more shards, so " +
+      "that every shard of a batch is read at once rather than in waves of tasks. Fewer tasks cost less per " +
+      "batch with hundreds of shards; more spread the reading.",
     int(1, 100),
     usage = Source)
 

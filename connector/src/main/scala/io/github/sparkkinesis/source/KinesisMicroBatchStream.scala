@@ -148,7 +148,7 @@ class KinesisMicroBatchStream(
       // a walk's end is recorded so that no later batch or run walks the same empty pages again; a stream added or
       // removed is recorded at once, so its starting positions are fixed.
       lastPlanned = Some(moved.offset.batch)
-      val tasks = TaskPlan.taskCount(news.size, options.shardsPerTask, parallelism())
+      val tasks = TaskPlan.taskCountAtOnce(news.size, options.shardsPerTask, parallelism())
       moved.offset.copy(
         streams = states,
         reads = Some(TaskPlan.reads(

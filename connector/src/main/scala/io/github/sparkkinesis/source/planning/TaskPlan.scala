@@ -15,6 +15,13 @@ private[source] object TaskPlan {
     if (shards == 0) 0 else math.max((shards + shardsPerTask - 1) / shardsPerTask, math.min(shards, parallelism))
 
   /**
+   * Tasks for a batch whose shards are all read at once on `slots` task slots: as [[taskCount]], but never more than
+   * the slots (a task then reads more than `shardsPerTask` shards), so no shard waits idle for a later wave of tasks.
+   */
+  def taskCountAtOnce(shards: Int, shardsPerTask: Int, slots: Int): Int =
+    math.min(taskCount(shards, shardsPerTask, slots), math.max(1, slots))
+
+  /**
    * How the next batch reads each (stream, shard) with news, in (stream, shard) order: its shares of the read limits
    * `maxRecords` and `maxBytes` (the shares of each add up to the limit, or to one record or byte per shard when the
    * batch reads more shards than that), its AvailableNow bound, and its task, dealt round-robin so each task gets

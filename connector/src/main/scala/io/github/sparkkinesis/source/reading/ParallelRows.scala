@@ -10,9 +10,9 @@ import org.apache.spark.sql.connector.read.PartitionReader
 import org.slf4j.LoggerFactory
 
 /**
- * The rows of several readers, read at once, up to [[ParallelRows.MaxThreads]] at a time: a task's shards wait on
- * Kinesis in parallel instead of one after another. Rows come in chunks through a queue, so what a task holds stays
- * bounded by its threads, not its shards: a chunk is at most 1,000 rows and 1 MiB of data, or one larger row alone
+ * The rows of several readers, all read at once, each on a thread of its own: a task's shards wait on Kinesis (and on
+ * their shard's read limit) in parallel, none idle while another is read. Rows come in chunks through a queue, so what
+ * a task holds stays bounded by its shards: a chunk is at most 1,000 rows and 1 MiB of data, or one larger row alone
  * (Kinesis records reach 10 MiB), and the queue holds at most `threads + 2` chunks and `threads + 2` MiB of data, or
  * one larger chunk alone. So the data waiting in this reader is at most max(`threads + 2` MiB, one row) queued, plus
  * what each thread holds: the chunk it fills (at most 1 MiB, or one row) and its reader's last page. A reader's failure
@@ -31,7 +31,7 @@ private[source] final class ParallelRows(
 
   private val log = LoggerFactory.getLogger(getClass)
 
-  private val threads = math.min(readers.size, MaxThreads)
+  private val threads = readers.size
   private val queue = new ArrayBlockingQueue[Chunk](threads + 2)
   private val queued = new QueuedBytes((threads + 2) * ChunkBytes)
   @volatile private var closed = false
@@ -147,9 +147,6 @@ private[source] final class ParallelRows(
 }
 
 private[source] object ParallelRows {
-
-  /** Shards of a task read at once; a task with more reads the others as these finish. */
-  val MaxThreads = 8
 
   /** How long closing a task waits for its readers' threads to stop (a Kinesis call under way to return). */
   val CloseWaitMs = 10000L

@@ -66,6 +66,9 @@ private[sparkkinesis] final class PollingPages(
   /** Only a cap the user set holds the shard's next task back; the shard's own limit paces within a task. */
   override def msUntilPaced: Long = if (maxBytesPerSecond.isEmpty) 0L else math.max(0L, pacedUntilMs - clock())
 
+  /** A cap's pacing was the driver's to wait for; the shard's own limit's is not, and goes on. */
+  override def takenOver(): Unit = if (maxBytesPerSecond.isDefined) pacedUntilMs = Long.MinValue / 2
+
   override def position: ShardPosition =
     if (ended) ShardPosition.ShardEnd
     else lastSequenceNumber.map(ShardPosition.AfterSequenceNumber).getOrElse(start)

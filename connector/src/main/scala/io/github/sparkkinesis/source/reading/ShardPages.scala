@@ -42,6 +42,12 @@ private[sparkkinesis] trait ShardPages {
   def msUntilPaced: Long = 0L
 
   /**
+   * These pages go on in the shard's next micro-batch task ([[ShardReader]]), which the driver held back for
+   * [[msUntilPaced]] by its own clock: from now on they wait only for what the driver does not.
+   */
+  def takenOver(): Unit = ()
+
+  /**
    * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long
    * as its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
    */

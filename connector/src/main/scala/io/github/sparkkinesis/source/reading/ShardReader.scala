@@ -9,12 +9,16 @@ import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
+import io.github.sparkkinesis.source.realtime.{ParkedReader, RecordSize, WarmKey, WarmShards}
 
 /**
  * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the tip, the
  * shard's end, or a record or time limit), and its task records that ([[TaskReader]]) once it has handed over every
  * row; any later attempt (a retry, a replay, a second evaluation, a speculative copy) is given that record (`recorded`)
- * and reads exactly the same records. Once read, [[endRecord]] says where it ended.
+ * and reads exactly the same records. Once read, [[endRecord]] says where it ended. A polling reader that handed every
+ * row over leaves its pages in `warm` ([[WarmShards]]) for the shard's next task on this executor, which takes them
+ * only if it starts exactly where this one ended: its iterator goes on (no GetShardIterator) and its first call waits
+ * out what is left of the shard's read limit after the last page instead of being throttled at the batch boundary.
  */
 final class ShardReader(
     partition: TaskShard,
@@ -22,7 +26,8 @@ final class ShardReader(
     settings: ReaderSettings,
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis(),
-    sleep: Long => Unit = Thread.sleep)
+    sleep: Long => Unit = Thread.sleep,
+    warm: WarmShards = WarmShards.shared)
     extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
@@ -39,7 +44,17 @@ final class ShardReader(
     }
     record.end
   }
-  private val pages: ShardPages = ShardPages.open(client, partition, settings, clock, sleep)
+
+  /** Polling pages go on from batch to batch; a batch read's job and a subscription (kept by its own cache) do not. */
+  private val warmKey = Some(WarmKey(settings, client, stream, shardId))
+    .filter(_ => !settings.readsWholeRange && !settings.fanOut.contains(stream))
+  private val pages: ShardPages = warmKey.flatMap(warm.take(_, start)).map { parked =>
+    parked.pages.takenOver()
+    parked.pages
+  }.getOrElse(ShardPages.open(client, partition, settings, clock, sleep))
+
+  /** The calls the pages had made for earlier tasks, when taken over: this attempt counts only its own. */
+  private val (callsBefore, throttledBefore) = (pages.getRecordsCalls, pages.throttledCalls)
 
   /** A duration of the executor's clock, never compared with a timestamp from elsewhere. */
   private val deadlineMs = clock() + settings.maxTimePerShardMs
@@ -80,15 +95,23 @@ final class ShardReader(
 
   override def get(): InternalRow = current
 
-  /** Hands the pages back; a subscription is kept for the next task only if this reader read to its end. */
-  override def close(): Unit = pages.close(handedOver = ended.isDefined)
+  /**
+   * Hands the pages back: polling pages are parked for the shard's next task, and a subscription kept, only if this
+   * reader read to its end. Pages park at their own position, which a replay may have read past its recorded end: a
+   * task takes them only if it starts there.
+   */
+  override def close(): Unit = warmKey match {
+    case Some(key) if ended.isDefined && !pages.isEnded =>
+      warm.park(key, ParkedReader(pages, Vector.empty, pages.position, walked = 0L, RecordSize.Unknown))
+    case _ => pages.close(handedOver = ended.isDefined)
+  }
 
   /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
   def endRecord: Option[ShardEndRecord] = ended
 
   /** This attempt's reading so far, for the Spark UI's task metrics ([[TaskMetrics]]). */
   override def currentMetricsValues(): Array[CustomTaskMetric] =
-    TaskMetrics.values(recordsRead, bytesRead, pages.getRecordsCalls, pages.throttledCalls)
+    TaskMetrics.values(recordsRead, bytesRead, calls, throttled)
 
   private def fetchMore(): Unit = recordedEnd match {
     case Some(end) => replayTowards(end)
@@ -234,6 +257,9 @@ final class ShardReader(
         "kinesis.failOnDataLoss=false and " +
         "restart the query on the same checkpoint to go on from the oldest retained record.")
 
+  private def calls: Long = pages.getRecordsCalls - callsBefore
+  private def throttled: Long = pages.throttledCalls - throttledBefore
+
   /** Where this attempt ended: the recorded end, or where its reading stopped and what it saw. */
   private def finish(): Unit = if (ended.isEmpty) {
     ended = recorded.orElse(Some(ShardEndRecord(
@@ -249,8 +275,8 @@ final class ShardReader(
         boundReached,
         lastArrivalMs,
         bytesRead,
-        pages.getRecordsCalls,
-        pages.throttledCalls,
+        calls,
+        throttled,
         pages.msUntilPaced)))))
   }
 }

@@ -192,7 +192,7 @@ private[source] final class RealTimeRows(
           val position = Option(handed.get(f.ref)).getOrElse(f.shard.start)
           val pending = queuedFor.getOrElse(f.ref, Vector.empty) ++ unsent // the queue's were emitted first
           warm.park(
-            WarmKey(settings, f.ref.stream, f.ref.shardId),
+            WarmKey(settings, client, f.ref.stream, f.ref.shardId),
             ParkedReader(pages, pending, position, walked, size))
           true
         case None =>
@@ -204,7 +204,7 @@ private[source] final class RealTimeRows(
   }
 
   private def start(shard: TaskShard): Unit = if (!closed) {
-    val taken = warm.take(WarmKey(settings, shard.stream, shard.shardId), shard.start)
+    val taken = warm.take(WarmKey(settings, client, shard.stream, shard.shardId), shard.start)
     val pages = taken.fold(ShardPages.open(client, shard, settings, clock, sleep))(_.pages)
     val feed = new ShardFeed(
       shard,

@@ -34,7 +34,7 @@ final case class RealTimeTasks(shardsPerTask: Int, maxTasks: Option[Int], slots:
     else {
       val free = slots.slots - slots.downstream
       val tasks =
-        maxTasks.fold(math.min(TaskPlan.taskCount(readable, shardsPerTask, free), free))(math.min(_, readable))
+        maxTasks.fold(TaskPlan.taskCountAtOnce(readable, shardsPerTask, free))(math.min(_, readable))
       val atLeastOne = math.max(1, tasks)
       if (atLeastOne + slots.downstream > slots.slots) throw new IllegalStateException(tooSmall(readable, atLeastOne))
       atLeastOne

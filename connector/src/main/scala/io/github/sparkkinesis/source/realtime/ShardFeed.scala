@@ -11,9 +11,9 @@ import io.github.sparkkinesis.source.reading.{RowBuilder, ShardPages, TaskShard}
 private[realtime] final case class FetchShare(bytes: Long, rows: Long)
 
 /** A shard's average record, by which its pages are sized to their share: data bytes, and rows (KPL aggregates). */
-private[realtime] final case class RecordSize(bytes: Long, rows: Double)
+private[source] final case class RecordSize(bytes: Long, rows: Double)
 
-private[realtime] object RecordSize {
+private[source] object RecordSize {
 
   /**
    * What a feed assumes until its shard's first page says otherwise: Kinesis' default largest record (a stream may
@@ -23,9 +23,9 @@ private[realtime] object RecordSize {
 }
 
 /** What a shard's feed hands its task, in the shard's order. */
-private[realtime] sealed trait FeedItem
+private[source] sealed trait FeedItem
 
-private[realtime] object FeedItem {
+private[source] object FeedItem {
 
   /**
    * The rows of the Kinesis record with `sequenceNumber` (none when every sub-record was dropped as misrouted, or was

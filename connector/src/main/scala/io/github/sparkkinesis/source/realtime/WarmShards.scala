@@ -6,11 +6,20 @@ import scala.util.control.NonFatal
 
 import org.slf4j.LoggerFactory
 
+import io.github.sparkkinesis.client.KinesisClient
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.source.reading.{ReaderSettings, ShardPages}
 
-/** A shard as one query's readers read it: the same settings (client, fan-out consumer, pacing), stream and shard. */
-private[realtime] final case class WarmKey(settings: ReaderSettings, stream: String, shardId: String)
+/**
+ * A shard as one query's readers read it: the same settings (client, fan-out consumer, pacing), stream and shard,
+ * through the same client (a reader's iterator or subscription belongs to the client that made it; an executor's client
+ * is shared while in use and closed once idle, so another instance means another connection).
+ */
+private[source] final case class WarmKey(
+    settings: ReaderSettings,
+    client: KinesisClient,
+    stream: String,
+    shardId: String)
 
 /**
  * A shard's reader that a real-time task left for the next batch's task of the shard: its pages (a polling iterator or
@@ -19,7 +28,7 @@ private[realtime] final case class WarmKey(settings: ReaderSettings, stream: Str
  * ahead that it has walked without reaching one; `recordSize`, the shard's average record, sizes the next task's first
  * page as the last one's.
  */
-private[realtime] final case class ParkedReader(
+private[source] final case class ParkedReader(
     pages: ShardPages,
     pending: Vector[FeedItem.Record],
     position: ShardPosition,
@@ -27,13 +36,14 @@ private[realtime] final case class ParkedReader(
     recordSize: RecordSize)
 
 /**
- * The shard readers of this executor kept warm between real-time batches, so a boundary costs no GetShardIterator or
- * SubscribeToShard and a walk across empty pages goes on where it was. A task takes a parked reader only if it starts
- * exactly where the reader's last task handed its last row over, so the same records follow as a fresh reader would
- * give; any other start, or a reader parked longer than `maxIdleMs` (a polling iterator expires after 5 minutes; an
- * open subscription keeps another executor from subscribing), closes it.
+ * The shard readers of this executor kept warm between real-time batches (and polling readers between micro-batches,
+ * [[io.github.sparkkinesis.source.reading.ShardReader]]), so a boundary costs no GetShardIterator or SubscribeToShard,
+ * a walk across empty pages goes on where it was, and a polling reader keeps waiting out its shard's read limit. A task
+ * takes a parked reader only if it starts exactly where the reader's last task handed its last row over, so the same
+ * records follow as a fresh reader would give; any other start, or a reader parked longer than `maxIdleMs` (a polling
+ * iterator expires after 5 minutes; an open subscription keeps another executor from subscribing), closes it.
  */
-private[realtime] final class WarmShards(
+private[source] final class WarmShards(
     maxIdleMs: Long = WarmShards.IdleMs,
     clock: () => Long = () =>
       System.currentTimeMillis()) {
@@ -81,8 +91,8 @@ private[source] object WarmShards {
    */
   val IdleMs = 30000L
 
-  /** The executor's parked readers, shared by every real-time task of this JVM. */
-  private[realtime] lazy val shared: WarmShards = new WarmShards
+  /** The executor's parked readers, shared by every task of this JVM. */
+  private[source] lazy val shared: WarmShards = new WarmShards
 
   private lazy val evictor = {
     val pool = Executors.newSingleThreadScheduledExecutor(new ThreadFactory {

@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.source.planning
 
 import java.nio.charset.StandardCharsets.UTF_8
+import java.util.concurrent.{CountDownLatch, TimeUnit}
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
@@ -27,12 +28,12 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
   }
 
   test("given the shards with news and the cores, then a batch has one task per shardsPerTask shards, at least one " +
-    "per core while there are enough shards") {
-    TaskPlan.taskCount(shards = 0, shardsPerTask = 5, parallelism = 8) shouldBe 0
-    TaskPlan.taskCount(shards = 3, shardsPerTask = 5, parallelism = 8) shouldBe 3
-    TaskPlan.taskCount(shards = 24, shardsPerTask = 5, parallelism = 2) shouldBe 5
-    TaskPlan.taskCount(shards = 200, shardsPerTask = 5, parallelism = 64) shouldBe 64
-    TaskPlan.taskCount(shards = 5000, shardsPerTask = 10, parallelism = 16) shouldBe 500
+    "per core while there are enough shards, and, to read every shard at once, at most one per core") {
+    val shapes = Seq((0, 5, 8), (3, 5, 8), (24, 5, 2), (24, 5, 8), (200, 5, 64), (5000, 10, 16), (7, 5, 0))
+    shapes.map { case (shards, perTask, cores) => TaskPlan.taskCount(shards, perTask, cores) } shouldBe
+      Seq(0, 3, 5, 8, 64, 500, 2)
+    shapes.map { case (shards, perTask, cores) => TaskPlan.taskCountAtOnce(shards, perTask, cores) } shouldBe
+      Seq(0, 3, 2, 8, 64, 16, 1)
   }
 
   test("given shards of two streams, when reads are dealt, then tasks get near-equal shares of both streams and " +
@@ -99,24 +100,51 @@ class TaskPlanSuite extends AnyFunSuite with Matchers {
     locations(Map.empty).foreach(_._2 shouldBe empty)
   }
 
-  test("given 20 shards with records, 5 shards per task and 2 cores, when drained, then 4 tasks read 5 shards each " +
-    "and every record comes once, in order within its shard") {
-    val (fake, all) = fakeWith(shards = 20, recordsPerShard = 30)
-    val driver = new MicroBatchDriver(
-      fake,
-      Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.shardsPerTask" -> "5"),
-      parallelism = 2)
-    val end = driver.plan().get
-    val tasks = driver.stream.planInputPartitions(driver.committed, end).map(_.asInstanceOf[TaskPartition])
-    tasks.map(_.shards.size).toSeq shouldBe Seq(5, 5, 5, 5)
-    tasks.flatMap(_.shards.map(_.shardId)).distinct should have size 20
-    val rows = driver.read(end)
-    rows.map(_.data) should contain theSameElementsAs all
-    rows.groupBy(_.shardId).values.foreach(shard =>
-      shard.map(_.data) shouldBe shard.map(_.data).sortBy(_.split('-').last.toInt))
-    driver.stream.commit(end)
-    driver.committed = end
-    driver.drain() shouldBe empty
+  test("given 5 shards per task, when 20 shards with records are drained on 4 cores, then 4 tasks read 5 shards " +
+    "each; when 24 are drained on 2 cores, then 2 tasks read 12 each, every shard at once; and every record comes " +
+    "once, in order within its shard") {
+    for ((shards, cores, perTask) <- Seq((20, 4, Seq(5, 5, 5, 5)), (24, 2, Seq(12, 12)))) {
+      val (fake, all) = fakeWith(shards, recordsPerShard = 30)
+      val driver = new MicroBatchDriver(
+        fake,
+        Map("kinesis.startingPosition" -> "TRIM_HORIZON", "kinesis.shardsPerTask" -> "5"),
+        parallelism = cores)
+      val end = driver.plan().get
+      val tasks = driver.stream.planInputPartitions(driver.committed, end).map(_.asInstanceOf[TaskPartition])
+      tasks.map(_.shards.size).toSeq shouldBe perTask
+      tasks.flatMap(_.shards.map(_.shardId)).distinct should have size shards.toLong
+      val rows = driver.read(end)
+      rows.map(_.data) should contain theSameElementsAs all
+      rows.groupBy(_.shardId).values.foreach(shard =>
+        shard.map(_.data) shouldBe shard.map(_.data).sortBy(_.split('-').last.toInt))
+      driver.stream.commit(end)
+      driver.committed = end
+      driver.drain() shouldBe empty
+    }
+  }
+
+  test("given a task of 12 shards, when it is read, then all 12 are read at once, each on a thread of its own") {
+    val started = new CountDownLatch(12)
+    def reader(shard: Int): PartitionReader[InternalRow] = new PartitionReader[InternalRow] {
+      private var read = 0
+      override def next(): Boolean = {
+        if (read == 0) {
+          started.countDown()
+          // Only a thread of its own per shard lets all 12 reach this point while none has finished.
+          if (!started.await(10, TimeUnit.SECONDS)) throw new IllegalStateException(s"shard $shard read alone")
+        }
+        read += 1
+        read <= 3
+      }
+      override def get(): InternalRow = new GenericInternalRow(Array[Any](Array[Byte](shard.toByte)))
+      override def close(): Unit = ()
+    }
+    val rows = new ParallelRows((0 until 12).map(reader), "test")
+    try {
+      val shards = Iterator.continually(rows.next()).takeWhile(identity).map(_ => rows.get().getBinary(0).head).toSeq
+      shards.groupBy(identity).map { case (shard, seen) => shard -> seen.size } shouldBe (0 until 12)
+        .map(_.toByte -> 3).toMap
+    } finally rows.close()
   }
 
   test("given a batch read once, when more records arrive and the batch is read again, then every task reads " +

@@ -19,6 +19,8 @@ import io.github.sparkkinesis.source.MicroBatchDriver
  * page, measured in simulated time (the reader's clock and sleep are a manual clock), never by sleeping.
  */
 class ReadRateCapSuite extends AnyFunSuite with Matchers {
+  import ReadRateCapSuite.settings
+
   private val KiB = 1024
   private val shard = "shardId-000000000000"
 
@@ -29,18 +31,6 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
     (1 to records).foreach(i => fake.putRecordToShard("s", shard, Array.fill(size)(i.toByte)))
     fake
   }
-
-  /** Polling reader settings with the rate cap `cap`: 4 records a page, 60 s per task, no fetch interval. */
-  private def settings(cap: Option[Long]) = ReaderSettings(
-    ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
-    recordsPerFetch = 4,
-    fetchIntervalMs = 0L,
-    maxRecordsPerShard = 100000L,
-    maxTimePerShardMs = 60000L,
-    retryBaseMs = 1L,
-    retryMaxMs = 2L,
-    dropMisroutedRecords = false,
-    maxBytesPerSecondPerShard = cap)
 
   /** Each call's instant (simulated) and bytes, from the start of the shard to its tip. */
   private def callsToTip(cap: Option[Long], fetchIntervalMs: Long, perFetch: Int): Seq[(Long, Long)] = {
@@ -180,4 +170,19 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
     }
     driver.batches.flatten.map(_.sequenceNumber) shouldBe fake.recordsOf("s").map(_.sequenceNumber)
   }
+}
+
+object ReadRateCapSuite {
+
+  /** Polling reader settings with the rate cap `cap`: 4 records a page, 60 s per task, no fetch interval. */
+  def settings(cap: Option[Long]): ReaderSettings = ReaderSettings(
+    ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+    recordsPerFetch = 4,
+    fetchIntervalMs = 0L,
+    maxRecordsPerShard = 100000L,
+    maxTimePerShardMs = 60000L,
+    retryBaseMs = 1L,
+    retryMaxMs = 2L,
+    dropMisroutedRecords = false,
+    maxBytesPerSecondPerShard = cap)
 }

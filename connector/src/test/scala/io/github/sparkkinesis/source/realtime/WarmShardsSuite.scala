@@ -169,7 +169,7 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
     val clock = new ManualClock()
     val warm = new WarmShards(30000L, clock)
     val pages = new RecordingPages
-    val key = WarmKey(settings(pollMs = 5L), "s", "shard-1")
+    val key = WarmKey(settings(pollMs = 5L), new FakeKinesisClient(clock), "s", "shard-1")
     warm.park(key, ParkedReader(pages, Vector.empty, TrimHorizon, 0L, RecordSize.Unknown))
     clock.advance(30000L)
     warm.take(key, TrimHorizon) shouldBe None
