@@ -6,6 +6,7 @@ package io.github.sparkkinesis.bench
  */
 final case class BenchConfig(
     shards: Int = 24,
+    drainShards: Seq[Int] = Nil,
     aggregates: Int = 960,
     userRecordsPerAggregate: Int = 500,
     payloadBytes: Int = 32,
@@ -23,6 +24,13 @@ final case class BenchConfig(
     parts: Set[String] = BenchConfig.Parts -- BenchConfig.OptInParts) {
 
   def userRecords: Long = aggregates.toLong * userRecordsPerAggregate
+
+  /**
+   * The drain part's runs, one per shard count of `--drain-shards` (else `--shards`): the same backlog of `aggregates`
+   * (at least one per shard) spread over that many shards, so that the runs differ only in how many shards hold it.
+   */
+  def drainRuns: Seq[BenchConfig] =
+    (if (drainShards.isEmpty) Seq(shards) else drainShards).map(n => copy(shards = n, aggregates = aggregates max n))
 }
 
 object BenchConfig {
@@ -44,6 +52,8 @@ object BenchConfig {
   val Usage: String =
     """Options (defaults in brackets):
       |  --shards N                 shards of the drain stream [24]
+      |  --drain-shards N[,N]       drain the same backlog from streams of each of these shard counts in turn, each
+      |                             against the raw client in the same run, e.g. 2,24,200 (default: --shards)
       |  --aggregates N             KPL aggregates (Kinesis records) in the backlog, spread evenly over the shards [960]
       |  --user-records N           user records per aggregate [500]
       |  --payload-bytes N          bytes per user record [32]
@@ -91,7 +101,8 @@ object BenchConfig {
       config.shards > 0 && config.aggregates >= config.shards,
       s"--aggregates (${config.aggregates}) must be at least --shards (${config.shards}), which must be positive")
     require(
-      config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
+      config.drainShards.forall(_ > 0) &&
+        config.userRecordsPerAggregate > 0 && config.payloadBytes > 0 && config.rawThreads > 0 &&
         config.latencyShards > 0 && config.realtimeShards > 0 && config.latencySeconds > 0 &&
         config.latencyIntervalMs > 0,
       "counts, sizes and durations must be positive")
@@ -101,6 +112,7 @@ object BenchConfig {
 
   private def set(c: BenchConfig, name: String, value: String): BenchConfig = name match {
     case "shards" => c.copy(shards = int(name, value))
+    case "drain-shards" => c.copy(drainShards = value.split(",").toSeq.map(v => int(name, v.trim)))
     case "aggregates" => c.copy(aggregates = int(name, value))
     case "user-records" => c.copy(userRecordsPerAggregate = int(name, value))
     case "payload-bytes" => c.copy(payloadBytes = int(name, value))

@@ -37,7 +37,14 @@ object BenchMain {
       if (config.parts("drain") || config.parts("latency")) {
         log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
       }
-      if (config.parts("drain")) println(drain(config, spark))
+      if (config.parts("drain")) {
+        val runs = config.drainRuns.map { run =>
+          val (report, ratios) = drain(run, spark)
+          println(report)
+          run.shards -> ratios
+        }
+        if (runs.size > 1) println(Report.drainSummary(runs))
+      }
       if (config.parts("latency")) {
         log("latency: producer and query running")
         println(Report.latency(config, LatencyBench.run(spark, config)))
@@ -63,7 +70,10 @@ object BenchMain {
     } finally spark.stop()
   }
 
-  private def drain(config: BenchConfig, spark: SparkSession): String = {
+  /**
+   * One drain run: its report, and the connector's rate over the raw client's from `start()` and from its first batch.
+   */
+  private def drain(config: BenchConfig, spark: SparkSession): (String, (Double, Double)) = {
     log(s"drain: filling ${config.shards} shards with ${config.aggregates} aggregates of " +
       s"${config.userRecordsPerAggregate} user records")
     val backlog = Backlog.fill(config)
@@ -80,7 +90,10 @@ object BenchMain {
     log(f"drain: connector done in ${connector.total.seconds}%.2f s")
     // Frees the emulator's memory before the latency part.
     TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(backlog.stream).build())
-    Report.drain(config, backlog, raw, connector)
+    val ratios = (
+      connector.total.userRecordsPerSecond / raw.userRecordsPerSecond,
+      connector.afterStart.userRecordsPerSecond / raw.userRecordsPerSecond)
+    (Report.drain(config, backlog, raw, connector), ratios)
   }
 
   private def log(message: String): Unit = System.err.println(s"bench: $message")

@@ -33,6 +33,13 @@ object Report {
       s"   connector tasks: ${connector.tasks}").mkString("\n")
   }
 
+  /** One line per shard count of the drain runs: the connector's rate over the raw client's of the same run. */
+  def drainSummary(runs: Seq[(Int, (Double, Double))]): String =
+    ("" +: "== Drain, connector over raw client of the same run, by shard count:" +: runs.map {
+      case (shards, (fromStart, fromFirstBatch)) =>
+        f"   $shards%5d shards: from start() ${fmt(fromStart, 2)}, from first batch ${fmt(fromFirstBatch, 2)}"
+    }).mkString("\n")
+
   def latency(config: BenchConfig, result: LatencyResult): String = {
     val sorted = result.latenciesMs.sorted
     val puts = result.putCallMs.sorted
@@ -72,7 +79,8 @@ object Report {
       s"== Sink: rows of ${config.payloadBytes} B under ${grouped(config.keys.toDouble)} partition keys, each writer " +
         s"into a new stream of ${config.shards} shards; the sink writes a DataFrame of ${config.partitions} " +
         s"partitions through the emulator's TLS port after an untimed write of ${config.primeRows} rows into the " +
-        "same stream; sink options: " + config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
+        s"same stream; sink options: kinesis.sink.maxConnections=${config.rawThreads} (as many requests in flight as " +
+        "the raw client's threads), " + config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
       header) ++ all.map(row) ++ all.map { m =>
       val l = m.landed
       s"   ${m.writer}: read back all ${grouped(l.distinct.toDouble)} rows written to its stream, " +

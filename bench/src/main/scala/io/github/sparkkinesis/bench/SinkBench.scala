@@ -74,8 +74,19 @@ object SinkBench {
       }
   }
 
-  /** The connector options of a sink write into `stream`: the emulator's TLS port, then the configured options. */
-  def options(stream: String, aggregation: Boolean, config: SinkConfig): Map[String, String] = Map(
+  /**
+   * The connector options of a sink write into `stream`: the emulator's TLS port, `connections` (when given) as the
+   * producer's most requests in flight, then the configured options. The throughput writes pass the raw client's thread
+   * count: the emulator serves one request at a time, and the KPL's default 24 requests of up to 500 records in flight
+   * queue there for longer than its 6-s request timeout under load, after which it sends them all again.
+   */
+  def options(
+      stream: String,
+      aggregation: Boolean,
+      config: SinkConfig,
+      connections: Option[Int] = None): Map[String, String] = connections.map { n =>
+    "kinesis.sink.maxConnections" -> n.toString
+  }.toMap ++ Map(
     "kinesis.streamName" -> stream,
     "kinesis.endpointUrl" -> KinesisMock.tlsEndpoint,
     "kinesis.verifyCertificate" -> "false",
@@ -102,7 +113,7 @@ object SinkBench {
       aggregation: Boolean,
       config: SinkConfig): Unit =
     SinkRows.dataFrame(spark, from, end, config).write.format("aws-kinesis").mode("append")
-      .options(options(stream, aggregation, config))
+      .options(options(stream, aggregation, config, connections = Some(config.rawThreads)))
       .save()
 
   /**

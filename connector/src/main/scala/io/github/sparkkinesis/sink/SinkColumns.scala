@@ -14,8 +14,11 @@ private[sink] final case class OutgoingRecord(
     explicitHashKey: Option[String],
     data: Array[Byte]) {
 
-  /** The bytes Kinesis counts against its record limit: partition key (UTF-8) and data. */
-  def size: Long = partitionKey.getBytes(UTF_8).length.toLong + data.length
+  /**
+   * The bytes Kinesis counts against its record limit: partition key (UTF-8) and data; computed once, as the writer and
+   * the producers each ask for it.
+   */
+  val size: Long = partitionKey.getBytes(UTF_8).length.toLong + data.length
 }
 
 /**
