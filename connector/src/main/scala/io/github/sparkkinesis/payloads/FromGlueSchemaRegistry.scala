@@ -37,7 +37,7 @@ final case class FromGlueSchemaRegistry(child: Expression, spec: GsrReadSpec)
   @transient private lazy val decoder = new GsrAvroDecoder(
     spec.target,
     reader,
-    id => SchemaVersionCache.get(spec.target, id, new GlueSchemaRegistry(spec.target).version))
+    id => SchemaVersionCache.shared.get(spec.target, id, new GlueSchemaRegistry(spec.target).version))
 
   override lazy val dataType: DataType = {
     val fields = AvroToSpark.sparkType(reader).asInstanceOf[StructType]

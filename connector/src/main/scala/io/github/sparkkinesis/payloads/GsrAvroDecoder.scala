@@ -16,9 +16,9 @@ final case class DecodeFailure(versionId: Option[UUID], reason: String)
 
 /**
  * Decodes Glue Schema Registry Avro frames into Spark rows of `reader`'s type: each record's writer version, found with
- * `versions` (the registry of `target`), is resolved against `reader` by Avro's schema resolution (fields added with
- * defaults, fields removed, promotions such as int to long), once per writer version and JVM. One instance serves one
- * thread.
+ * `versions` (the registry of `target`; Left when it cannot be had now, asked again on a later record), is resolved
+ * against `reader` by Avro's schema resolution (fields added with defaults, fields removed, promotions such as int to
+ * long), once per writer version and JVM. One instance serves one thread.
  */
 private[sparkkinesis] final class GsrAvroDecoder(
     target: GlueTarget,
@@ -38,12 +38,10 @@ private[sparkkinesis] final class GsrAvroDecoder(
       case Right(frame) =>
         val datumReader = known.get(frame.versionId) match {
           case null =>
-            val made = GsrAvroDecoder.resolved(readerKey, reader, frame.versionId, versions)
-            made match {
-              case Left(reason) if reason.contains(GsrAvroDecoder.CannotFetch) => // asked again next record
-              case _ => known.put(frame.versionId, made)
-            }
-            made
+            // A version not had now is not kept: `versions` says when it is worth asking for again.
+            val made = versions(frame.versionId).map(GsrAvroDecoder.resolved(readerKey, reader, _))
+            made.foreach(known.put(frame.versionId, _))
+            made.flatMap(identity)
           case cached => cached
         }
         datumReader match {
@@ -75,9 +73,6 @@ private[sparkkinesis] final class GsrAvroDecoder(
 
 private[sparkkinesis] object GsrAvroDecoder {
 
-  /** What a transient failure to fetch a version says: the one outcome not cached, asked again next record. */
-  private val CannotFetch = "cannot be fetched"
-
   /** Datum readers by target, reader definition and writer version: immutable all, resolved once a JVM. */
   private val readers =
     new ConcurrentHashMap[((GlueTarget, String), UUID), Either[String, GenericDatumReader[AnyRef]]]()
@@ -85,18 +80,8 @@ private[sparkkinesis] object GsrAvroDecoder {
   private def resolved(
       readerKey: (GlueTarget, String),
       reader: Schema,
-      writerId: UUID,
-      versions: UUID => Either[String, SchemaVersion]): Either[String, GenericDatumReader[AnyRef]] = {
-    val key = (readerKey, writerId)
-    val cached = readers.get(key)
-    if (cached != null) cached
-    else
-      try {
-        val made = versions(writerId).flatMap(resolve(reader, _))
-        readers.putIfAbsent(key, made)
-        made
-      } catch { case NonFatal(e) => Left(s"schema version $writerId $CannotFetch: ${e.getMessage}") }
-  }
+      writer: SchemaVersion): Either[String, GenericDatumReader[AnyRef]] =
+    readers.computeIfAbsent((readerKey, writer.id), _ => resolve(reader, writer))
 
   /** A reader of `writer`'s data as `reader`, or why Avro's resolution rules refuse it. */
   def resolve(reader: Schema, writer: SchemaVersion): Either[String, GenericDatumReader[AnyRef]] =
