@@ -100,11 +100,13 @@ def decode_payloads(spark: SparkSession, given: Dict[str, Any]) -> Dict[str, Any
     )
     registry, options = given["registry"], given["glue_options"]
     orders = spark.createDataFrame([(f"o-{i}", i) for i in range(5)], "id STRING, amount BIGINT")
-    framed = orders.select(
+    # Written first: the reader schema is the latest version, which the writing registers.
+    written = orders.select(
         to_glue_schema_registry(
             struct("id", "amount"), registry, "orders", {**options, "auto_register": True, "compression": "zlib"}
         ).alias("data")
-    )
+    ).collect()
+    framed = spark.createDataFrame([(bytes(r.data),) for r in written], "data BINARY")
     decoded = framed.select(
         from_glue_schema_registry("data", registry, "orders", {**options, "mode": "FAILFAST"}).alias("o")
     ).select("o.*")
@@ -135,7 +137,7 @@ def payload_function_error(spark: SparkSession) -> str:
     from pyspark_kinesis.payloads import cloudwatch_logs
 
     try:
-        decoded = spark.range(1).selectExpr("CAST(id AS BINARY) AS data").select(cloudwatch_logs("data").alias("l"))
+        decoded = spark.range(1).selectExpr("CAST('x' AS BINARY) AS data").select(cloudwatch_logs("data").alias("l"))
     except RuntimeError as error:
         return str(error)
     return "" if decoded.schema.fieldNames() == ["l"] else f"resolved to {decoded.schema}"

@@ -18,7 +18,17 @@ private[sparkkinesis] object PayloadSqlFunctions {
       build: Seq[Expression] => Expression) {
 
     def info: ExpressionInfo =
-      new ExpressionInfo(expressionClass.getName, null, name, s"_FUNC_($signature) - $summary", "", "", "", "", "", "",
+      new ExpressionInfo(
+        expressionClass.getName,
+        null,
+        name,
+        s"_FUNC_($signature) - $summary",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
         "")
   }
 
@@ -64,8 +74,7 @@ private[sparkkinesis] object PayloadSqlFunctions {
       "struct",
       "A struct encoded as Avro and framed for the AWS Glue Schema Registry; options a map(...).",
       classOf[ToGlueSchemaRegistry],
-      PayloadExpressions.toGlueSchemaRegistry)
-  )
+      PayloadExpressions.toGlueSchemaRegistry))
 
   /** A Glue Schema Registry function: its column (named `column`), registry, schema, then options. */
   private def glueFunction(
@@ -75,10 +84,15 @@ private[sparkkinesis] object PayloadSqlFunctions {
       expressionClass: Class[_],
       build: (Expression, String, String, Map[String, String]) => Expression): SqlFunction = {
     val signature = s"$column, registry, schema[, options]"
-    SqlFunction(name, signature, summary, expressionClass, given => {
-      val args = new Arguments(name, signature, given, required = 3)
-      build(args(0), args.string(1, "registry", None), args.string(2, "schema", None), args.options(3))
-    })
+    SqlFunction(
+      name,
+      signature,
+      summary,
+      expressionClass,
+      given => {
+        val args = new Arguments(name, signature, given, required = 3)
+        build(args(0), args.string(1, "registry", None), args.string(2, "schema", None), args.options(3))
+      })
   }
 
   /** The arguments a SQL call gave `function`: between `required` and the signature's count, the rest constants. */

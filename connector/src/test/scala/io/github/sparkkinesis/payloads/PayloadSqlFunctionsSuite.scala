@@ -33,8 +33,12 @@ class PayloadSqlFunctionsSuite extends PayloadSuiteBase {
 
   test("Given the extension, then every payload function resolves in SQL, with no Spark built-in of its name") {
     val names = PayloadSqlFunctions.all.map(_.name)
-    names should contain theSameElementsAs Seq("cloudwatch_logs", "dynamodb_change", "decompress",
-      "from_glue_schema_registry", "to_glue_schema_registry")
+    names should contain theSameElementsAs Seq(
+      "cloudwatch_logs",
+      "dynamodb_change",
+      "decompress",
+      "from_glue_schema_registry",
+      "to_glue_schema_registry")
     // Registering a name Spark has would replace the built-in silently: a Spark that adds one must fail here.
     names.filter(n => FunctionRegistry.builtin.functionExists(FunctionIdentifier(n))) shouldBe empty
     names.filterNot(spark.catalog.functionExists) shouldBe empty
@@ -80,7 +84,7 @@ class PayloadSqlFunctionsSuite extends PayloadSuiteBase {
     failureOf(sql("SELECT decompress(data, CAST(data AS STRING)) FROM logs")) should
       include("decompress: argument codec must be a constant string")
     failureOf(sql("SELECT dynamodb_change(data, 'pk STRING', 'LENIENT') FROM changes")) should include("LENIENT")
-    failureOf(sql("SELECT to_glue_schema_registry(named_struct('id', 'a'), 'r', 's', map('nope', 'x')) FROM logs")) should
-      include("to_glue_schema_registry has no option 'nope'")
+    val unknownOption = "SELECT to_glue_schema_registry(named_struct('id', 'a'), 'r', 's', map('nope', 'x')) FROM logs"
+    failureOf(sql(unknownOption)) should include("to_glue_schema_registry has no option 'nope'")
   }
 }

@@ -19,7 +19,7 @@ class SparkToAvroUnionSuite extends AnyFunSuite with Matchers {
   private val union = writer(
     """"null","string","long",{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}""")
 
-  /** `row` (the struct `v`) written as `schema`, through Avro bytes, read back by from_glue_schema_registry's mapping. */
+  /** `value` (field `v`) written as `schema`, through Avro bytes, read back as from_glue_schema_registry maps it. */
   private def roundTrip(schema: Schema, valueType: DataType, value: Any): InternalRow = {
     val struct = StructType(Seq(StructField("v", valueType)))
     val datum = SparkToAvro.converter(schema, struct)(InternalRow(value)).asInstanceOf[GenericRecord]
@@ -36,8 +36,11 @@ class SparkToAvroUnionSuite extends AnyFunSuite with Matchers {
     val asRead = AvroToSpark.sparkType(union).asInstanceOf[StructType]("v").dataType.asInstanceOf[StructType]
     asRead.fieldNames.toSeq shouldBe Seq("string", "long", "Order")
     // When values of each branch, and one of none, are written and read back
-    val values = Seq(InternalRow(s("text"), null, null), InternalRow(null, 7L, null),
-      InternalRow(null, null, InternalRow(s("o-1"))), InternalRow(null, null, null))
+    val values = Seq(
+      InternalRow(s("text"), null, null),
+      InternalRow(null, 7L, null),
+      InternalRow(null, null, InternalRow(s("o-1"))),
+      InternalRow(null, null, null))
     val back = values.map(v => roundTrip(union, asRead, v).get(0, asRead))
     // Then each is the struct written (none set: null, the union's null branch)
     back.take(3).map(_.asInstanceOf[InternalRow].toSeq(asRead)) shouldBe
