@@ -62,11 +62,15 @@ def test_given_a_missing_jar_then_the_error_says_how_to_get_it(monkeypatch: Any,
         jar_path("3.5.1")
 
 
-def test_given_a_builder_with_jars_then_the_connector_is_appended_once() -> None:
+def test_given_a_builder_with_jars_and_extensions_then_the_connector_and_its_extension_are_appended_once() -> None:
     builder = SparkSession.Builder().config("spark.jars", "/opt/jars/a.jar,/opt/jars/b.jar")
+    builder.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
     configure_spark_with_kinesis(configure_spark_with_kinesis(builder))
     assert builder._options["spark.jars"] == f"/opt/jars/a.jar,/opt/jars/b.jar,{jar_path()}"
     assert len(builder._options["spark.jars"].split(",")) == 4
+    assert builder._options["spark.sql.extensions"] == (
+        "io.delta.sql.DeltaSparkSessionExtension,io.github.sparkkinesis.KinesisSqlExtensions"
+    )
 
 
 def test_given_something_else_than_a_builder_then_type_error_says_what_is_expected() -> None:
@@ -82,7 +86,9 @@ def test_given_a_remote_spark_connect_builder_then_it_is_refused_with_a_pointer_
 
 def test_given_a_local_spark_connect_builder_then_its_server_gets_the_jars() -> None:
     builder = SparkSession.Builder().config("spark.remote", "local[2]")
-    assert configure_spark_with_kinesis(builder)._options["spark.jars"] == jar_path()
+    configured = configure_spark_with_kinesis(builder)._options
+    assert configured["spark.jars"] == jar_path()
+    assert configured["spark.sql.extensions"] == "io.github.sparkkinesis.KinesisSqlExtensions"
 
 
 def test_given_something_else_than_a_session_then_attach_kinesis_says_what_it_takes() -> None:

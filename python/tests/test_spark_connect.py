@@ -23,6 +23,7 @@ import pytest
 
 from pyspark_kinesis import jar_path
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
+from pyspark_kinesis._spark import SQL_EXTENSIONS
 
 CLIENT = Path(__file__).resolve().parent / "connect_client.py"
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -38,7 +39,7 @@ class ConnectServer:
     """A Spark Connect server started by pyspark's sbin/start-connect-server.sh on a free loopback port, with its pid
     file and log in a folder of its own, so that stopping it stops this one only."""
 
-    def __init__(self, folder: Path, jars: Optional[str]) -> None:
+    def __init__(self, folder: Path, jars: Optional[str], extensions: Optional[str] = None) -> None:
         self.folder = folder
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -63,6 +64,7 @@ class ConnectServer:
         }
         args = ["--master", "local[2]"] + [a for k, v in conf.items() for a in ("--conf", f"{k}={v}")]
         args += ["--jars", jars] if jars else []
+        args += ["--conf", f"spark.sql.extensions={extensions}"] if extensions else []
         self.sbin = spark_home / "sbin"
         subprocess.run([str(self.sbin / "start-connect-server.sh"), *args], env=self.env, check=True)
 
@@ -106,11 +108,12 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: Any) -> Iterator[Dict[str, ConnectServer]]:
-    """Two servers started side by side: "jars" with the connector on --jars, "bare" without it."""
+    """Two servers started side by side: "jars" with the connector on --jars and its SQL extension, "bare" without
+    either."""
     started: Dict[str, ConnectServer] = {}
     try:
-        for name, jars in (("jars", jar_path()), ("bare", None)):
-            started[name] = ConnectServer(tmp_path_factory.mktemp(f"connect-{name}"), jars)
+        for name, jars, extensions in (("jars", jar_path(), SQL_EXTENSIONS), ("bare", None, None)):
+            started[name] = ConnectServer(tmp_path_factory.mktemp(f"connect-{name}"), jars, extensions)
         for server in started.values():
             server.wait_until_serving()
         yield started
@@ -196,6 +199,8 @@ def test_given_a_local_connect_server_from_configure_spark_with_kinesis_then_rea
     result = read_and_write_exactly("local[2]", "configure")
     # Then every read is exact, and the read query's progress carries the source's metrics
     assert sum(int(m.get("recordsRead", "0")) for m in result["progress_metrics"]) == 200
+    # And the server has the payload functions: configure_spark_with_kinesis set the connector's SQL extension
+    assert result["payload_function_error"] == ""
 
 
 def test_given_a_server_started_with_jars_then_reads_and_writes_are_exact(
@@ -220,6 +225,8 @@ def test_given_a_server_without_the_connector_when_attached_as_artifacts_then_re
     result = read_and_write_exactly(server.url, "attach")
     # Then every read and write is exact and the progress has every source metric (the connector computes them)
     metrics = result["progress_metrics"]
+    # And a payload function, whose SQL function such a server lacks, says how to start the server to have it
+    assert f"--conf spark.sql.extensions={SQL_EXTENSIONS}" in result["payload_function_error"]
     assert sum(int(m.get("recordsRead", "0")) for m in metrics) == 200
     assert {"getRecordsCalls", "throttledCalls", "bytesRead", "avgMsBehindLatest"} <= set().union(*metrics)
     # And the task metrics Spark's SQL tab would load by class name were left out with one warning, not a failure
@@ -259,3 +266,44 @@ def test_given_two_sessions_with_different_credentials_then_each_reads_and_write
     # Then each session read back exactly its own rows: neither used a client, or credentials, of the other
     for result in results:
         exact(result["got"], result["rows"])
+
+
+def test_given_a_server_with_the_sql_extension_then_every_payload_function_decodes_from_python_and_sql(
+    servers: Dict[str, ConnectServer], moto: str, tmp_path: Path
+) -> None:
+    import base64
+    import gzip
+
+    import boto3
+    from test_payloads import _DATA_MESSAGE, _change
+
+    # Given a server started with --jars and the connector's SQL extension, a registry at moto, and payloads in the
+    # formats AWS writes: a gzip-compressed CloudWatch Logs subscription record and a DynamoDB change record
+    registry = f"connect-{uuid.uuid4().hex[:8]}"
+    boto3.client(
+        "glue", endpoint_url=moto, region_name=REGION, aws_access_key_id="test", aws_secret_access_key="test"
+    ).create_registry(RegistryName=registry)
+    logs = json.dumps(_DATA_MESSAGE)
+    payloads = {
+        "logs": base64.b64encode(gzip.compress(logs.encode())).decode(),
+        "change": base64.b64encode(_change("INSERT", "NewImage", "3", 1764201600123456)).decode(),
+        "registry": registry,
+        "glue_options": {
+            "kinesis.region": REGION,
+            "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
+            "kinesis.awsSecretKey": SECRET_KEY,
+            "kinesis.glue.endpointUrl": moto,
+        },
+    }
+
+    # When a Connect client calls each payload function, from Python and in SQL
+    result = run_client(servers["jars"].url, "server", tmp_path, payloads=payloads)
+
+    # Then each decodes as on a classic session
+    assert result["payload_function_error"] == ""
+    decoded = result["payloads"]
+    assert decoded["log_events"] == decoded["sql_log_events"] == ["START", "END"]
+    assert decoded["change"] == ["INSERT", "order#1", 3]
+    assert decoded["decompressed"] == logs
+    assert decoded["orders"] == sorted([f"o-{i}", i] for i in range(5))
+    assert decoded["sql_orders"] == sorted(f"o-{i}" for i in range(5))

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Set
 from ._compat import SPARK_LINES, supported_text
 from ._version import __version__
 
+#: The connector's SparkSessionExtensions, which registers the payload functions as SQL functions.
+SQL_EXTENSIONS = "io.github.sparkkinesis.KinesisSqlExtensions"
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -86,7 +89,10 @@ def jar_paths(spark_version: Optional[str] = None) -> List[str]:
 def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSession.Builder":
     """Attaches the connector JARs that match the installed pyspark to a session builder, through
     ``spark.jars`` so that executors get it too; jars already set on the builder are kept. A Spark Connect builder
-    for a local server (``remote("local[*]")``) gets them the same way, as that server's ``spark.jars``.
+    for a local server (``remote("local[*]")``) gets them the same way, as that server's ``spark.jars``. Adds the
+    connector's SQL extension to ``spark.sql.extensions`` (after any already set), which registers the payload
+    functions (``cloudwatch_logs``, ``from_glue_schema_registry``, ...) as SQL functions: for ``spark.sql(...)`` and
+    for Spark Connect clients.
 
     :param builder: ``SparkSession.builder``, possibly already configured.
     :returns: the same builder, for chaining.
@@ -122,7 +128,8 @@ def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSessi
         raise ValueError(
             f"This builder is for the remote Spark Connect server {remote}, whose JARs the builder cannot set. Create "
             "the session, then add the connector to it: spark = attach_kinesis(builder.getOrCreate()) (from "
-            'pyspark_kinesis), or start the server with --jars "$(python -m pyspark_kinesis jar)".'
+            'pyspark_kinesis), or start the server with --jars "$(python -m pyspark_kinesis jar)" (and, for the '
+            f"payload functions, --conf spark.sql.extensions={SQL_EXTENSIONS})."
         )
     ours = jar_paths()
     jars = [j for j in options.get("spark.jars", "").split(",") if j.strip()]
@@ -136,7 +143,9 @@ def configure_spark_with_kinesis(builder: "SparkSession.Builder") -> "SparkSessi
             "started after it stops. Call configure_spark_with_kinesis before the first getOrCreate().",
             stacklevel=2,
         )
-    return builder.config("spark.jars", ",".join(jars))
+    extensions = [e.strip() for e in options.get("spark.sql.extensions", "").split(",") if e.strip()]
+    extensions += [] if SQL_EXTENSIONS in extensions else [SQL_EXTENSIONS]
+    return builder.config("spark.jars", ",".join(jars)).config("spark.sql.extensions", ",".join(extensions))
 
 
 #: The Spark Connect sessions (by session id) attach_kinesis added the connector to, in this process.

@@ -1,10 +1,13 @@
 """Reading the ``data`` column of the ``aws-kinesis`` source: the payload as UTF-8 text, as JSON with a schema, or in
 one of the formats AWS services write to Kinesis (AWS Glue Schema Registry frames, CloudWatch Logs subscriptions,
-DynamoDB change records, compressed payloads), decoded by the connector's JVM functions."""
+DynamoDB change records, compressed payloads), decoded by the connector's JVM functions: on a classic session
+through Py4J, on Spark Connect through the SQL functions the connector's extension registers on the server."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Set, Union
+
+from ._spark import SQL_EXTENSIONS
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -92,27 +95,69 @@ def parse_json_payload(
 # ---- CloudWatch Logs, DynamoDB change records, compressed payloads (the JVM's io.github.sparkkinesis.payloads) ----
 
 
-def _jvm_payload_function(name: str, data: ColumnOrName, *arguments: str) -> "Column":
-    """The column the connector's JVM function ``name`` builds from ``data`` and ``arguments``.
+#: The Spark Connect sessions (by session id) whose server was found to have the connector's SQL functions.
+_sessions_with_functions: Set[str] = set()
 
-    A classic session's Python Column wraps a JVM Column (``_jc``): the JVM function is called on it through the
-    session's Py4J gateway and its result wrapped again, so the decoding is the JVM's, never mirrored here. A Spark
-    Connect client has no JVM to call, so these functions refuse to build a column there.
+
+def _payload_function(name: str, data: ColumnOrName, *arguments: Union[str, Mapping[str, str]]) -> "Column":
+    """The column of the connector's function ``name`` over ``data`` and ``arguments`` (strings, then options).
+
+    On a classic session the Python Column wraps a JVM Column (``_jc``): the connector's Scala function is called on
+    it through the session's Py4J gateway. A Spark Connect client has no JVM: it calls the SQL function of that name,
+    which the server has when started with the connector's SQL extension; the decoding is the JVM's either way.
     """
+    column = _column(data)
+    if getattr(column, "_jc", None) is not None:
+        return _jvm_payload_function(name, column, *arguments)
+    return _connect_payload_function(name, column, *arguments)
+
+
+def _jvm_payload_function(name: str, column: "Column", *arguments: Union[str, Mapping[str, str]]) -> "Column":
     from pyspark import SparkContext
     from pyspark.sql import Column
 
-    column = _column(data)
-    java_column = getattr(column, "_jc", None)
     context = SparkContext._active_spark_context
-    if java_column is None or context is None:
+    if context is None:
         raise RuntimeError(
-            f"pyspark_kinesis.payloads.{name} builds its column with the connector's JVM functions, which need a "
-            "classic Spark session started in this process (with the connector attached, see "
-            "configure_spark_with_kinesis); a Spark Connect client has no JVM to call: decode on a classic session"
+            f"pyspark_kinesis.payloads.{name} needs a Spark session: start one with the connector attached "
+            "(configure_spark_with_kinesis(SparkSession.builder).getOrCreate())"
         )
     functions = context._jvm.io.github.sparkkinesis.payloads.functions
-    return Column(getattr(functions, name)(java_column, *arguments))
+    given = [dict(a) if isinstance(a, Mapping) else a for a in arguments]
+    return Column(getattr(functions, name)(column._jc, *given))  # type: ignore[attr-defined]
+
+
+def _connect_payload_function(name: str, column: "Column", *arguments: Union[str, Mapping[str, str]]) -> "Column":
+    from pyspark.sql.functions import call_function, create_map, lit
+
+    _check_server_functions(name)
+    given: List["Column"] = []
+    for argument in arguments:
+        if isinstance(argument, Mapping):
+            if argument:  # no options: the SQL function's options argument is left out
+                given.append(create_map(*[lit(part) for item in argument.items() for part in item]))
+        else:
+            given.append(lit(argument))
+    return call_function(name, column, *given)
+
+
+def _check_server_functions(name: str) -> None:
+    """Raises, saying how to start the server, when the active Spark Connect session's server lacks the SQL
+    function ``name`` (asked once per session: a server's functions are fixed when it starts)."""
+    from pyspark.sql.connect.session import SparkSession
+
+    spark = SparkSession.getActiveSession()
+    if spark is None or spark.session_id in _sessions_with_functions:
+        return
+    if not spark.catalog.functionExists(name):
+        raise RuntimeError(
+            f"pyspark_kinesis.payloads.{name} on Spark Connect calls the SQL function {name}, which this server "
+            f"does not have: start the Spark Connect server with --conf spark.sql.extensions={SQL_EXTENSIONS} and "
+            '--jars "$(python -m pyspark_kinesis jar)" (for a local server, configure_spark_with_kinesis('
+            'SparkSession.builder.remote("local[*]")) does both). attach_kinesis adds the JARs to a running server, '
+            "but its SQL functions are fixed when it starts."
+        )
+    _sessions_with_functions.add(spark.session_id)
 
 
 def cloudwatch_logs(data: ColumnOrName, mode: str = "PERMISSIVE") -> "Column":
@@ -131,7 +176,7 @@ def cloudwatch_logs(data: ColumnOrName, mode: str = "PERMISSIVE") -> "Column":
         logs = events.select(cloudwatch_logs("data").alias("logs")).where("logs.messageType = 'DATA_MESSAGE'")
         logs.select("logs.logGroup", explode("logs.logEvents").alias("event")).select("logGroup", "event.*")
     """
-    return _jvm_payload_function("cloudwatch_logs", data, mode)
+    return _payload_function("cloudwatch_logs", data, mode)
 
 
 def dynamodb_change(data: ColumnOrName, item_schema: Union["StructType", str], mode: str = "PERMISSIVE") -> "Column":
@@ -154,7 +199,7 @@ def dynamodb_change(data: ColumnOrName, item_schema: Union["StructType", str], m
         item_schema = item_schema.json()
     elif not isinstance(item_schema, str):
         raise TypeError(f"item_schema must be a StructType or a DDL string, not {type(item_schema).__name__}")
-    return _jvm_payload_function("dynamodb_change", data, item_schema, mode)
+    return _payload_function("dynamodb_change", data, item_schema, mode)
 
 
 def decompress(data: ColumnOrName, codec: str, mode: str = "PERMISSIVE") -> "Column":
@@ -168,11 +213,11 @@ def decompress(data: ColumnOrName, codec: str, mode: str = "PERMISSIVE") -> "Col
 
         events.select(data_as_json("eventType STRING", decompress("data", "gzip")).alias("event"))
     """
-    return _jvm_payload_function("decompress", data, codec, mode)
+    return _payload_function("decompress", data, codec, mode)
 
 
-def _java_options(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
-    """Options as the JVM functions take them: strings, booleans as ``true``/``false``."""
+def _string_options(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    """Options as the connector's functions take them: strings, booleans as ``true``/``false``."""
     return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in (options or {}).items()}
 
 
@@ -198,7 +243,7 @@ def from_glue_schema_registry(
 
         events.select(from_glue_schema_registry("data", "shop", "orders", {"kinesis.region": "eu-west-1"}).alias("o"))
     """
-    return _jvm_payload_function("from_glue_schema_registry", data, registry, schema, _java_options(options))
+    return _payload_function("from_glue_schema_registry", data, registry, schema, _string_options(options))
 
 
 def to_glue_schema_registry(
@@ -210,7 +255,7 @@ def to_glue_schema_registry(
     :param options: ``auto_register`` (``true`` registers a definition the registry lacks; by default the task
         fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema``, and the connector's options.
     """
-    return _jvm_payload_function("to_glue_schema_registry", struct, registry, schema, _java_options(options))
+    return _payload_function("to_glue_schema_registry", struct, registry, schema, _string_options(options))
 
 
 __all__ = [

@@ -63,10 +63,10 @@ private[sparkkinesis] object AvroToSpark {
       }
   }
 
-  private def nonNullBranches(union: Schema): Seq[Schema] = union.getTypes.asScala.filter(_.getType != NULL).toSeq
+  def nonNullBranches(union: Schema): Seq[Schema] = union.getTypes.asScala.filter(_.getType != NULL).toSeq
 
   /** A branch's field name: its type's name, or its full name (dots as _) when two named types share a name. */
-  private def branchNames(branches: Seq[Schema]): Seq[String] = {
+  def branchNames(branches: Seq[Schema]): Seq[String] = {
     val simple = branches.map(_.getName)
     if (simple.distinct.size == simple.size) simple else branches.map(_.getFullName.replace('.', '_'))
   }

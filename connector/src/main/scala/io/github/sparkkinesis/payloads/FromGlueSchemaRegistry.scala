@@ -43,7 +43,7 @@ final case class FromGlueSchemaRegistry(child: Expression, spec: GsrReadSpec)
 
   @transient private lazy val decoder: GsrDecoder = {
     val versions = (id: java.util.UUID) =>
-      SchemaVersionCache.get(spec.target, id, new GlueSchemaRegistry(spec.target).version)
+      SchemaVersionCache.shared.get(spec.target, id, new GlueSchemaRegistry(spec.target).version)
     if (protobuf) new GsrProtobufDecoder(spec.target, protobufReader, versions)
     else new GsrAvroDecoder(spec.target, avroReader, versions)
   }

@@ -22,9 +22,9 @@ private[sparkkinesis] trait GsrDecoder {
 
 /**
  * Decodes Glue Schema Registry Avro frames into Spark rows of `reader`'s type: each record's writer version, found with
- * `versions` (the registry of `target`), is resolved against `reader` by Avro's schema resolution (fields added with
- * defaults, fields removed, promotions such as int to long), once per writer version and JVM. One instance serves one
- * thread.
+ * `versions` (the registry of `target`; Left when it cannot be had now, asked again on a later record), is resolved
+ * against `reader` by Avro's schema resolution (fields added with defaults, fields removed, promotions such as int to
+ * long), once per writer version and JVM. One instance serves one thread.
  */
 private[sparkkinesis] final class GsrAvroDecoder(
     target: GlueTarget,

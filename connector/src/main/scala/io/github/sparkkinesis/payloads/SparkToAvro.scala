@@ -15,7 +15,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /**
  * The connector's own mapping of Spark to Avro, for `to_glue_schema_registry`: the Avro schema of a struct (every field
  * a union of null and its type, default null), and a converter from Spark's internal values to Avro's generic values of
- * a schema, matching record fields to struct fields by name.
+ * a schema, matching record fields to struct fields by name (and union branches as [[SparkToAvroUnion]] says).
  */
 private[sparkkinesis] object SparkToAvro {
 
@@ -57,11 +57,10 @@ private[sparkkinesis] object SparkToAvro {
   /** A converter from Spark values of `dataType` to Avro values of `schema`; fails now when they do not match. */
   def converter(schema: Schema, dataType: DataType): Any => AnyRef = (schema.getType, dataType) match {
     case (UNION, _) =>
-      val branches = schema.getTypes.asScala.filter(_.getType != NULL)
-      if (branches.size != 1)
-        throw new IllegalArgumentException(
-          s"to_glue_schema_registry writes unions of null and one type only, not $schema")
-      val inner = converter(branches.head, dataType)
+      val inner = AvroToSpark.nonNullBranches(schema) match {
+        case Seq(only) => converter(only, dataType)
+        case branches => SparkToAvroUnion.converter(schema, branches, dataType)
+      }
       value => if (value == null) null else inner(value)
     case (RECORD, struct: StructType) =>
       val fields = schema.getFields.asScala.map { f =>

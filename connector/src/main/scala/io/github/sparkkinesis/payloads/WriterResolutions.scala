@@ -8,8 +8,9 @@ import scala.util.control.NonFatal
 /**
  * Writer versions resolved against one reader (`readerKey`: the format, the target and the reader's definition): each
  * resolution is made once per writer version and JVM and shared by every decoder of that reader, since versions are
- * immutable; this instance keeps its thread's copy, so that a record costs one lookup by id. A version that cannot be
- * fetched (throttling, network) is not remembered: the next record asks again. One instance serves one thread.
+ * immutable; this instance keeps its thread's copy, so that a record costs one lookup by id. A version `versions`
+ * cannot give now (not found, throttling, an outage) is not kept here: `versions` ([[SchemaVersionCache]]) decides when
+ * it is asked again. One instance serves one thread.
  */
 private[payloads] final class WriterResolutions[R <: AnyRef](
     readerKey: AnyRef,
@@ -22,12 +23,13 @@ private[payloads] final class WriterResolutions[R <: AnyRef](
   /** How to read frames of writer version `id`, or why they cannot be read. */
   def apply(id: UUID): Either[String, R] = known.get(id) match {
     case null =>
-      val made = shared(id)
-      made match {
-        case Left(reason) if reason.contains(CannotFetch) => // asked again next record
-        case _ => known.put(id, made)
+      versions(id) match {
+        case Left(reason) => Left(reason) // not kept: `versions` says when it is worth asking again
+        case Right(version) =>
+          val made = shared(version)
+          known.put(id, made)
+          made
       }
-      made
     case cached => cached
   }
 
@@ -42,24 +44,16 @@ private[payloads] final class WriterResolutions[R <: AnyRef](
         }
     }
 
-  private def shared(id: UUID): Either[String, R] = {
-    val key = (readerKey, id)
-    all.get(key) match {
-      case null =>
-        try {
-          val made = versions(id).flatMap(resolve)
-          all.putIfAbsent(key, made)
-          made
-        } catch { case NonFatal(e) => Left(s"schema version $id $CannotFetch: ${e.getMessage}") }
-      case cached => cached.asInstanceOf[Either[String, R]]
-    }
-  }
+  private def shared(version: SchemaVersion): Either[String, R] =
+    all.computeIfAbsent(
+      (readerKey, version.id),
+      _ =>
+        try resolve(version)
+        catch { case NonFatal(e) => Left(s"schema version ${version.id} cannot be resolved: ${e.getMessage}") })
+      .asInstanceOf[Either[String, R]]
 }
 
 private[payloads] object WriterResolutions {
-
-  /** What a transient failure to fetch a version says: the one outcome not cached, asked again next record. */
-  private val CannotFetch = "cannot be fetched"
 
   /** Resolutions by reader key and writer version, of every format: immutable all, made once a JVM. */
   private val all = new ConcurrentHashMap[(AnyRef, UUID), Either[String, AnyRef]]()

@@ -1,9 +1,8 @@
 package io.github.sparkkinesis.payloads
 
-import org.apache.avro.Schema
 import org.apache.spark.sparkkinesis.ExpressionColumns
 import org.apache.spark.sql.Column
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.StructType
 
 import io.github.sparkkinesis.compat.JavaCollections._
 
@@ -28,7 +27,7 @@ object functions {
 
   /** [[cloudwatch_logs(data:org\.apache\.spark\.sql\.Column)* cloudwatch_logs]] in `mode` (PERMISSIVE or FAILFAST). */
   def cloudwatch_logs(data: Column, mode: String): Column =
-    column(CloudWatchLogs(expression(data), PayloadMode.parse(mode, "cloudwatch_logs")))
+    column(PayloadExpressions.cloudwatchLogs(expression(data), mode))
 
   /**
    * A Kinesis Data Streams for DynamoDB change record as `eventName, eventID, tableName, approximateCreationDateTime
@@ -42,30 +41,18 @@ object functions {
    * `dynamodb_change` in `mode` (PERMISSIVE or FAILFAST).
    */
   def dynamodb_change(data: Column, itemSchema: StructType, mode: String): Column =
-    column(DynamoDbChange(expression(data), itemSchema, PayloadMode.parse(mode, "dynamodb_change")))
+    column(PayloadExpressions.dynamodbChange(expression(data), itemSchema, mode))
 
   /** `dynamodb_change` with the item schema as a DDL string (`"pk STRING, price DECIMAL(10,2)"`) or as JSON. */
   def dynamodb_change(data: Column, itemSchema: String, mode: String): Column =
-    dynamodb_change(data, parseSchema(itemSchema), mode)
+    dynamodb_change(data, PayloadExpressions.itemSchema(itemSchema), mode)
 
   /** The payload decompressed with `codec`: gzip, zlib or zstd; null for a payload that is not valid in that format. */
   def decompress(data: Column, codec: String): Column = decompress(data, codec, PayloadMode.Permissive.name)
 
   /** [[decompress(data:org\.apache\.spark\.sql\.Column,codec:String)* decompress]] in `mode`. */
   def decompress(data: Column, codec: String, mode: String): Column =
-    column(Decompress(expression(data), Codec.parse(codec), PayloadMode.parse(mode, "decompress")))
-
-  private def parseSchema(schema: String): StructType = {
-    val parsed =
-      if (schema != null && schema.trim.startsWith("{")) DataType.fromJson(schema)
-      else StructType.fromDDL(schema)
-    parsed match {
-      case struct: StructType => struct
-      case other =>
-        throw new IllegalArgumentException(
-          s"dynamodb_change: the item schema must be a struct, not ${other.simpleString}")
-    }
-  }
+    column(PayloadExpressions.decompress(expression(data), codec, mode))
 
   // ---- AWS Glue Schema Registry -----------------------------------------------------------------------------------
 
@@ -84,46 +71,8 @@ object functions {
       data: Column,
       registry: String,
       schema: String,
-      options: Map[String, String]): Column = {
-    val function = "from_glue_schema_registry"
-    val parsed = new GsrOptions(
-      function,
-      options,
-      Seq(
-        GsrOptions.Mode,
-        GsrOptions.ErrorColumn,
-        GsrOptions.AvroSchema,
-        GsrOptions.ProtobufSchema,
-        GsrOptions.ProtobufMessage))
-    val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
-    val userReader = Seq("AVRO" -> GsrOptions.AvroSchema, "PROTOBUF" -> GsrOptions.ProtobufSchema)
-      .flatMap { case (format, option) => parsed.get(option).map(format -> _) }
-    if (userReader.size > 1)
-      throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and " +
-        s"${GsrOptions.ProtobufSchema} are both set; give the reader schema in one of them")
-    val (format, reader) = userReader.headOption.getOrElse {
-      val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
-      if (latest.dataFormat != "AVRO" && latest.dataFormat != "PROTOBUF")
-        throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +
-          s"'$registry' is ${latest.dataFormat}; only AVRO and PROTOBUF are decoded so far.")
-      (latest.dataFormat, latest.definition)
-    }
-    val message = parsed.get(GsrOptions.ProtobufMessage)
-    if (message.isDefined && format != "PROTOBUF")
-      throw new IllegalArgumentException(s"$function: option ${GsrOptions.ProtobufMessage} is for Protobuf schemas; " +
-        s"the reader schema of '$schema' is $format")
-    val spec = GsrReadSpec(
-      parsed.target,
-      registry,
-      schema,
-      format,
-      reader,
-      message,
-      failFast,
-      parsed.get(GsrOptions.ErrorColumn))
-    checkReader(spec)
-    column(FromGlueSchemaRegistry(expression(data), spec))
-  }
+      options: Map[String, String]): Column =
+    column(PayloadExpressions.fromGlueSchemaRegistry(expression(data), registry, schema, options))
 
   /** [[from_glue_schema_registry]] with options as a Java map (Python, Java). */
   def from_glue_schema_registry(
@@ -143,23 +92,8 @@ object functions {
       struct: Column,
       registry: String,
       schema: String,
-      options: Map[String, String]): Column = {
-    val parsed = new GsrOptions(
-      "to_glue_schema_registry",
-      options,
-      Seq(GsrOptions.AvroSchema, GsrOptions.Compression, GsrOptions.AutoRegister))
-    val spec = GsrWriteSpec(
-      parsed.target,
-      registry,
-      schema,
-      parsed.get(GsrOptions.AvroSchema).map { definition =>
-        parseAvro(GsrOptions.AvroSchema, definition) // checked now, on the driver
-        definition
-      },
-      parsed.choice(GsrOptions.AutoRegister, Seq("TRUE", "FALSE"), "FALSE") == "TRUE",
-      parsed.choice(GsrOptions.Compression, Seq("NONE", "ZLIB"), "NONE") == "ZLIB")
-    column(ToGlueSchemaRegistry(expression(struct), spec))
-  }
+      options: Map[String, String]): Column =
+    column(PayloadExpressions.toGlueSchemaRegistry(expression(struct), registry, schema, options))
 
   /** [[to_glue_schema_registry]] with options as a Java map (Python, Java). */
   def to_glue_schema_registry(
@@ -168,38 +102,6 @@ object functions {
       schema: String,
       options: java.util.Map[String, String]): Column =
     to_glue_schema_registry(struct, registry, schema, options.asScala.toMap)
-
-  /**
-   * Fails now, on the driver, when the reader schema has no Spark struct, or the error column names one of its fields.
-   */
-  private def checkReader(spec: GsrReadSpec): Unit = {
-    val fields = if (spec.dataFormat == "PROTOBUF") {
-      // Fails on a definition protobuf refuses, a message it lacks, and what Spark cannot type.
-      try new ProtobufReader(spec.readerDefinition, spec.readerMessage).sparkType.fieldNames.toSeq
-      catch {
-        case e: IllegalArgumentException =>
-          throw new IllegalArgumentException(s"from_glue_schema_registry: schema '${spec.schema}': ${e.getMessage}")
-      }
-    } else {
-      val reader = parseAvro("the reader schema", spec.readerDefinition)
-      if (reader.getType != Schema.Type.RECORD)
-        throw new IllegalArgumentException(s"from_glue_schema_registry: the reader schema of '${spec.schema}' is an " +
-          s"Avro ${reader.getType.getName}; it must be a record, whose fields become the struct's")
-      AvroToSpark.sparkType(reader) // fails on what Spark cannot type
-      reader.getFields.asScala.map(_.name).toSeq
-    }
-    spec.errorColumn.filter(fields.contains).foreach { name =>
-      throw new IllegalArgumentException(s"from_glue_schema_registry: option errorColumn '$name' is a field of the " +
-        "reader schema; choose another name")
-    }
-  }
-
-  private def parseAvro(what: String, definition: String): Schema =
-    try new Schema.Parser().parse(definition)
-    catch {
-      case e: org.apache.avro.SchemaParseException =>
-        throw new IllegalArgumentException(s"$what is not a valid Avro schema (${e.getMessage}): $definition", e)
-    }
 
   // ---- shared ----
 

@@ -32,16 +32,16 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
     registry.fetches shouldBe 2
   }
 
-  test("Given a version whose fetch failed for a while, when it can be fetched again, then it is decoded: transient " +
-    "failures are not cached, unlike versions") {
+  test("Given a version that cannot be had for a while, when it can be had again, then it is decoded: the decoder " +
+    "keeps only the versions it had, and leaves when to ask again to its lookup") {
     val registry = new Registry(v1)
     var down = true
     val d = new GsrAvroDecoder(
       registry.target,
       V2,
-      id => if (down) throw new IllegalStateException("GetSchemaVersion failed: throttled") else registry.lookup(id))
+      id => if (down) Left(s"schema version $id cannot be fetched: throttled") else registry.lookup(id))
     val record = GsrFrame.write(V1Id, avro(order1("a", 1, null)), zlib = false)
-    d.decode(record).left.toOption.get.reason should include("cannot be fetched: GetSchemaVersion failed: throttled")
+    d.decode(record).left.toOption.get.reason should include("cannot be fetched: throttled")
     down = false
     fields(d.decode(record).toOption.get) shouldBe Seq(s("a"), 1L, s("EUR"))
     d.decode(record).isRight shouldBe true
