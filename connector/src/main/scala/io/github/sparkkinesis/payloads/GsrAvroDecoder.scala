@@ -14,6 +14,13 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /** Why a record was not decoded, and the writer's version id when its frame names one. */
 final case class DecodeFailure(versionId: Option[UUID], reason: String)
 
+/** A decoder of Glue Schema Registry frames of one data format into rows of its reader schema; one per thread. */
+private[sparkkinesis] trait GsrDecoder {
+
+  /** The record's row (a Spark InternalRow of the reader's type), or why it has none. */
+  def decode(bytes: Array[Byte]): Either[DecodeFailure, Any]
+}
+
 /**
  * Decodes Glue Schema Registry Avro frames into Spark rows of `reader`'s type: each record's writer version, found with
  * `versions` (the registry of `target`), is resolved against `reader` by Avro's schema resolution (fields added with
@@ -23,7 +30,8 @@ final case class DecodeFailure(versionId: Option[UUID], reason: String)
 private[sparkkinesis] final class GsrAvroDecoder(
     target: GlueTarget,
     reader: Schema,
-    versions: UUID => Either[String, SchemaVersion]) {
+    versions: UUID => Either[String, SchemaVersion])
+    extends GsrDecoder {
 
   private val toSpark = AvroToSpark.converter(reader)
   private val readerKey = (target, reader.toString)
@@ -31,7 +39,6 @@ private[sparkkinesis] final class GsrAvroDecoder(
   // This thread's copy of the JVM's resolutions, so that a record costs one lookup by id.
   private val known = new java.util.HashMap[UUID, Either[String, GenericDatumReader[AnyRef]]]()
 
-  /** The record's row (a Spark InternalRow of the reader's type), or why it has none. */
   def decode(bytes: Array[Byte]): Either[DecodeFailure, Any] =
     GsrFrame.parse(bytes) match {
       case Left(reason) => Left(DecodeFailure(GsrFrame.versionIdOf(bytes), reason))

@@ -1,6 +1,5 @@
 package io.github.sparkkinesis.payloads
 
-import java.net.URI
 import java.util.UUID
 
 import org.apache.spark.sql.catalyst.InternalRow
@@ -12,17 +11,6 @@ import io.github.sparkkinesis.payloads.GsrTestData._
 
 /** The GSR Avro decoder: frames, writer versions resolved against the reader by Avro's rules, and every bad input. */
 class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
-
-  /** A registry holding `versions`, counting fetches; a target of its own, so the JVM's caches start empty. */
-  private final class Registry(versions: SchemaVersion*) {
-    var fetches = 0
-    val target: GlueTarget = GsrTestData.Target.copy(endpoint = Some(new URI(s"http://registry-${UUID.randomUUID}")))
-
-    def lookup(id: UUID): Either[String, SchemaVersion] = {
-      fetches += 1
-      versions.find(_.id == id).toRight(s"schema version $id is not in the registry")
-    }
-  }
 
   private val v1 = SchemaVersion(V1Id, V1.toString, "AVRO")
   private val v2 = SchemaVersion(V2Id, V2.toString, "AVRO")

@@ -1,6 +1,7 @@
 package io.github.sparkkinesis.payloads
 
 import java.io.ByteArrayOutputStream
+import java.net.URI
 import java.util.UUID
 
 import org.apache.avro.Schema
@@ -44,6 +45,17 @@ object GsrTestData {
     r.put("amount", amount)
     r.put("currency", currency)
     r
+  }
+
+  /** A registry holding `versions`, counting fetches; a target of its own, so the JVM's caches start empty. */
+  final class Registry(versions: SchemaVersion*) {
+    var fetches = 0
+    val target: GlueTarget = GsrTestData.Target.copy(endpoint = Some(new URI(s"http://registry-${UUID.randomUUID}")))
+
+    def lookup(id: UUID): Either[String, SchemaVersion] = {
+      fetches += 1
+      versions.find(_.id == id).toRight(s"schema version $id is not in the registry")
+    }
   }
 
   def avro(record: GenericRecord): Array[Byte] = {
