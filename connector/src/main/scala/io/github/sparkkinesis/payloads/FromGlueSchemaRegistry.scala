@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.payloads
 
+import java.util.UUID
+
 import org.apache.avro.Schema
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
@@ -10,7 +12,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * What `from_glue_schema_registry` decodes with: the registry (`target`, `registry`, `schema`), the reader schema's
- * Avro definition, FAILFAST or not, and the field that holds why a record was not decoded (PERMISSIVE).
+ * definition, FAILFAST or not, the field that holds why a record was not decoded (PERMISSIVE), and the reader's data
+ * format (AVRO or JSON, as the registry names them).
  */
 final case class GsrReadSpec(
     target: GlueTarget,
@@ -18,7 +21,27 @@ final case class GsrReadSpec(
     schema: String,
     readerDefinition: String,
     failFast: Boolean,
-    errorColumn: Option[String])
+    errorColumn: Option[String],
+    dataFormat: String = GsrReadSpec.Avro)
+
+private[sparkkinesis] object GsrReadSpec {
+  val Avro = "AVRO"
+  val Json = "JSON"
+
+  /**
+   * The struct the reader schema of `spec` decodes into (without the error column); fails on what Spark cannot type.
+   */
+  def readerType(spec: GsrReadSpec): StructType = spec.dataFormat match {
+    case Json => JsonSchemaToSpark.reader(spec.readerDefinition).sparkType
+    case _ => AvroToSpark.sparkType(new Schema.Parser().parse(spec.readerDefinition)).asInstanceOf[StructType]
+  }
+
+  /** A decoder of `spec`'s records, finding writer versions with `versions`. */
+  def decoder(spec: GsrReadSpec, versions: UUID => Either[String, SchemaVersion]): GsrDecoder = spec.dataFormat match {
+    case Json => new GsrJsonDecoder(spec.target, JsonSchemaToSpark.reader(spec.readerDefinition), versions)
+    case _ => new GsrAvroDecoder(spec.target, new Schema.Parser().parse(spec.readerDefinition), versions)
+  }
+}
 
 /** A record FAILFAST could not decode: the message names the writer's version, the position when known, and why. */
 final class GlueSchemaRegistryDecodeException(message: String) extends RuntimeException(message)
@@ -32,15 +55,12 @@ final case class FromGlueSchemaRegistry(child: Expression, spec: GsrReadSpec)
     extends UnaryExpression
     with CodegenFallback {
 
-  @transient private lazy val reader = new Schema.Parser().parse(spec.readerDefinition)
-
-  @transient private lazy val decoder = new GsrAvroDecoder(
-    spec.target,
-    reader,
+  @transient private lazy val decoder = GsrReadSpec.decoder(
+    spec,
     id => SchemaVersionCache.get(spec.target, id, new GlueSchemaRegistry(spec.target).version))
 
   override lazy val dataType: DataType = {
-    val fields = AvroToSpark.sparkType(reader).asInstanceOf[StructType]
+    val fields = GsrReadSpec.readerType(spec)
     spec.errorColumn.fold(fields)(fields.add(_, StringType))
   }
 

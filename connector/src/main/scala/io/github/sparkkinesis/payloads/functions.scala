@@ -70,10 +70,11 @@ object functions {
   // ---- AWS Glue Schema Registry -----------------------------------------------------------------------------------
 
   /**
-   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro) into a struct of the reader schema:
-   * option `avroSchema`, else the latest version of `schema` in `registry` when this is called. Each record's writer
-   * version is fetched once per executor and resolved against the reader by Avro's rules. `data` is the binary column,
-   * or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position. Options: `mode` PERMISSIVE
+   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro or JSON Schema) into a struct of the
+   * reader schema: option `avroSchema` or `jsonSchema`, else the latest version of `schema` in `registry` when this is
+   * called. Each record's writer version is fetched once per executor and resolved against the reader by Avro's rules
+   * (JSON: the reader's properties are read, others skipped, missing ones null). `data` is the binary column, or
+   * `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position. Options: `mode` PERMISSIVE
    * (default: a record not decoded gives null, with the reason in field `errorColumn` when named) or FAILFAST (the task
    * fails naming the version and why), and the connector's `kinesis.region`, credentials and `kinesis.glue.endpointUrl`
    * options.
@@ -84,16 +85,26 @@ object functions {
       schema: String,
       options: Map[String, String]): Column = {
     val function = "from_glue_schema_registry"
-    val parsed = new GsrOptions(function, options, Seq(GsrOptions.Mode, GsrOptions.ErrorColumn, GsrOptions.AvroSchema))
+    val parsed = new GsrOptions(
+      function,
+      options,
+      Seq(GsrOptions.Mode, GsrOptions.ErrorColumn, GsrOptions.AvroSchema, GsrOptions.JsonSchema))
     val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
-    val reader = parsed.get(GsrOptions.AvroSchema).getOrElse {
-      val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
-      if (latest.dataFormat != "AVRO")
-        throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +
-          s"'$registry' is ${latest.dataFormat}; only AVRO is decoded so far.")
-      latest.definition
+    val (format, reader) = (parsed.get(GsrOptions.AvroSchema), parsed.get(GsrOptions.JsonSchema)) match {
+      case (Some(_), Some(_)) =>
+        throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and " +
+          s"${GsrOptions.JsonSchema} are both set; give the reader schema in the one of its data format.")
+      case (Some(avro), None) => (GsrReadSpec.Avro, avro)
+      case (None, Some(json)) => (GsrReadSpec.Json, json)
+      case (None, None) =>
+        val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
+        if (latest.dataFormat != GsrReadSpec.Avro && latest.dataFormat != GsrReadSpec.Json)
+          throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +
+            s"'$registry' is ${latest.dataFormat}; only AVRO and JSON are decoded so far.")
+        (latest.dataFormat, latest.definition)
     }
-    val spec = GsrReadSpec(parsed.target, registry, schema, reader, failFast, parsed.get(GsrOptions.ErrorColumn))
+    val spec =
+      GsrReadSpec(parsed.target, registry, schema, reader, failFast, parsed.get(GsrOptions.ErrorColumn), format)
     checkReader(spec)
     column(FromGlueSchemaRegistry(expression(data), spec))
   }
@@ -144,12 +155,22 @@ object functions {
 
   /** Fails now, on the driver, when the reader schema is no record, or the error column names one of its fields. */
   private def checkReader(spec: GsrReadSpec): Unit = {
-    val reader = parseAvro("the reader schema", spec.readerDefinition)
-    if (reader.getType != Schema.Type.RECORD)
-      throw new IllegalArgumentException(s"from_glue_schema_registry: the reader schema of '${spec.schema}' is an " +
-        s"Avro ${reader.getType.getName}; it must be a record, whose fields become the struct's")
-    AvroToSpark.sparkType(reader) // fails on what Spark cannot type
-    spec.errorColumn.filter(name => reader.getFields.asScala.exists(_.name == name)).foreach { name =>
+    if (spec.dataFormat == GsrReadSpec.Avro) {
+      val reader = parseAvro("the reader schema", spec.readerDefinition)
+      if (reader.getType != Schema.Type.RECORD)
+        throw new IllegalArgumentException(s"from_glue_schema_registry: the reader schema of '${spec.schema}' is an " +
+          s"Avro ${reader.getType.getName}; it must be a record, whose fields become the struct's")
+    }
+    val fields =
+      try GsrReadSpec.readerType(spec)
+      catch {
+        case e: IllegalArgumentException =>
+          throw new IllegalArgumentException(
+            s"from_glue_schema_registry: the reader schema of '${spec.schema}' " +
+              s"(registry '${spec.registry}'): ${e.getMessage}",
+            e)
+      }
+    spec.errorColumn.filter(fields.fieldNames.contains).foreach { name =>
       throw new IllegalArgumentException(s"from_glue_schema_registry: option errorColumn '$name' is a field of the " +
         "reader schema; choose another name")
     }
