@@ -67,13 +67,14 @@ final case class ToGlueSchemaRegistry(child: Expression, spec: GsrWriteSpec) ext
 private object WriterVersions {
   private val ids = new ConcurrentHashMap[(GlueTarget, String, String, String), UUID]()
 
-  def idOf(spec: GsrWriteSpec, definition: String): UUID =
+  /** The id of `definition`'s version (registered as `dataFormat` with auto_register when missing). */
+  def idOf(spec: GsrWriteSpec, definition: String, dataFormat: String = GsrReadSpec.Avro): UUID =
     ids.computeIfAbsent(
       (spec.target, spec.registry, spec.schema, definition),
       _ => {
         val registry = new GlueSchemaRegistry(spec.target)
         registry.versionOf(spec.registry, spec.schema, definition).getOrElse {
-          if (spec.autoRegister) registry.register(spec.registry, spec.schema, definition, "AVRO")
+          if (spec.autoRegister) registry.register(spec.registry, spec.schema, definition, dataFormat)
           else throw new IllegalStateException(
             s"to_glue_schema_registry: schema '${spec.schema}' in registry '${spec.registry}' has no version with " +
               s"the writer's definition $definition. Register it (aws glue register-schema-version), or set option " +

@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.payloads
 
+import scala.util.Try
+
 import org.apache.avro.Schema
 import org.apache.spark.sparkkinesis.ExpressionColumns
 import org.apache.spark.sql.Column
@@ -119,19 +121,25 @@ object functions {
 
   /**
    * Encodes a struct as Avro framed for the AWS Glue Schema Registry, with the id of the version of `schema` in
-   * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type. A
-   * definition the registry lacks is registered only with option `auto_register` true; else the task fails saying so.
-   * Option `compression`: NONE (default) or ZLIB.
+   * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type
+   * (with option `jsonSchema`, a JSON Schema, the struct is written as a JSON object instead). A definition the
+   * registry lacks is registered only with option `auto_register` true; else the task fails saying so. Option
+   * `compression`: NONE (default) or ZLIB.
    */
   def to_glue_schema_registry(
       struct: Column,
       registry: String,
       schema: String,
       options: Map[String, String]): Column = {
+    val function = "to_glue_schema_registry"
     val parsed = new GsrOptions(
-      "to_glue_schema_registry",
+      function,
       options,
-      Seq(GsrOptions.AvroSchema, GsrOptions.Compression, GsrOptions.AutoRegister))
+      Seq(GsrOptions.AvroSchema, GsrOptions.JsonSchema, GsrOptions.Compression, GsrOptions.AutoRegister))
+    val jsonSchema = parsed.get(GsrOptions.JsonSchema)
+    if (jsonSchema.isDefined && parsed.get(GsrOptions.AvroSchema).isDefined)
+      throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and ${GsrOptions.JsonSchema} " +
+        "are both set; give the writer schema in the one of the data format to write.")
     val spec = GsrWriteSpec(
       parsed.target,
       registry,
@@ -142,7 +150,23 @@ object functions {
       },
       parsed.choice(GsrOptions.AutoRegister, Seq("TRUE", "FALSE"), "FALSE") == "TRUE",
       parsed.choice(GsrOptions.Compression, Seq("NONE", "ZLIB"), "NONE") == "ZLIB")
-    column(ToGlueSchemaRegistry(expression(struct), spec))
+    jsonSchema match {
+      case Some(definition) =>
+        if (!Try(GlueHttp.Json.readTree(definition)).toOption.exists(node => node != null && node.isObject))
+          throw new IllegalArgumentException(
+            s"$function: option ${GsrOptions.JsonSchema} is not a JSON object, as a JSON Schema is: $definition")
+        // Spark's own writer: fields by name, nulls as null (a schema's required nullable properties are there),
+        // timestamps as RFC 3339 in UTC with microseconds (the same whatever the session's time zone), dates
+        // yyyy-MM-dd, binary as base64.
+        val json = org.apache.spark.sql.functions.to_json(
+          struct,
+          Map(
+            "ignoreNullFields" -> "false",
+            "timeZone" -> "UTC",
+            "timestampFormat" -> "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"))
+        column(ToGlueSchemaRegistryJson(expression(json), spec, definition))
+      case None => column(ToGlueSchemaRegistry(expression(struct), spec))
+    }
   }
 
   /** [[to_glue_schema_registry]] with options as a Java map (Python, Java). */
