@@ -22,10 +22,13 @@ object MotoGlue {
 
   def createRegistry(registry: String): Unit = call("CreateRegistry", s"""{"RegistryName": "$registry"}""")
 
-  /** Creates Avro schema `schema` in `registry` (no compatibility checks) with `definition`; the first version's id. */
-  def createSchema(registry: String, schema: String, definition: String): UUID = id(call(
+  /**
+   * Creates schema `schema` of `dataFormat` (AVRO, JSON) in `registry` (no compatibility checks) with `definition`; the
+   * first version's id.
+   */
+  def createSchema(registry: String, schema: String, definition: String, dataFormat: String = "AVRO"): UUID = id(call(
     "CreateSchema",
-    s"""{"RegistryId": {"RegistryName": "$registry"}, "SchemaName": "$schema", "DataFormat": "AVRO",
+    s"""{"RegistryId": {"RegistryName": "$registry"}, "SchemaName": "$schema", "DataFormat": "$dataFormat",
        |"Compatibility": "NONE", "SchemaDefinition": ${json(definition)}}""".stripMargin))
 
   /** Registers `definition` as the next version of `schema`; its id. */
