@@ -182,15 +182,16 @@ def _java_options(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
 def from_glue_schema_registry(
     data: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
 ) -> "Column":
-    """Records framed by the AWS Glue Schema Registry's serializers (Avro) decoded into a struct of the reader
-    schema: option ``avroSchema``, else the latest version of ``schema`` in ``registry`` when this is called. Each
-    record's writer version is fetched once per executor and resolved against the reader by Avro's rules.
+    """Records framed by the AWS Glue Schema Registry's serializers (Avro or JSON Schema) decoded into a struct of
+    the reader schema: option ``avroSchema`` or ``jsonSchema``, else the latest version of ``schema`` in ``registry``
+    when this is called. Each record's writer version is fetched once per executor and resolved against the reader
+    (Avro's rules; for JSON, the reader's properties are read, others skipped, missing ones null).
 
     :param data: the binary ``data`` column, or ``struct("data", "shardId", "sequenceNumber")`` to have FAILFAST
         name the failing record's position.
     :param options: ``mode`` (``PERMISSIVE``, the default: a record not decoded gives null, with the reason in the
-        field named by ``errorColumn``; or ``FAILFAST``), ``avroSchema``, and the connector's ``kinesis.region``,
-        credentials and ``kinesis.glue.endpointUrl`` options.
+        field named by ``errorColumn``; or ``FAILFAST``), ``avroSchema`` or ``jsonSchema``, and the connector's
+        ``kinesis.region``, credentials and ``kinesis.glue.endpointUrl`` options.
 
     Example::
 
@@ -203,10 +204,12 @@ def to_glue_schema_registry(
     struct: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
 ) -> "Column":
     """A struct encoded as Avro and framed for the AWS Glue Schema Registry with the id of the version of
-    ``schema`` whose definition is the writer schema (option ``avroSchema``, else derived from the struct's type).
+    ``schema`` whose definition is the writer schema (option ``avroSchema``, else derived from the struct's type);
+    with option ``jsonSchema`` (a JSON Schema) the struct is written as a JSON object instead.
 
     :param options: ``auto_register`` (``true`` registers a definition the registry lacks; by default the task
-        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema``, and the connector's options.
+        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema`` or ``jsonSchema``, and the
+        connector's options.
     """
     return _jvm_payload_function("to_glue_schema_registry", struct, registry, schema, _java_options(options))
 
