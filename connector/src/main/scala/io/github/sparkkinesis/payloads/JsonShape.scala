@@ -44,8 +44,12 @@ private[payloads] object JsonShape {
     protected def readPresent(p: JsonParser): Any = p.currentToken() match {
       case JsonToken.VALUE_NUMBER_INT if p.getNumberType != JsonParser.NumberType.BIG_INTEGER => p.getLongValue
       case JsonToken.VALUE_NUMBER_INT | JsonToken.VALUE_NUMBER_FLOAT =>
-        try p.getDecimalValue.longValueExact()
-        catch { case _: ArithmeticException => mismatch(p, "an integer of 64 bits") }
+        val value = p.getDecimalValue
+        try value.longValueExact()
+        catch {
+          case _: ArithmeticException =>
+            mismatch(p, if (value.stripTrailingZeros.scale > 0) "an integer" else "an integer of 64 bits")
+        }
       case _ => mismatch(p, "an integer")
     }
   }

@@ -63,14 +63,11 @@ class GsrJsonDecoderSuite extends AnyFunSuite with Matchers {
   test("Given a version whose fetch failed for a while, when it can be fetched again, then it is decoded: transient " +
     "failures are not kept, unlike versions") {
     val registry = new Registry(Version1)
-    var down = true
-    val d = new GsrJsonDecoder(
-      registry.target,
-      JsonSchemaToSpark.reader(V2),
-      id => if (down) throw new IllegalStateException("GetSchemaVersion failed: throttled") else registry.lookup(id))
+    registry.down = true
+    val d = decoder(registry)
     val record = GsrFrame.write(V1Id, json("""{"id": "a"}"""), zlib = false)
     d.decode(record).left.toOption.get.reason should include("cannot be fetched: GetSchemaVersion failed: throttled")
-    down = false
+    registry.down = false
     decoded(d, record) shouldBe Seq("a", null, null, null, null)
     d.decode(record).isRight shouldBe true
     registry.fetches shouldBe 1
@@ -88,7 +85,9 @@ class GsrJsonDecoderSuite extends AnyFunSuite with Matchers {
     }
     def record(text: String) = reason(GsrFrame.write(V2Id, json(text), zlib = false))._2
     val mismatch = s"the payload of schema version $V2Id does not match the reader schema: "
-    reason(Array[Byte](3, 0, 1)) shouldBe (None, "a Glue Schema Registry frame has at least 18 bytes, this record has 3")
+    reason(Array[Byte](3, 0, 1)) shouldBe (
+      None,
+      "a Glue Schema Registry frame has at least 18 bytes, this record has 3")
     reason(good.updated(0, 2.toByte))._2 should include("the first byte is 2, not 3")
     reason(good.updated(1, 1.toByte)) shouldBe (Some(V2Id), "compression byte 1 is neither 0 (none) nor 5 (zlib)")
     reason(good.updated(1, 5.toByte))._2 should include("the zlib-compressed payload is corrupt")
@@ -98,7 +97,7 @@ class GsrJsonDecoderSuite extends AnyFunSuite with Matchers {
       (Some(avro.id), s"schema version ${avro.id} is AVRO, and the reader schema is a JSON Schema")
     record("""{"id": "a", "amount": "12"}""") shouldBe mismatch + "field amount is the string '12', not a number"
     record("""{"id": 5}""") shouldBe mismatch + "field id is 5, not a string"
-    record("""{"lines": [{"qty": 1.5}]}""") shouldBe mismatch + "field lines[].qty is 1.5, not an integer of 64 bits"
+    record("""{"lines": [{"qty": 1.5}]}""") shouldBe mismatch + "field lines[].qty is 1.5, not an integer"
     record("""{"lines": [{"qty": 9223372036854775808}]}""") should include("not an integer of 64 bits")
     record("""{"lines": {"qty": 1}}""") shouldBe mismatch + "field lines is START_OBJECT, not an array"
     record("""{"placed": "2026-11-27 08:15"}""") shouldBe
@@ -107,7 +106,8 @@ class GsrJsonDecoderSuite extends AnyFunSuite with Matchers {
     record("null") shouldBe mismatch + "the record is null, not a JSON object"
     record("") shouldBe mismatch + "the record is empty, not a JSON object"
     record("""{"id": "a"} {}""") shouldBe mismatch + "the record has more after a JSON object"
-    record("""{"id": "a",""") should startWith(s"the payload of schema version $V2Id is not JSON: Unexpected end-of-input")
+    record("""{"id": "a",""") should startWith(
+      s"the payload of schema version $V2Id is not JSON: Unexpected end-of-input")
     record("""{"id": "a}""") should startWith(s"the payload of schema version $V2Id is not JSON: ")
   }
 }

@@ -30,13 +30,16 @@ class GsrJsonFunctionSuite extends PayloadSuiteBase {
 
   private val good = Seq(
     GsrFrame.write(V1Id, utf8("""{"id": "a", "amount": 7, "note": "gift"}"""), zlib = true),
-    GsrFrame.write(V2Id, utf8("""{"id": "b", "amount": 2.5, "currency": "EUR", "lines": [{"sku": "s", "qty": 3}]}"""),
+    GsrFrame.write(
+      V2Id,
+      utf8("""{"id": "b", "amount": 2.5, "currency": "EUR", "lines": [{"sku": "s", "qty": 3}]}"""),
       zlib = false))
 
   test("Given good and bad records, when decoded PERMISSIVE with errorColumn, then the good give their fields and " +
     "each bad one null fields and its reason; without errorColumn a bad record is null") {
     val bad = Seq(
-      "type" -> (GsrFrame.write(V2Id, utf8("""{"id": "c", "amount": "12"}"""), zlib = false),
+      "type" -> (
+        GsrFrame.write(V2Id, utf8("""{"id": "c", "amount": "12"}"""), zlib = false),
         "field amount is the string '12', not a number"),
       "not json" -> (GsrFrame.write(V1Id, utf8("""{"id": """), zlib = false), s"schema version $V1Id is not JSON"),
       "unknown" -> (GsrFrame.write(unknown, utf8("{}"), zlib = false), s"schema version $unknown is not there"),
@@ -70,12 +73,10 @@ class GsrJsonFunctionSuite extends PayloadSuiteBase {
 
   test("Given a reader JSON Schema Spark cannot type, or an errorColumn that is one of its fields, or both reader " +
     "schema options, then the function refuses when called, naming the schema and why") {
-    failureOf(from_glue_schema_registry(
-      col("data"),
-      "shop",
-      "orders",
-      options(GsrOptions.JsonSchema -> """{"type": "object", "properties": {"x": {"type": ["string", "integer"]}}}"""))
-    ) should (include("the reader schema of 'orders' (registry 'shop')") and include("field x may be any of"))
+    val untypeable = """{"type": "object", "properties": {"x": {"type": ["string", "integer"]}}}"""
+    val refused = options(GsrOptions.JsonSchema -> untypeable)
+    failureOf(from_glue_schema_registry(col("data"), "shop", "orders", refused)) should
+      (include("the reader schema of 'orders' (registry 'shop')") and include("field x may be any of"))
     failureOf(from_glue_schema_registry(col("data"), "shop", "orders", options("errorColumn" -> "currency"))) should
       include("option errorColumn 'currency' is a field of the reader schema")
     failureOf(from_glue_schema_registry(

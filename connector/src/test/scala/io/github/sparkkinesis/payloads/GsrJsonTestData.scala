@@ -13,8 +13,7 @@ object GsrJsonTestData {
       |"required": ["id", "amount"]}""".stripMargin
 
   /**
-   * Version 2: drops note, makes amount a number (through a $ref), adds currency, the time it was placed and its
-   * lines.
+   * Version 2: drops note, makes amount a number (through a $ref), adds currency, the time it was placed and its lines.
    */
   val V2: String =
     """{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",

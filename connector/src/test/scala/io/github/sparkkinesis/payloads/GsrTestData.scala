@@ -47,12 +47,17 @@ object GsrTestData {
     r
   }
 
-  /** A registry holding `versions`, counting fetches; a target of its own, so the JVM's caches start empty. */
+  /**
+   * A registry holding `versions`, counting fetches, failing them as throttled while `down`; a target of its own, so
+   * the JVM's caches start empty.
+   */
   final class Registry(versions: SchemaVersion*) {
     var fetches = 0
+    var down = false
     val target: GlueTarget = GsrTestData.Target.copy(endpoint = Some(new URI(s"http://registry-${UUID.randomUUID}")))
 
     def lookup(id: UUID): Either[String, SchemaVersion] = {
+      if (down) throw new IllegalStateException("GetSchemaVersion failed: throttled")
       fetches += 1
       versions.find(_.id == id).toRight(s"schema version $id is not in the registry")
     }

@@ -51,7 +51,10 @@ class GlueSchemaRegistryJsonSuite extends AnyFunSuite with Matchers with SparkIn
     val records = Seq(
       frame(id1, json("""{"id": "a", "amount": 7, "note": "gift"}""")),
       frame(id1, json("""{"id": "b", "amount": 8, "note": null}"""), zlib = true),
-      frame(id2, json("""{"id": "c", "amount": 2.5, "currency": "USD", "placed": "2026-11-27T07:00:00Z"}"""), zlib = true),
+      frame(
+        id2,
+        json("""{"id": "c", "amount": 2.5, "currency": "USD", "placed": "2026-11-27T07:00:00Z"}"""),
+        zlib = true),
       frame(id2, json("""{"id": "d", "amount": "2.5"}""")),
       frame(avroId, Array[Byte](0)),
       frame(id1, json("""{"id": "e", """)))
