@@ -13,7 +13,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /** Why a record was not decoded, and the writer's version id when its frame names one. */
 final case class DecodeFailure(versionId: Option[UUID], reason: String)
 
-/** Decodes Glue Schema Registry frames of one data format into Spark rows of its reader's type. */
+/** A decoder of Glue Schema Registry frames of one data format into Spark rows of its reader's type; one per thread. */
 private[sparkkinesis] trait GsrDecoder {
 
   /** The record's row (a Spark InternalRow of the reader's type), or why it has none. */

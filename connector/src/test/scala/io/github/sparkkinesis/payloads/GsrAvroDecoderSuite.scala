@@ -35,14 +35,11 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
   test("Given a version whose fetch failed for a while, when it can be fetched again, then it is decoded: transient " +
     "failures are not cached, unlike versions") {
     val registry = new Registry(v1)
-    var down = true
-    val d = new GsrAvroDecoder(
-      registry.target,
-      V2,
-      id => if (down) throw new IllegalStateException("GetSchemaVersion failed: throttled") else registry.lookup(id))
+    registry.down = true
+    val d = decoder(registry)
     val record = GsrFrame.write(V1Id, avro(order1("a", 1, null)), zlib = false)
     d.decode(record).left.toOption.get.reason should include("cannot be fetched: GetSchemaVersion failed: throttled")
-    down = false
+    registry.down = false
     fields(d.decode(record).toOption.get) shouldBe Seq(s("a"), 1L, s("EUR"))
     d.decode(record).isRight shouldBe true
     registry.fetches shouldBe 1
