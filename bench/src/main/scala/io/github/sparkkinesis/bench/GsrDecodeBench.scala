@@ -98,7 +98,7 @@ object GsrDecodeBench {
   /** Prints the best rate (and every round's) of `gsr` and of each `reference` decoder on `rows`, alternated. */
   private def compare(title: String, rows: DataFrame, rounds: Int, gsr: Column, references: (String, Column)*): Unit = {
     val records = rows.count()
-    val bytes = rows.selectExpr("sum(length(payload))").head.getLong(0)
+    val bytes = rows.selectExpr("sum(length(payload))").head().getLong(0)
     println(s"$title of ${bytes / records} bytes, local[1], best of $rounds rounds (rows/s on one core):")
     val decoders = ("from_glue_schema_registry" -> gsr) +: references
     // Alternated, so that the machine's load falls on all alike.

@@ -72,9 +72,9 @@ object functions {
   // ---- AWS Glue Schema Registry -----------------------------------------------------------------------------------
 
   /**
-   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro, JSON Schema or Protobuf) into a
-   * struct of the reader schema: option `avroSchema`, `jsonSchema` or `protobufSchema` (.proto text; at most one of
-   * them), else the latest version of `schema` in `registry` when this is called; for Protobuf, the message option
+   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro, JSON Schema or Protobuf) into a struct
+   * of the reader schema: option `avroSchema`, `jsonSchema` or `protobufSchema` (.proto text; at most one of them),
+   * else the latest version of `schema` in `registry` when this is called; for Protobuf, the message option
    * `protobufMessage` names (full name, or relative to the package), else the definition's first top-level message.
    * Each record's writer version is fetched once per executor and resolved against the reader by the format's rules
    * (Avro's schema resolution; JSON: the reader's properties are read, others skipped, missing ones null; Protobuf's
