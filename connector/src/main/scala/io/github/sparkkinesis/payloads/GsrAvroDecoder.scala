@@ -70,7 +70,7 @@ private[sparkkinesis] object GsrAvroDecoder {
   /** A reader of `writer`'s data as `reader`, or why Avro's resolution rules refuse it. */
   def resolve(reader: Schema, writer: SchemaVersion): Either[String, GenericDatumReader[AnyRef]] =
     if (writer.dataFormat != "AVRO")
-      Left(s"schema version ${writer.id} is ${writer.dataFormat}, and this decoder reads Avro only")
+      Left(s"schema version ${writer.id} is ${writer.dataFormat}, and the reader schema is Avro")
     else {
       val writerSchema =
         try Right(new Schema.Parser().parse(writer.definition))

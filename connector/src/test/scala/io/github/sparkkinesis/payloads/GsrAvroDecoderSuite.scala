@@ -79,9 +79,9 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
     reason(good :+ 0.toByte)._2 shouldBe s"the payload has bytes left after the record of schema version $V2Id"
   }
 
-  test("Given a version of another data format, then its records fail saying only Avro is decoded") {
+  test("Given a version of another data format, then its records fail saying the reader schema is Avro") {
     val json = SchemaVersion(UUID.fromString("22222222-2222-3333-4444-555555555555"), "{}", "JSON")
     val failure = decoder(new Registry(json)).decode(GsrFrame.write(json.id, "{}".getBytes("UTF-8"), zlib = false))
-    failure.left.toOption.get.reason shouldBe s"schema version ${json.id} is JSON, and this decoder reads Avro only"
+    failure.left.toOption.get.reason shouldBe s"schema version ${json.id} is JSON, and the reader schema is Avro"
   }
 }
