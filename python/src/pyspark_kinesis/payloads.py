@@ -227,17 +227,19 @@ def _string_options(options: Optional[Mapping[str, str]]) -> Dict[str, str]:
 def from_glue_schema_registry(
     data: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
 ) -> "Column":
-    """Records framed by the AWS Glue Schema Registry's serializers (Avro or Protobuf) decoded into a struct of the
-    reader schema: option ``avroSchema`` or ``protobufSchema`` (``.proto`` text), else the latest version of
-    ``schema`` in ``registry`` when this is called; for Protobuf, the message ``protobufMessage`` names, else the
-    first. Each record's writer version is fetched once per executor and resolved against the reader by the format's
-    rules (Avro's resolution; Protobuf's field numbers).
+    """Records framed by the AWS Glue Schema Registry's serializers (Avro, JSON Schema or Protobuf) decoded into a
+    struct of the reader schema: option ``avroSchema``, ``jsonSchema`` or ``protobufSchema`` (``.proto`` text; at most
+    one of them), else the latest version of ``schema`` in ``registry`` when this is called; for Protobuf, the message
+    ``protobufMessage`` names, else the first. Each record's writer version is fetched once per executor and resolved
+    against the reader by the format's rules (Avro's resolution; for JSON, the reader's properties are read, others
+    skipped, missing ones null; Protobuf's field numbers).
 
     :param data: the binary ``data`` column, or ``struct("data", "shardId", "sequenceNumber")`` to have FAILFAST
         name the failing record's position.
     :param options: ``mode`` (``PERMISSIVE``, the default: a record not decoded gives null, with the reason in the
-        field named by ``errorColumn``; or ``FAILFAST``), ``avroSchema``, ``protobufSchema``, ``protobufMessage``,
-        and the connector's ``kinesis.region``, credentials and ``kinesis.glue.endpointUrl`` options.
+        field named by ``errorColumn``; or ``FAILFAST``), one of ``avroSchema``, ``jsonSchema`` and
+        ``protobufSchema``, ``protobufMessage``, and the connector's ``kinesis.region``, credentials and
+        ``kinesis.glue.endpointUrl`` options.
 
     Example::
 
@@ -250,10 +252,13 @@ def to_glue_schema_registry(
     struct: ColumnOrName, registry: str, schema: str, options: Optional[Mapping[str, str]] = None
 ) -> "Column":
     """A struct encoded as Avro and framed for the AWS Glue Schema Registry with the id of the version of
-    ``schema`` whose definition is the writer schema (option ``avroSchema``, else derived from the struct's type).
+    ``schema`` whose definition is the writer schema (option ``avroSchema``, else derived from the struct's type);
+    with option ``jsonSchema`` (a JSON Schema) the struct is written as a JSON object instead. Protobuf is not
+    written: option ``protobufSchema`` is refused.
 
     :param options: ``auto_register`` (``true`` registers a definition the registry lacks; by default the task
-        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema``, and the connector's options.
+        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema`` or ``jsonSchema``, and the
+        connector's options.
     """
     return _payload_function("to_glue_schema_registry", struct, registry, schema, _string_options(options))
 

@@ -1,5 +1,7 @@
 package io.github.sparkkinesis.payloads
 
+import java.util.UUID
+
 import org.apache.avro.Schema
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
@@ -10,8 +12,9 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * What `from_glue_schema_registry` decodes with: the registry (`target`, `registry`, `schema`), the reader schema's
- * data format (AVRO or PROTOBUF) and definition (for PROTOBUF, `readerMessage` names the message, else the first one),
- * FAILFAST or not, and the field that holds why a record was not decoded (PERMISSIVE).
+ * data format (AVRO, JSON or PROTOBUF, as the registry names them) and definition (for PROTOBUF, `readerMessage` names
+ * the message, else the first one), FAILFAST or not, and the field that holds why a record was not decoded
+ * (PERMISSIVE).
  */
 final case class GsrReadSpec(
     target: GlueTarget,
@@ -22,6 +25,33 @@ final case class GsrReadSpec(
     readerMessage: Option[String],
     failFast: Boolean,
     errorColumn: Option[String])
+
+/** The one place that chooses by the reader's data format: its Spark type and its decoder. */
+private[sparkkinesis] object GsrReadSpec {
+  val Avro = "AVRO"
+  val Json = "JSON"
+  val Protobuf = "PROTOBUF"
+
+  /** The data formats `from_glue_schema_registry` decodes. */
+  val Formats: Seq[String] = Seq(Avro, Json, Protobuf)
+
+  /**
+   * The struct the reader schema of `spec` decodes into (without the error column); fails on what Spark cannot type.
+   */
+  def readerType(spec: GsrReadSpec): StructType = spec.dataFormat match {
+    case Json => JsonSchemaToSpark.reader(spec.readerDefinition).sparkType
+    case Protobuf => new ProtobufReader(spec.readerDefinition, spec.readerMessage).sparkType
+    case _ => AvroToSpark.sparkType(new Schema.Parser().parse(spec.readerDefinition)).asInstanceOf[StructType]
+  }
+
+  /** A decoder of `spec`'s records, finding writer versions with `versions`. */
+  def decoder(spec: GsrReadSpec, versions: UUID => Either[String, SchemaVersion]): GsrDecoder = spec.dataFormat match {
+    case Json => new GsrJsonDecoder(spec.target, JsonSchemaToSpark.reader(spec.readerDefinition), versions)
+    case Protobuf =>
+      new GsrProtobufDecoder(spec.target, new ProtobufReader(spec.readerDefinition, spec.readerMessage), versions)
+    case _ => new GsrAvroDecoder(spec.target, new Schema.Parser().parse(spec.readerDefinition), versions)
+  }
+}
 
 /** A record FAILFAST could not decode: the message names the writer's version, the position when known, and why. */
 final class GlueSchemaRegistryDecodeException(message: String) extends RuntimeException(message)
@@ -35,22 +65,12 @@ final case class FromGlueSchemaRegistry(child: Expression, spec: GsrReadSpec)
     extends UnaryExpression
     with CodegenFallback {
 
-  @transient private lazy val protobuf = spec.dataFormat == "PROTOBUF"
-
-  @transient private lazy val avroReader = new Schema.Parser().parse(spec.readerDefinition)
-
-  @transient private lazy val protobufReader = new ProtobufReader(spec.readerDefinition, spec.readerMessage)
-
-  @transient private lazy val decoder: GsrDecoder = {
-    val versions = (id: java.util.UUID) =>
-      SchemaVersionCache.shared.get(spec.target, id, new GlueSchemaRegistry(spec.target).version)
-    if (protobuf) new GsrProtobufDecoder(spec.target, protobufReader, versions)
-    else new GsrAvroDecoder(spec.target, avroReader, versions)
-  }
+  @transient private lazy val decoder = GsrReadSpec.decoder(
+    spec,
+    id => SchemaVersionCache.shared.get(spec.target, id, new GlueSchemaRegistry(spec.target).version))
 
   override lazy val dataType: DataType = {
-    val fields =
-      if (protobuf) protobufReader.sparkType else AvroToSpark.sparkType(avroReader).asInstanceOf[StructType]
+    val fields = GsrReadSpec.readerType(spec)
     spec.errorColumn.fold(fields)(fields.add(_, StringType))
   }
 

@@ -13,7 +13,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 /** Why a record was not decoded, and the writer's version id when its frame names one. */
 final case class DecodeFailure(versionId: Option[UUID], reason: String)
 
-/** Decodes Glue Schema Registry frames of one data format into Spark rows of its reader's type. */
+/** A decoder of Glue Schema Registry frames of one data format into Spark rows of its reader's type; one per thread. */
 private[sparkkinesis] trait GsrDecoder {
 
   /** The record's row (a Spark InternalRow of the reader's type), or why it has none. */
@@ -70,7 +70,7 @@ private[sparkkinesis] object GsrAvroDecoder {
   /** A reader of `writer`'s data as `reader`, or why Avro's resolution rules refuse it. */
   def resolve(reader: Schema, writer: SchemaVersion): Either[String, GenericDatumReader[AnyRef]] =
     if (writer.dataFormat != "AVRO")
-      Left(s"schema version ${writer.id} is ${writer.dataFormat}, and this decoder reads Avro only")
+      Left(s"schema version ${writer.id} is ${writer.dataFormat}, and the reader schema is Avro")
     else {
       val writerSchema =
         try Right(new Schema.Parser().parse(writer.definition))

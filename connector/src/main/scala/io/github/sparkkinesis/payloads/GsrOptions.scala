@@ -37,6 +37,7 @@ private[sparkkinesis] object GsrOptions {
   val Mode = "mode"
   val ErrorColumn = "errorColumn"
   val AvroSchema = "avroSchema"
+  val JsonSchema = "jsonSchema"
   val ProtobufSchema = "protobufSchema"
   val ProtobufMessage = "protobufMessage"
   val Compression = "compression"

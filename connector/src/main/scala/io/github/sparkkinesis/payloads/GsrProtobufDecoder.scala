@@ -72,7 +72,7 @@ private[sparkkinesis] object GsrProtobufDecoder {
   /** Where the reader's message `readerName` is in `writer`'s message indices, or why its records cannot be read. */
   def resolve(readerName: String, writer: SchemaVersion): Either[String, WriterMessages] =
     if (writer.dataFormat != "PROTOBUF")
-      Left(s"schema version ${writer.id} is ${writer.dataFormat}, and the reader is Protobuf")
+      Left(s"schema version ${writer.id} is ${writer.dataFormat}, and the reader schema is Protobuf")
     else
       ProtoSchema.parse(writer.definition).left.map(reason =>
         s"schema version ${writer.id} is not a valid .proto definition: $reason").flatMap { schema =>

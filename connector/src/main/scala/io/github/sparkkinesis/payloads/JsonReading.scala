@@ -10,9 +10,10 @@ import org.apache.spark.unsafe.types.UTF8String
  * building Spark's internal values directly, and a value of the wrong JSON type is a [[PayloadError]] naming the field.
  */
 private[payloads] object JsonReading {
-  private val factory = new JsonFactory()
+  private[payloads] val factory = new JsonFactory()
 
   def parser(bytes: Array[Byte]): JsonParser = factory.createParser(bytes)
+  def parser(bytes: Array[Byte], offset: Int): JsonParser = factory.createParser(bytes, offset, bytes.length - offset)
   def parser(in: InputStream): JsonParser = factory.createParser(in)
 
   /** Reads the document `p` holds with `body` (called on its first token), then checks nothing follows it. */

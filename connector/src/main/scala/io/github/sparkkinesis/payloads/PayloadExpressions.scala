@@ -1,6 +1,9 @@
 package io.github.sparkkinesis.payloads
 
+import scala.util.Try
+
 import org.apache.avro.Schema
+import org.apache.spark.sparkkinesis.ExpressionColumns
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.types.{DataType, StructType}
 
@@ -35,8 +38,8 @@ private[sparkkinesis] object PayloadExpressions {
   }
 
   /**
-   * `from_glue_schema_registry`: fetches the latest reader schema now unless option `avroSchema` or `protobufSchema`
-   * gives it.
+   * `from_glue_schema_registry`: fetches the latest reader schema now unless option `avroSchema`, `jsonSchema` or
+   * `protobufSchema` gives it.
    */
   def fromGlueSchemaRegistry(
       data: Expression,
@@ -51,23 +54,19 @@ private[sparkkinesis] object PayloadExpressions {
         GsrOptions.Mode,
         GsrOptions.ErrorColumn,
         GsrOptions.AvroSchema,
+        GsrOptions.JsonSchema,
         GsrOptions.ProtobufSchema,
         GsrOptions.ProtobufMessage))
     val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
-    val userReader = Seq("AVRO" -> GsrOptions.AvroSchema, "PROTOBUF" -> GsrOptions.ProtobufSchema)
-      .flatMap { case (format, option) => parsed.get(option).map(format -> _) }
-    if (userReader.size > 1)
-      throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and " +
-        s"${GsrOptions.ProtobufSchema} are both set; give the reader schema in one of them")
-    val (format, reader) = userReader.headOption.getOrElse {
+    val (format, reader) = onlyReader(function, parsed).getOrElse {
       val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
-      if (latest.dataFormat != "AVRO" && latest.dataFormat != "PROTOBUF")
+      if (!GsrReadSpec.Formats.contains(latest.dataFormat))
         throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +
-          s"'$registry' is ${latest.dataFormat}; only AVRO and PROTOBUF are decoded so far.")
+          s"'$registry' is ${latest.dataFormat}; only ${GsrReadSpec.Formats.mkString(", ")} are decoded.")
       (latest.dataFormat, latest.definition)
     }
     val message = parsed.get(GsrOptions.ProtobufMessage)
-    if (message.isDefined && format != "PROTOBUF")
+    if (message.isDefined && format != GsrReadSpec.Protobuf)
       throw new IllegalArgumentException(s"$function: option ${GsrOptions.ProtobufMessage} is for Protobuf schemas; " +
         s"the reader schema of '$schema' is $format")
     val spec = GsrReadSpec(
@@ -83,52 +82,99 @@ private[sparkkinesis] object PayloadExpressions {
     FromGlueSchemaRegistry(data, spec)
   }
 
-  /** `to_glue_schema_registry`, with option `avroSchema` (when given) parsed now, on the driver. */
+  /** `to_glue_schema_registry`, with option `avroSchema` or `jsonSchema` (when given) checked now, on the driver. */
   def toGlueSchemaRegistry(
       struct: Expression,
       registry: String,
       schema: String,
       options: Map[String, String]): Expression = {
+    val function = "to_glue_schema_registry"
     val parsed = new GsrOptions(
-      "to_glue_schema_registry",
+      function,
       options,
-      Seq(GsrOptions.AvroSchema, GsrOptions.Compression, GsrOptions.AutoRegister))
+      Seq(
+        GsrOptions.AvroSchema,
+        GsrOptions.JsonSchema,
+        GsrOptions.ProtobufSchema,
+        GsrOptions.Compression,
+        GsrOptions.AutoRegister))
+    if (parsed.get(GsrOptions.ProtobufSchema).isDefined)
+      throw new IllegalArgumentException(s"$function writes Avro (option ${GsrOptions.AvroSchema}, or derived from " +
+        s"the struct) and JSON (option ${GsrOptions.JsonSchema}), not Protobuf: option " +
+        s"${GsrOptions.ProtobufSchema} is for from_glue_schema_registry. Frame Protobuf records with AWS's serializer.")
+    val jsonSchema = parsed.get(GsrOptions.JsonSchema)
+    if (jsonSchema.isDefined && parsed.get(GsrOptions.AvroSchema).isDefined)
+      throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and ${GsrOptions.JsonSchema} " +
+        "are both set; give the writer schema in the one of the data format to write.")
     val spec = GsrWriteSpec(
       parsed.target,
       registry,
       schema,
       parsed.get(GsrOptions.AvroSchema).map { definition =>
-        parseAvro(GsrOptions.AvroSchema, definition)
+        parseAvro(GsrOptions.AvroSchema, definition) // checked now, on the driver
         definition
       },
       parsed.choice(GsrOptions.AutoRegister, Seq("TRUE", "FALSE"), "FALSE") == "TRUE",
       parsed.choice(GsrOptions.Compression, Seq("NONE", "ZLIB"), "NONE") == "ZLIB")
-    ToGlueSchemaRegistry(struct, spec)
+    jsonSchema match {
+      case Some(definition) =>
+        if (!Try(GlueHttp.Json.readTree(definition)).toOption.exists(node => node != null && node.isObject))
+          throw new IllegalArgumentException(
+            s"$function: option ${GsrOptions.JsonSchema} is not a JSON object, as a JSON Schema is: $definition")
+        // Spark's own writer: fields by name, nulls as null (a schema's required nullable properties are there),
+        // timestamps as RFC 3339 in UTC with microseconds (the same whatever the session's time zone), dates
+        // yyyy-MM-dd, binary as base64.
+        val json = org.apache.spark.sql.functions.to_json(
+          ExpressionColumns.column(struct),
+          Map(
+            "ignoreNullFields" -> "false",
+            "timeZone" -> "UTC",
+            "timestampFormat" -> "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"))
+        ToGlueSchemaRegistryJson(ExpressionColumns.expression(json), spec, definition)
+      case None => ToGlueSchemaRegistry(struct, spec)
+    }
   }
 
   /**
    * Fails now, on the driver, when the reader schema has no Spark struct, or the error column names one of its fields.
    */
   private def checkReader(spec: GsrReadSpec): Unit = {
-    val fields = if (spec.dataFormat == "PROTOBUF") {
-      // Fails on a definition protobuf refuses, a message it lacks, and what Spark cannot type.
-      try new ProtobufReader(spec.readerDefinition, spec.readerMessage).sparkType.fieldNames.toSeq
-      catch {
-        case e: IllegalArgumentException =>
-          throw new IllegalArgumentException(s"from_glue_schema_registry: schema '${spec.schema}': ${e.getMessage}")
-      }
-    } else {
+    if (spec.dataFormat == GsrReadSpec.Avro) {
       val reader = parseAvro("the reader schema", spec.readerDefinition)
       if (reader.getType != Schema.Type.RECORD)
         throw new IllegalArgumentException(s"from_glue_schema_registry: the reader schema of '${spec.schema}' is an " +
           s"Avro ${reader.getType.getName}; it must be a record, whose fields become the struct's")
-      AvroToSpark.sparkType(reader) // fails on what Spark cannot type
-      reader.getFields.asScala.map(_.name).toSeq
     }
-    spec.errorColumn.filter(fields.contains).foreach { name =>
+    val fields =
+      try GsrReadSpec.readerType(spec)
+      catch {
+        case e: IllegalArgumentException =>
+          throw new IllegalArgumentException(
+            s"from_glue_schema_registry: the reader schema of '${spec.schema}' " +
+              s"(registry '${spec.registry}'): ${e.getMessage}",
+            e)
+      }
+    spec.errorColumn.filter(fields.fieldNames.contains).foreach { name =>
       throw new IllegalArgumentException(s"from_glue_schema_registry: option errorColumn '$name' is a field of the " +
         "reader schema; choose another name")
     }
+  }
+
+  /** The reader schema's data format and definition when an option gives it; fails when more than one does. */
+  private def onlyReader(function: String, parsed: GsrOptions): Option[(String, String)] = {
+    val given = Seq(
+      GsrReadSpec.Avro -> GsrOptions.AvroSchema,
+      GsrReadSpec.Json -> GsrOptions.JsonSchema,
+      GsrReadSpec.Protobuf -> GsrOptions.ProtobufSchema).flatMap { case (format, option) =>
+      parsed.get(option).map(definition => (option, (format, definition)))
+    }
+    if (given.size > 1) {
+      val names = given.map(_._1)
+      val all = if (names.size == 2) "both" else "all"
+      throw new IllegalArgumentException(s"$function: options ${names.init.mkString(", ")} and ${names.last} are " +
+        s"$all set; give the reader schema in the one of its data format.")
+    }
+    given.headOption.map(_._2)
   }
 
   private def parseAvro(what: String, definition: String): Schema =

@@ -67,14 +67,15 @@ final case class ToGlueSchemaRegistry(child: Expression, spec: GsrWriteSpec) ext
 private object WriterVersions {
   private val ids = new ConcurrentHashMap[(GlueTarget, String, String, String), UUID]()
 
-  def idOf(spec: GsrWriteSpec, definition: String): UUID =
+  /** The id of `definition`'s version (registered as `dataFormat` with auto_register when missing). */
+  def idOf(spec: GsrWriteSpec, definition: String, dataFormat: String = GsrReadSpec.Avro): UUID =
     ids.computeIfAbsent(
       (spec.target, spec.registry, spec.schema, definition),
       _ => {
         val registry = new GlueSchemaRegistry(spec.target)
         registry.versionOf(spec.registry, spec.schema, definition).getOrElse {
-          refuseOtherFormats(registry, spec)
-          if (spec.autoRegister) registry.register(spec.registry, spec.schema, definition, "AVRO")
+          refuseOtherFormats(registry, spec, dataFormat)
+          if (spec.autoRegister) registry.register(spec.registry, spec.schema, definition, dataFormat)
           else throw new IllegalStateException(
             s"to_glue_schema_registry: schema '${spec.schema}' in registry '${spec.registry}' has no version with " +
               s"the writer's definition $definition. Register it (aws glue register-schema-version), or set option " +
@@ -82,16 +83,17 @@ private object WriterVersions {
         }
       })
 
-  /** Fails when the schema exists in another data format than Avro, which is all this function writes. */
-  private def refuseOtherFormats(registry: GlueSchemaRegistry, spec: GsrWriteSpec): Unit = {
+  /** Fails when the schema exists in another data format than `dataFormat`, the one this call writes. */
+  private def refuseOtherFormats(registry: GlueSchemaRegistry, spec: GsrWriteSpec, dataFormat: String): Unit = {
     // A schema not there yet (or out of reach: the call that follows says why) is no other format.
     val format =
       try Some(registry.latest(spec.registry, spec.schema).dataFormat)
       catch { case _: GlueCallFailed => None }
-    format.filter(_ != "AVRO").foreach { other =>
+    format.filter(_ != dataFormat).foreach { other =>
       throw new IllegalStateException(s"to_glue_schema_registry: schema '${spec.schema}' in registry " +
-        s"'${spec.registry}' is $other, and this function writes Avro only. Write to an AVRO schema, or frame " +
-        "the records with AWS's serializer for that format.")
+        s"'${spec.registry}' is $other, and this call writes $dataFormat (this function writes AVRO, or JSON with " +
+        s"option ${GsrOptions.JsonSchema}; not PROTOBUF). Write to a schema of the format written, or frame the " +
+        "records with AWS's serializer for that format.")
     }
   }
 }

@@ -57,15 +57,16 @@ object functions {
   // ---- AWS Glue Schema Registry -----------------------------------------------------------------------------------
 
   /**
-   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro or Protobuf) into a struct of the reader
-   * schema: option `avroSchema` or `protobufSchema` (.proto text), else the latest version of `schema` in `registry`
-   * when this is called; for Protobuf, the message option `protobufMessage` names (full name, or relative to the
-   * package), else the definition's first top-level message. Each record's writer version is fetched once per executor
-   * and resolved against the reader by the format's rules (Avro's schema resolution; Protobuf's field numbers). `data`
-   * is the binary column, or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the record's position.
-   * Options: `mode` PERMISSIVE (default: a record not decoded gives null, with the reason in field `errorColumn` when
-   * named) or FAILFAST (the task fails naming the version and why), and the connector's `kinesis.region`, credentials
-   * and `kinesis.glue.endpointUrl` options.
+   * Decodes records framed by the AWS Glue Schema Registry's serializers (Avro, JSON Schema or Protobuf) into a struct
+   * of the reader schema: option `avroSchema`, `jsonSchema` or `protobufSchema` (.proto text; at most one of them),
+   * else the latest version of `schema` in `registry` when this is called; for Protobuf, the message option
+   * `protobufMessage` names (full name, or relative to the package), else the definition's first top-level message.
+   * Each record's writer version is fetched once per executor and resolved against the reader by the format's rules
+   * (Avro's schema resolution; JSON: the reader's properties are read, others skipped, missing ones null; Protobuf's
+   * field numbers). `data` is the binary column, or `struct(data, shardId, sequenceNumber)` to have FAILFAST name the
+   * record's position. Options: `mode` PERMISSIVE (default: a record not decoded gives null, with the reason in field
+   * `errorColumn` when named) or FAILFAST (the task fails naming the version and why), and the connector's
+   * `kinesis.region`, credentials and `kinesis.glue.endpointUrl` options.
    */
   def from_glue_schema_registry(
       data: Column,
@@ -84,9 +85,10 @@ object functions {
 
   /**
    * Encodes a struct as Avro framed for the AWS Glue Schema Registry, with the id of the version of `schema` in
-   * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type. A
-   * definition the registry lacks is registered only with option `auto_register` true; else the task fails saying so.
-   * Option `compression`: NONE (default) or ZLIB.
+   * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type
+   * (with option `jsonSchema`, a JSON Schema, the struct is written as a JSON object instead). A definition the
+   * registry lacks is registered only with option `auto_register` true; else the task fails saying so. Option
+   * `compression`: NONE (default) or ZLIB.
    */
   def to_glue_schema_registry(
       struct: Column,

@@ -35,14 +35,11 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
   test("Given a version that cannot be had for a while, when it can be had again, then it is decoded: the decoder " +
     "keeps only the versions it had, and leaves when to ask again to its lookup") {
     val registry = new Registry(v1)
-    var down = true
-    val d = new GsrAvroDecoder(
-      registry.target,
-      V2,
-      id => if (down) Left(s"schema version $id cannot be fetched: throttled") else registry.lookup(id))
+    registry.down = true
+    val d = decoder(registry)
     val record = GsrFrame.write(V1Id, avro(order1("a", 1, null)), zlib = false)
-    d.decode(record).left.toOption.get.reason should include("cannot be fetched: throttled")
-    down = false
+    d.decode(record).left.toOption.get.reason should include("cannot be fetched: GetSchemaVersion failed: throttled")
+    registry.down = false
     fields(d.decode(record).toOption.get) shouldBe Seq(s("a"), 1L, s("EUR"))
     d.decode(record).isRight shouldBe true
     registry.fetches shouldBe 1
@@ -82,9 +79,9 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
     reason(good :+ 0.toByte)._2 shouldBe s"the payload has bytes left after the record of schema version $V2Id"
   }
 
-  test("Given a version of another data format, then its records fail saying only Avro is decoded") {
+  test("Given a version of another data format, then its records fail saying the reader schema is Avro") {
     val json = SchemaVersion(UUID.fromString("22222222-2222-3333-4444-555555555555"), "{}", "JSON")
     val failure = decoder(new Registry(json)).decode(GsrFrame.write(json.id, "{}".getBytes("UTF-8"), zlib = false))
-    failure.left.toOption.get.reason shouldBe s"schema version ${json.id} is JSON, and this decoder reads Avro only"
+    failure.left.toOption.get.reason shouldBe s"schema version ${json.id} is JSON, and the reader schema is Avro"
   }
 }

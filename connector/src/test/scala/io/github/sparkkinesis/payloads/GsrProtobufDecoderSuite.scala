@@ -268,7 +268,7 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
     reason(d, good.patch(2, GsrFrame.write(unknown, Array.empty, false).slice(2, 18), 16)) shouldBe
       s"schema version $unknown is not in the registry"
     reason(d, GsrFrame.write(avro.id, Array[Byte](0), zlib = false)) shouldBe
-      s"schema version ${avro.id} is AVRO, and the reader is Protobuf"
+      s"schema version ${avro.id} is AVRO, and the reader schema is Protobuf"
     reason(d, GsrFrame.write(broken.id, Array[Byte](0), zlib = false)) shouldBe
       s"schema version ${broken.id} is not a valid .proto definition: line 4: expected ';' at '}'"
     reason(d, GsrFrame.write(other.id, Array[Byte](0), zlib = false)) shouldBe

@@ -14,12 +14,18 @@ import io.github.sparkkinesis.client.{ClientSettings, RetrySettings}
 /** Two versions of an order schema, and Avro payloads of them, for the GSR tests. */
 object GsrTestData {
 
-  /** A registry holding `versions`, counting fetches; a target of its own, so the JVM's caches start empty. */
+  /**
+   * A registry holding `versions`, counting fetches, failing them as throttled while `down`; a target of its own, so
+   * the JVM's caches start empty.
+   */
   final class Registry(versions: SchemaVersion*) {
     var fetches = 0
+    var down = false
     val target: GlueTarget = Target.copy(endpoint = Some(new URI(s"http://registry-${UUID.randomUUID}")))
 
     def lookup(id: UUID): Either[String, SchemaVersion] = {
+      // As SchemaVersionCache answers for a registry that throttles.
+      if (down) return Left(s"schema version $id cannot be fetched: GetSchemaVersion failed: throttled")
       fetches += 1
       versions.find(_.id == id).toRight(s"schema version $id is not in the registry")
     }

@@ -1,9 +1,7 @@
 package io.github.sparkkinesis.it
 
 import java.io.ByteArrayOutputStream
-import java.nio.ByteBuffer
 import java.util.UUID
-import java.util.zip.DeflaterOutputStream
 
 import scala.concurrent.duration._
 
@@ -15,6 +13,7 @@ import org.apache.spark.sql.functions.{col, lit, struct}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
+import io.github.sparkkinesis.it.GsrFrames.frame
 import io.github.sparkkinesis.payloads.functions.{from_glue_schema_registry, to_glue_schema_registry}
 
 /**
@@ -48,20 +47,6 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
     new GenericDatumWriter[GenericRecord](schema).write(record, encoder)
     encoder.flush()
     out.toByteArray
-  }
-
-  /** The GSR frame as AWS documents it: 3, compression (0 or 5 for zlib), the version id's 16 bytes, the payload. */
-  private def frame(id: UUID, payload: Array[Byte], zlib: Boolean = false): Array[Byte] = {
-    val body = if (!zlib) payload
-    else {
-      val out = new ByteArrayOutputStream()
-      val deflater = new DeflaterOutputStream(out)
-      deflater.write(payload)
-      deflater.close()
-      out.toByteArray
-    }
-    ByteBuffer.allocate(18 + body.length).put(3.toByte).put((if (zlib) 5 else 0).toByte)
-      .putLong(id.getMostSignificantBits).putLong(id.getLeastSignificantBits).put(body).array()
   }
 
   private def binaries(rows: Seq[Array[Byte]]): DataFrame = {
@@ -181,7 +166,7 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
         options("auto_register" -> "true")))
       .collect()
     Iterator.iterate[Throwable](writing)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
-      include("schema 'orders-proto' in registry '" + registry + "' is PROTOBUF, and this function writes Avro only")
+      include("schema 'orders-proto' in registry '" + registry + "' is PROTOBUF, and this call writes AVRO")
   }
 
   test("Given a struct whose schema the registry lacks, then to_glue_schema_registry refuses without auto_register, " +

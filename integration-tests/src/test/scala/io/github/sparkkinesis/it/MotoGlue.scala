@@ -23,8 +23,8 @@ object MotoGlue {
   def createRegistry(registry: String): Unit = call("CreateRegistry", s"""{"RegistryName": "$registry"}""")
 
   /**
-   * Creates schema `schema` of `dataFormat` (AVRO unless named) in `registry` (no compatibility checks) with
-   * `definition`; the first version's id.
+   * Creates schema `schema` of `dataFormat` (AVRO unless named; JSON, PROTOBUF) in `registry` (no compatibility checks)
+   * with `definition`; the first version's id.
    */
   def createSchema(registry: String, schema: String, definition: String, dataFormat: String = "AVRO"): UUID = id(call(
     "CreateSchema",
