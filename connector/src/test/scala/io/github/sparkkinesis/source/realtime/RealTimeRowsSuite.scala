@@ -286,6 +286,25 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
       lineage.slot(ShardRef("s", b)).get,
       Seq(ShardEndRecord("s", b, 1L, TrimHorizon, ShardEnd, 0L)),
       Some(lineage.plan)))
+
+    /**
+     * Reads a1, merges a and b into a child with record c1, then reads b to its end: the child's reader (task 0) must
+     * leave the child to the next batch, waiting `waitMs` before and after b's end. Closes both tasks.
+     */
+    def expectChildLeftToNextBatch(waitMs: Long): Unit =
+      try {
+        take(first, 1).map(_._1) shouldBe Seq("a1")
+        put(fake, fake.mergeShards("s", a, b), Seq("c1"))
+        first.next(waitMs) shouldBe false
+        take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
+        second.next(300L) shouldBe false // hands over b's end
+        first.next(waitMs) shouldBe false
+        first.offset.children shouldBe empty
+        second.offset.ends.loneElement.end shouldBe ShardEnd
+      } finally {
+        first.close()
+        second.close()
+      }
   }
 
   test("given a merge of shards read by two tasks, when both parents end, then the first parent's task reads the " +
@@ -315,52 +334,25 @@ class RealTimeRowsSuite extends AnyFunSuite with Matchers with LoneElement {
     "given a merge's parent recorded as ended by an earlier run of the batch, when the batch runs again with a slow " +
       "reader of that parent, then the child's rows do not come before the parent's: the next batch reads the child") {
     val t = new TwoParents
-    import t.{fake, first, lineage, second, store}
-    val (a, b) = (t.a, t.b)
+    import t.{b, lineage, store}
     // The earlier run's task 1 handed b over to its end (rows its sink may never have committed) and said so.
     store.recordIfAbsent(TaskEndRecord(
       1L,
       lineage.slot(ShardRef("s", b)).get,
       Seq(ShardEndRecord("s", b, 1L, TrimHorizon, ShardEnd, 0L)),
       Some("an earlier run")))
-    try {
-      take(first, 1).map(_._1) shouldBe Seq("a1")
-      val child = fake.mergeShards("s", a, b)
-      put(fake, child, Seq("c1"))
-      first.next(700L) shouldBe false // the earlier run's record does not count: b's rows are still to come
-      take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
-      second.next(300L) shouldBe false // hands over b's end, but its record cannot replace the earlier one
-      first.next(700L) shouldBe false
-      first.offset.children shouldBe empty
-      second.offset.ends.loneElement.end shouldBe ShardEnd
-    } finally {
-      first.close()
-      second.close()
-    }
+    // It does not count: b's rows are still to come; b's end, handed over, cannot replace it.
+    t.expectChildLeftToNextBatch(waitMs = 700L)
   }
 
   test(
     "given a merge's parent recorded as ended by a task attempt that failed, when Spark runs that task again slowly, " +
       "then the child's rows do not come before the re-run parent's: the next batch reads the child") {
     val t = new TwoParents(secondAttempt = 1)
-    import t.{fake, first, second}
-    val (a, b) = (t.a, t.b)
     t.recordSecondsFailedAttempt()
-    try {
-      second.offset.task shouldBe 1 // the retry of task 1 starts: it records that it runs again before it reads
-      take(first, 1).map(_._1) shouldBe Seq("a1")
-      val child = fake.mergeShards("s", a, b)
-      put(fake, child, Seq("c1"))
-      first.next(1200L) shouldBe false // the failed attempt's record does not count while b is read again
-      take(second, 2).map(_._1) shouldBe Seq("b1", "b2")
-      second.next(300L) shouldBe false // hands over b's end
-      first.next(1200L) shouldBe false
-      first.offset.children shouldBe empty
-      second.offset.ends.loneElement.end shouldBe ShardEnd
-    } finally {
-      first.close()
-      second.close()
-    }
+    t.second.offset.task shouldBe 1 // the retry of task 1 starts: it records that it runs again before it reads
+    // The failed attempt's record does not count while b is read again, nor does the retry's end of b.
+    t.expectChildLeftToNextBatch(waitMs = 1200L)
   }
 
   test(
