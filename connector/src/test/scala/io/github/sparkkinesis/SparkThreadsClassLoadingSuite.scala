@@ -2,6 +2,7 @@ package io.github.sparkkinesis
 
 import java.net.URLClassLoader
 
+import org.apache.spark.sql.SparkSession
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -21,5 +22,19 @@ class SparkThreadsClassLoadingSuite extends AnyFunSuite with Matchers {
 
   test("Given no active session (unit tests, tools), then the connector counts as loadable") {
     SparkThreadsClassLoading.connectorLoads() shouldBe true
+  }
+
+  test("Given an active session whose SparkContext has stopped (another suite's, a query's session after stop), " +
+    "then the connector counts as loadable rather than failing to build the session's shared state") {
+    val session = SparkSession.builder().master("local[1]").appName("stopped").getOrCreate()
+    try {
+      SparkSession.setActiveSession(session)
+      session.sparkContext.stop()
+      SparkThreadsClassLoading.connectorLoads() shouldBe true
+    } finally {
+      session.stop()
+      SparkSession.clearActiveSession()
+      SparkSession.clearDefaultSession()
+    }
   }
 }
