@@ -6,11 +6,13 @@ import java.nio.file.Files
 import scala.collection.mutable
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.spark.sql.connector.read.PartitionReaderFactory
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 
 import io.github.sparkkinesis.client.{FakeKinesisClient, ManualClock}
 import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.options.KinesisSourceOptions
+import io.github.sparkkinesis.source.reading.TaskReaderFactory
 
 /** One row as tests compare them. */
 final case class Out(
@@ -58,7 +60,11 @@ final class MicroBatchDriver(
     () => parallelism,
     clock,
     metadataOnExecutorDisks,
-    () => executors)
+    () => executors) {
+    // Readers wait in the driver's simulated time: pacing (fetch intervals, 2 MiB/s per shard) costs no real time.
+    override def createReaderFactory(): PartitionReaderFactory =
+      new TaskReaderFactory(readerSettings, store, clients, clock, clock.sleep)
+  }
 
   /**
    * The next offset, or None when the source says there is nothing new (no batch would run). Like Spark, it asks with

@@ -95,13 +95,18 @@ final class TaskReader(
     record.ends.map(e => s"${e.stream}/${e.shardId} at ${e.end}").sorted.mkString(", ")
 }
 
-/** Creates a [[TaskReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. */
+/**
+ * Creates a [[TaskReader]] per task; `clients` builds (or reuses) the executor's Kinesis client. `clock` and `sleep`
+ * are the readers' time (tests give simulated time, so that pacing does not wait in real time).
+ */
 final class TaskReaderFactory(
     settings: ReaderSettings,
     store: ShardEndStore,
-    clients: ClientSettings => KinesisClient)
+    clients: ClientSettings => KinesisClient,
+    clock: () => Long = () => System.currentTimeMillis(),
+    sleep: Long => Unit = Thread.sleep)
     extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] =
-    new TaskReader(partition.asInstanceOf[TaskPartition], settings, store, clients(settings.client))
+    new TaskReader(partition.asInstanceOf[TaskPartition], settings, store, clients(settings.client), clock, sleep)
 }
