@@ -61,13 +61,13 @@ def event_counts(out: str) -> "list[int]":
 
 def test_given_a_duration_when_it_is_over_then_the_demo_printed_running_totals_and_stopped_everything() -> None:
     # Given/When the demo runs for a few seconds against its own emulator
-    done = run_demo("--seconds", "25", "--trigger-seconds", "1")
+    done = run_demo("--seconds", "12", "--trigger-seconds", "1")
     out = done.stdout
     assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{out[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
 
     # Then it created the stream, streamed (the totals it prints: see the Ctrl-C test, which waits for them however
     # long Spark takes to start), stopped when the time was up, and stopped the emulator
-    assert "Created stream demo-events with 2 shards" in out and "Streaming for 25 s" in out, out[-3000:]
+    assert "Created stream demo-events with 2 shards" in out and "Streaming for 12 s" in out, out[-3000:]
     assert re.search(r"Stopped after \d+ micro-batches, \d+ events produced\.", out)
     assert_stopped_cleanly(out)
     # And it said where the Spark UI is, and nothing more: no warnings, no stack traces

@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
-from test_options_vs_jvm import CORPUS, agree, java_map, jvm_classes, jvm_message, provider_verdict, verdicts
+from test_options_vs_jvm import (
+    CORPUS,
+    agree,
+    deciding_verdicts,
+    java_map,
+    jvm_classes,
+    jvm_message,
+    provider_verdict,
+)
 
 from pyspark_kinesis import KinesisSinkOptions, KinesisSourceOptions
 from pyspark_kinesis._emulator import ACCESS_KEY_ID, REGION, SECRET_KEY
@@ -100,10 +108,10 @@ def write_verdict(spark: Any, options: Dict[str, str]) -> Optional[str]:
 def test_every_sink_option_and_value_gets_the_same_verdict_in_python_and_in_the_connector(spark: Any) -> None:
     mismatches = []
     checked = 0
-    cases = [(option, value) for option in SINK_OPTIONS for value in CORPUS + SINK_CORPUS]
-    connector = verdicts(parser_verdict, spark, [{option.name: value} for option, value in cases])
-    for (option, value), jvm in zip(cases, connector):
-        python = python_verdict({option.name: value})
+    cases = [(option, {option.name: value}) for option in SINK_OPTIONS for value in CORPUS + SINK_CORPUS]
+    pythons = [python_verdict(options) for _, options in cases]
+    for (option, options), python, jvm in zip(cases, pythons, deciding_verdicts(parser_verdict, spark, cases, pythons)):
+        value = options[option.name]
         checked += 1
         value_refused = (jvm or "").startswith("Invalid value ") and f" for option {option.name}: " in (jvm or "")
         if not agree(python, jvm) or ("values" in option.data and value_refused and python is None):

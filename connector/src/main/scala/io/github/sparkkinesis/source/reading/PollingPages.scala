@@ -27,10 +27,12 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * a missing stream or shard fail at once. It never compares a timestamp with the local clock: an AT_TIMESTAMP position
  * that Kinesis finds in its future reads as an empty page at the tip. A call also waits until the last page's bytes
  * have taken their time at `maxBytesPerSecond` (`kinesis.getRecords.maxBytesPerSecondPerShard`; by default the shard's
- * own read limit, [[PollingPages.ShardReadRate]]) since the call that read them ([[PollingPages.pacingMs]]): from the
- * start of any call on, these pages read at most the rate's bytes per elapsed second, plus the page that call returns.
- * At the shard's limit that is exactly when Kinesis serves the next call: after a page of B bytes it throttles every
+ * own read limit, [[PollingPages.ShardReadRate]]) since the answer that brought them ([[PollingPages.pacingMs]]): from
+ * the start of any call on, these pages read at most the rate's bytes per elapsed second, plus the page that call
+ * returns. At the shard's limit that is when Kinesis serves the next call: after a page of B bytes it throttles every
  * call for B / 2 MiB/s (a 10-MiB page: 5 s), and waiting spares those throttled calls and their back-off's overshoot.
+ * The wait counts from the answer, not from the call: Kinesis charges the page at some moment in between, and a call
+ * timed from the request would come that moment too early and be throttled.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -97,7 +99,7 @@ private[sparkkinesis] final class PollingPages(
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         // Only a page with bytes paces: empty pages go on being read whatever the deadline (a walk to the records).
         val pacing = PollingPages.pacingMs(batch.records, maxBytesPerSecond.getOrElse(PollingPages.ShardReadRate))
-        pacedUntilMs = if (pacing > 0) lastCallAtMs + pacing else Long.MinValue / 2
+        pacedUntilMs = if (pacing > 0) clock() + pacing else Long.MinValue / 2
         backoff.reset()
         failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)
