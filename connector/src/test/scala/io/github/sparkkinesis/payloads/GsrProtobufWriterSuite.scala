@@ -11,6 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.{CreateArray, CreateNamedStruct
 import org.apache.spark.sql.functions.{col, struct}
 import org.apache.spark.sql.types._
 
+import io.github.sparkkinesis.payloads.GsrProtobufTestData.AllTypes
 import io.github.sparkkinesis.payloads.GsrTestData.Registry
 import io.github.sparkkinesis.payloads.functions.to_glue_schema_registry
 
@@ -27,28 +28,9 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
     spark.conf.set("spark.sql.datetime.java8API.enabled", "true")
   }
 
-  private val all =
-    """syntax = "proto3";
-      |package t;
-      |import "google/protobuf/duration.proto";
-      |import "google/protobuf/timestamp.proto";
-      |import "google/protobuf/wrappers.proto";
-      |message All {
-      |  int32 i32 = 1; sint32 s32 = 2; sfixed32 sf32 = 3; uint32 u32 = 4; fixed32 f32 = 5;
-      |  int64 i64 = 6; sint64 s64 = 7; sfixed64 sf64 = 8; uint64 u64 = 9; fixed64 f64 = 10;
-      |  float f = 11; double d = 12; bool b = 13; string s = 14; bytes raw = 15;
-      |  Kind kind = 16; Kind unknown_kind = 17;
-      |  google.protobuf.Duration took = 18; google.protobuf.Timestamp at = 19;
-      |  google.protobuf.Int64Value wrapped = 20; google.protobuf.StringValue absent = 21;
-      |  oneof choice { string name = 22; int32 number = 23; }
-      |  map<int32, Inner> inner_by_id = 24; map<string, string> tags = 25;
-      |  repeated int64 packed = 26; repeated Inner inners = 27;
-      |  optional string note = 28; Inner one = 29;
-      |  message Inner { bool ok = 1; repeated string labels = 2; }
-      |  enum Kind { NONE = 0; SOME = 1; }
-      |}""".stripMargin
-
-  /** `row` (external values, of `definition`'s reader type) written and read back by the decoder, as external values. */
+  /**
+   * `row` (external values, of `definition`'s reader type) written and read back by the decoder, as external values.
+   */
   private def roundTrip(definition: String, row: Row, message: Option[String] = None, zlib: Boolean = false): Row =
     roundTrip(definition, definition, row, message)(zlib)
 
@@ -69,7 +51,7 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
   private def row(schema: StructType, values: Any*): Row =
     new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(values.toArray, schema)
 
-  private lazy val allType = new ProtobufReader(all, None).sparkType
+  private lazy val allType = new ProtobufReader(AllTypes, None).sparkType
 
   test("Given a row of every protobuf type, when written and read back by from_glue_schema_registry's decoder, then " +
     "every value is the one written: unsigned extremes, negative durations, times before 1970, open enum numbers") {
@@ -105,7 +87,7 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
       Seq(row(inner, false, Seq.empty), row(inner, true, Seq("a", "b"))),
       "",
       row(inner, true, Seq.empty))
-    val back = roundTrip(all, written, zlib = true)
+    val back = roundTrip(AllTypes, written, zlib = true)
     back.schema shouldBe allType
     (0 until allType.size).foreach { i =>
       withClue(allType(i).name)((back.get(i), written.get(i)) match {
@@ -118,11 +100,31 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
   test("Given nulls, when written, then each is an absent field: null again where the field has presence (messages, " +
     "wrappers, optional, oneof), the field's default where proto3 gives it none") {
     val nulls = row(allType, Seq.fill(allType.size)(null): _*)
-    val back = roundTrip(all, nulls)
+    val back = roundTrip(AllTypes, nulls)
     val byName = allType.fieldNames.zip(back.toSeq).toMap
     allType.fieldNames.filter(n => byName(n) != null).toSet shouldBe
-      Set("i32", "s32", "sf32", "u32", "f32", "i64", "s64", "sf64", "u64", "f64", "f", "d", "b", "s", "raw", "kind",
-        "unknown_kind", "inner_by_id", "tags", "packed", "inners")
+      Set(
+        "i32",
+        "s32",
+        "sf32",
+        "u32",
+        "f32",
+        "i64",
+        "s64",
+        "sf64",
+        "u64",
+        "f64",
+        "f",
+        "d",
+        "b",
+        "s",
+        "raw",
+        "kind",
+        "unknown_kind",
+        "inner_by_id",
+        "tags",
+        "packed",
+        "inners")
     (byName("i32"), byName("s"), byName("kind"), byName("packed")) shouldBe (0, "", "NONE", Seq.empty)
   }
 
@@ -186,7 +188,10 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
     refusal("level" -> Literal(1))(GsrOptions.ProtobufSchema -> proto2) should include(
       "protobuf field sensor (string) of Reading is required, and the struct has no field of that name")
     // An int into int64, the other fields absent: fits.
-    PayloadExpressions.toGlueSchemaRegistry(named("id" -> Literal("a"), "amount" -> Literal(7)), "shop", "orders",
+    PayloadExpressions.toGlueSchemaRegistry(
+      named("id" -> Literal("a"), "amount" -> Literal(7)),
+      "shop",
+      "orders",
       options()).checkInputDataTypes() shouldBe TypeCheckSuccess
   }
 
@@ -211,14 +216,14 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
       "field count as protobuf: 4294967296 is out of the range of protobuf uint32 (0 to 4294967295)")
     failure(proto2, ("id", StringType, "x"), ("total", DecimalType(20, 0), new JBigDecimal("-1"))) should include(
       "field total as protobuf: -1 is not a whole number from 0 to 18446744073709551615")
-    failure(all, ("packed", ArrayType(LongType), Seq(1L, null))) should include(
+    failure(AllTypes, ("packed", ArrayType(LongType), Seq(1L, null))) should include(
       "field packed as protobuf: element 1 is null, and a repeated protobuf field cannot hold null")
-    failure(all, ("tags", MapType(StringType, StringType), Map("k" -> null))) should include(
+    failure(AllTypes, ("tags", MapType(StringType, StringType), Map("k" -> null))) should include(
       "field tags as protobuf: the value of key k is null, and a protobuf map cannot hold null")
     val inner = allType("one").dataType
-    failure(all, ("inner_by_id", MapType(IntegerType, inner), Map(1 -> null))) should include(
+    failure(AllTypes, ("inner_by_id", MapType(IntegerType, inner), Map(1 -> null))) should include(
       "field inner_by_id as protobuf: the value of key 1 is null, and a protobuf map cannot hold null")
-    failure(all, ("name", StringType, "n"), ("number", IntegerType, 1)) should include(
+    failure(AllTypes, ("name", StringType, "n"), ("number", IntegerType, 1)) should include(
       "field number as protobuf: it and name are both set, and they are members of oneof choice")
   }
 
