@@ -15,10 +15,10 @@ import io.github.sparkkinesis.compat.JavaCollections._
  * The connector's mapping of Spark rows to protobuf messages, for `to_glue_schema_registry`: the inverse of
  * [[ProtobufToSpark]], struct fields matched to the message's fields by name. Each field takes the Spark type
  * `from_glue_schema_registry` reads it as, or a narrower one that fits (byte, short or int into an integral field,
- * float into double); enums take their value's name (or, for an open enum, the digits of a number it lacks). A null,
- * or a message field the struct lacks, is an absent field: null again where the field has presence, its default
- * (0, "") where it has none, as protobuf defines. What cannot be written as given (a value out of an unsigned
- * field's range, an enum name the enum lacks, a null in a repeated field or a map's value, two members of one oneof, a null required
+ * float into double); enums take their value's name (or, for an open enum, the digits of a number it lacks). A null, or
+ * a message field the struct lacks, is an absent field: null again where the field has presence, its default (0, "")
+ * where it has none, as protobuf defines. What cannot be written as given (a value out of an unsigned field's range, an
+ * enum name the enum lacks, a null in a repeated field or a map's value, two members of one oneof, a null required
  * field) fails the row, naming the field: nothing is dropped or changed silently.
  */
 private[sparkkinesis] object SparkToProtobuf {
@@ -47,8 +47,10 @@ private[sparkkinesis] object SparkToProtobuf {
         if (!row.isNullAt(i)) {
           val oneof = oneofs(i)
           if (oneof != null && builder.hasOneof(oneof))
-            fail(at(path, fields(i).getName), s"it and ${builder.getOneofFieldDescriptor(oneof).getName} are both " +
-              s"set, and they are members of oneof ${oneof.getName}, which holds one: set at most one of them")
+            fail(
+              at(path, fields(i).getName),
+              s"it and ${builder.getOneofFieldDescriptor(oneof).getName} are both " +
+                s"set, and they are members of oneof ${oneof.getName}, which holds one: set at most one of them")
           setters(i)(builder, row.get(i, types(i)))
         } else if (fields(i).isRequired) fail(at(path, fields(i).getName), "it is null, and the field is required")
         i += 1
@@ -58,43 +60,43 @@ private[sparkkinesis] object SparkToProtobuf {
   }
 
   /** How a non-null value of `dataType` is set into `field` of a message being built. */
-  private def setter(field: FieldDescriptor, dataType: DataType, path: String)
-      : (DynamicMessage.Builder, Any) => Unit = (field, dataType) match {
-    case (_, MapType(keyType, valueType, _)) if field.isMapField =>
-      val entryType = field.getMessageType
-      val (keyField, valueField) = (entryType.findFieldByNumber(1), entryType.findFieldByNumber(2))
-      val key = valueOf(keyField, keyType, s"$path (key)")
-      val value = valueOf(valueField, valueType, s"$path (value)")
-      (builder, v) => {
-        val map = v.asInstanceOf[MapData]
-        val (keys, values) = (map.keyArray(), map.valueArray())
-        var i = 0
-        while (i < map.numElements()) {
-          val entry = DynamicMessage.newBuilder(entryType).setField(keyField, key(keys.get(i, keyType)))
-          // An absent value reads back as its type's default (an empty message too), not as null.
-          if (values.isNullAt(i))
-            fail(path, s"the value of key ${keys.get(i, keyType)} is null, and a protobuf map cannot hold null")
-          entry.setField(valueField, value(values.get(i, valueType)))
-          builder.addRepeatedField(field, entry.build())
-          i += 1
+  private def setter(field: FieldDescriptor, dataType: DataType, path: String): (DynamicMessage.Builder, Any) => Unit =
+    (field, dataType) match {
+      case (_, MapType(keyType, valueType, _)) if field.isMapField =>
+        val entryType = field.getMessageType
+        val (keyField, valueField) = (entryType.findFieldByNumber(1), entryType.findFieldByNumber(2))
+        val key = valueOf(keyField, keyType, s"$path (key)")
+        val value = valueOf(valueField, valueType, s"$path (value)")
+        (builder, v) => {
+          val map = v.asInstanceOf[MapData]
+          val (keys, values) = (map.keyArray(), map.valueArray())
+          var i = 0
+          while (i < map.numElements()) {
+            val entry = DynamicMessage.newBuilder(entryType).setField(keyField, key(keys.get(i, keyType)))
+            // An absent value reads back as its type's default (an empty message too), not as null.
+            if (values.isNullAt(i))
+              fail(path, s"the value of key ${keys.get(i, keyType)} is null, and a protobuf map cannot hold null")
+            entry.setField(valueField, value(values.get(i, valueType)))
+            builder.addRepeatedField(field, entry.build())
+            i += 1
+          }
         }
-      }
-    case (_, ArrayType(elementType, _)) if field.isRepeated && !field.isMapField =>
-      val element = valueOf(field, elementType, path)
-      (builder, v) => {
-        val items = v.asInstanceOf[ArrayData]
-        var i = 0
-        while (i < items.numElements()) {
-          if (items.isNullAt(i)) fail(path, s"element $i is null, and a repeated protobuf field cannot hold null")
-          builder.addRepeatedField(field, element(items.get(i, elementType)))
-          i += 1
+      case (_, ArrayType(elementType, _)) if field.isRepeated && !field.isMapField =>
+        val element = valueOf(field, elementType, path)
+        (builder, v) => {
+          val items = v.asInstanceOf[ArrayData]
+          var i = 0
+          while (i < items.numElements()) {
+            if (items.isNullAt(i)) fail(path, s"element $i is null, and a repeated protobuf field cannot hold null")
+            builder.addRepeatedField(field, element(items.get(i, elementType)))
+            i += 1
+          }
         }
-      }
-    case _ if field.isRepeated => mismatch(field, dataType, path)
-    case _ =>
-      val value = valueOf(field, dataType, path)
-      (builder, v) => builder.setField(field, value(v))
-  }
+      case _ if field.isRepeated => mismatch(field, dataType, path)
+      case _ =>
+        val value = valueOf(field, dataType, path)
+        (builder, v) => builder.setField(field, value(v))
+    }
 
   /** A converter of one non-null Spark value of `dataType` to protobuf-java's value of `field`'s (element) type. */
   private def valueOf(field: FieldDescriptor, dataType: DataType, path: String): Any => AnyRef = {
@@ -107,8 +109,10 @@ private[sparkkinesis] object SparkToProtobuf {
       case Type.UINT32 | Type.FIXED32 if integral.isDefined =>
         v => {
           val n = integral.get(v)
-          if (n < 0 || n > 0xffffffffL) fail(path, s"$n is out of the range of protobuf ${protoType(field)} " +
-            "(0 to 4294967295)")
+          if (n < 0 || n > 0xffffffffL) fail(
+            path,
+            s"$n is out of the range of protobuf ${protoType(field)} " +
+              "(0 to 4294967295)")
           Int.box(n.toInt)
         }
       case Type.UINT64 | Type.FIXED64 if integral.isDefined =>
@@ -121,8 +125,10 @@ private[sparkkinesis] object SparkToProtobuf {
         v => {
           val exact = v.asInstanceOf[Decimal].toJavaBigDecimal
           val whole = Try(exact.toBigIntegerExact).toOption.filter(n => n.signum >= 0 && n.bitLength <= 64)
-          Long.box(whole.getOrElse(fail(path, s"$exact is not a whole number from 0 to 18446744073709551615, as " +
-            s"protobuf ${protoType(field)} holds")).longValue)
+          Long.box(whole.getOrElse(fail(
+            path,
+            s"$exact is not a whole number from 0 to 18446744073709551615, as " +
+              s"protobuf ${protoType(field)} holds")).longValue)
         }
       case Type.FLOAT if dataType == FloatType => _.asInstanceOf[AnyRef]
       case Type.DOUBLE if dataType == DoubleType => _.asInstanceOf[AnyRef]

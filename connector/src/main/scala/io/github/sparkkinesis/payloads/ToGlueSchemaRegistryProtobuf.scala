@@ -13,13 +13,14 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types.{BinaryType, DataType, StructType}
 
 /**
- * The writer of `to_glue_schema_registry` for PROTOBUF: a definition (.proto text) and the message of it the struct
- * is written as (`messageName`, else the definition's first top-level message), as [[ProtobufReader]] chooses it.
+ * The writer of `to_glue_schema_registry` for PROTOBUF: a definition (.proto text) and the message of it the struct is
+ * written as (`messageName`, else the definition's first top-level message), as [[ProtobufReader]] chooses it.
  */
 private[sparkkinesis] final class ProtobufWriter(val definition: String, messageName: Option[String]) {
   private val schema = ProtoSchema.parse(definition).fold(
-    reason => throw new IllegalArgumentException(s"option ${GsrOptions.ProtobufSchema} is not a valid .proto " +
-      s"definition: $reason"),
+    reason =>
+      throw new IllegalArgumentException(s"option ${GsrOptions.ProtobufSchema} is not a valid .proto " +
+        s"definition: $reason"),
     identity)
 
   /** The message written; fails naming the messages there are when `messageName` is none of them. */
@@ -71,7 +72,8 @@ final case class ToGlueSchemaRegistryProtobuf(
     case other => TypeCheckResult.TypeCheckFailure(s"$prettyName takes a struct column, not ${other.simpleString}")
   }
 
-  @transient private lazy val toProtobuf = SparkToProtobuf.converter(writer.message, child.dataType.asInstanceOf[StructType])
+  @transient private lazy val toProtobuf =
+    SparkToProtobuf.converter(writer.message, child.dataType.asInstanceOf[StructType])
   @transient private lazy val versionId: UUID = WriterVersions.idOf(spec, definition, GsrReadSpec.Protobuf)
 
   override protected def nullSafeEval(input: Any): Any =
