@@ -9,7 +9,10 @@ import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult.{TypeCheckFailure, TypeCheckSuccess}
 import org.apache.spark.sql.catalyst.expressions.{CreateArray, CreateNamedStruct, Expression, Literal}
 import org.apache.spark.sql.functions.{col, struct}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
 
 import io.github.sparkkinesis.payloads.GsrProtobufTestData.AllTypes
 import io.github.sparkkinesis.payloads.GsrTestData.Registry
@@ -20,12 +23,13 @@ import io.github.sparkkinesis.payloads.functions.to_glue_schema_registry
  * back by the decoder of `from_glue_schema_registry`, every type and two versions; structs that do not fit the message
  * refused when the query is analysed; values that cannot be written failing the row, naming the field.
  */
-class GsrProtobufWriterSuite extends PayloadSuiteBase {
+class GsrProtobufWriterSuite extends AnyFunSuite with Matchers {
 
-  override protected def beforeAll(): Unit = {
-    super.beforeAll()
-    // Timestamps as Instant: java.sql.Timestamp's calendar rebasing is not what is tested here.
-    spark.conf.set("spark.sql.datetime.java8API.enabled", "true")
+  /** Timestamps as Instant: java.sql.Timestamp's calendar rebasing (and its Jackson) is not what is tested here. */
+  private val java8Times = {
+    val conf = new SQLConf()
+    conf.setConfString(SQLConf.DATETIME_JAVA8API_ENABLED.key, "true")
+    conf
   }
 
   /**
@@ -42,11 +46,12 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
     val reader = new ProtobufReader(readerDefinition, message)
     val decoded = new GsrProtobufDecoder(GsrTestData.Target, reader, new Registry(version).lookup)
       .decode(GsrFrame.write(version.id, writer.payload(written), zlib)).fold(f => fail(f.reason), identity)
-    CatalystTypeConverters.createToScalaConverter(reader.sparkType)(decoded).asInstanceOf[Row]
+    SQLConf.withExistingConf(java8Times)(
+      CatalystTypeConverters.createToScalaConverter(reader.sparkType)(decoded).asInstanceOf[Row])
   }
 
-  private def internal(row: Row): InternalRow =
-    CatalystTypeConverters.createToCatalystConverter(row.schema)(row).asInstanceOf[InternalRow]
+  private def internal(row: Row): InternalRow = SQLConf.withExistingConf(java8Times)(
+    CatalystTypeConverters.createToCatalystConverter(row.schema)(row).asInstanceOf[InternalRow])
 
   private def row(schema: StructType, values: Any*): Row =
     new org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema(values.toArray, schema)
@@ -231,7 +236,8 @@ class GsrProtobufWriterSuite extends PayloadSuiteBase {
     "protobufMessage without protobufSchema, a message the definition lacks, a definition that does not parse, " +
     "two writer schemas") {
     def refused(options: Map[String, String]): String =
-      failureOf(to_glue_schema_registry(struct(col("id")), "shop", "orders", options))
+      intercept[IllegalArgumentException](to_glue_schema_registry(struct(col("id")), "shop", "orders", options))
+        .getMessage
     refused(options(GsrOptions.ProtobufMessage -> "Order") - GsrOptions.ProtobufSchema) should include(
       "option protobufMessage names a message of the Protobuf writer schema; give that schema as option protobufSchema")
     refused(options(GsrOptions.ProtobufMessage -> "Invoice")) should include(
