@@ -253,12 +253,13 @@ def to_glue_schema_registry(
 ) -> "Column":
     """A struct encoded as Avro and framed for the AWS Glue Schema Registry with the id of the version of
     ``schema`` whose definition is the writer schema (option ``avroSchema``, else derived from the struct's type);
-    with option ``jsonSchema`` (a JSON Schema) the struct is written as a JSON object instead. Protobuf is not
-    written: option ``protobufSchema`` is refused.
+    with option ``jsonSchema`` (a JSON Schema) the struct is written as a JSON object instead, with option
+    ``protobufSchema`` (``.proto`` text) as the Protobuf message ``protobufMessage`` names (else the first one),
+    its fields matched by name (a struct that does not fit is refused when the query is analysed).
 
     :param options: ``auto_register`` (``true`` registers a definition the registry lacks; by default the task
-        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema`` or ``jsonSchema``, and the
-        connector's options.
+        fails saying so), ``compression`` (``none`` or ``zlib``), ``avroSchema``, ``jsonSchema`` or
+        ``protobufSchema`` with ``protobufMessage``, and the connector's options.
     """
     return _payload_function("to_glue_schema_registry", struct, registry, schema, _string_options(options))
 

@@ -58,7 +58,7 @@ private[sparkkinesis] object PayloadExpressions {
         GsrOptions.ProtobufSchema,
         GsrOptions.ProtobufMessage))
     val failFast = parsed.choice(GsrOptions.Mode, Seq("PERMISSIVE", "FAILFAST"), "PERMISSIVE") == "FAILFAST"
-    val (format, reader) = onlyReader(function, parsed).getOrElse {
+    val (format, reader) = onlySchema(function, "reader", parsed).getOrElse {
       val latest = new GlueSchemaRegistry(parsed.target).latest(registry, schema)
       if (!GsrReadSpec.Formats.contains(latest.dataFormat))
         throw new IllegalArgumentException(s"$function: the latest version of schema '$schema' in registry " +
@@ -82,7 +82,10 @@ private[sparkkinesis] object PayloadExpressions {
     FromGlueSchemaRegistry(data, spec)
   }
 
-  /** `to_glue_schema_registry`, with option `avroSchema` or `jsonSchema` (when given) checked now, on the driver. */
+  /**
+   * `to_glue_schema_registry`, with option `avroSchema`, `jsonSchema` or `protobufSchema` (when given) checked now, on
+   * the driver.
+   */
   def toGlueSchemaRegistry(
       struct: Expression,
       registry: String,
@@ -96,28 +99,26 @@ private[sparkkinesis] object PayloadExpressions {
         GsrOptions.AvroSchema,
         GsrOptions.JsonSchema,
         GsrOptions.ProtobufSchema,
+        GsrOptions.ProtobufMessage,
         GsrOptions.Compression,
         GsrOptions.AutoRegister))
-    if (parsed.get(GsrOptions.ProtobufSchema).isDefined)
-      throw new IllegalArgumentException(s"$function writes Avro (option ${GsrOptions.AvroSchema}, or derived from " +
-        s"the struct) and JSON (option ${GsrOptions.JsonSchema}), not Protobuf: option " +
-        s"${GsrOptions.ProtobufSchema} is for from_glue_schema_registry. Frame Protobuf records with AWS's serializer.")
-    val jsonSchema = parsed.get(GsrOptions.JsonSchema)
-    if (jsonSchema.isDefined && parsed.get(GsrOptions.AvroSchema).isDefined)
-      throw new IllegalArgumentException(s"$function: options ${GsrOptions.AvroSchema} and ${GsrOptions.JsonSchema} " +
-        "are both set; give the writer schema in the one of the data format to write.")
+    val writer = onlySchema(function, "writer", parsed)
+    val message = parsed.get(GsrOptions.ProtobufMessage)
+    if (message.isDefined && !writer.exists(_._1 == GsrReadSpec.Protobuf))
+      throw new IllegalArgumentException(s"$function: option ${GsrOptions.ProtobufMessage} names a message of the " +
+        s"Protobuf writer schema; give that schema as option ${GsrOptions.ProtobufSchema}.")
     val spec = GsrWriteSpec(
       parsed.target,
       registry,
       schema,
-      parsed.get(GsrOptions.AvroSchema).map { definition =>
+      writer.collect { case (GsrReadSpec.Avro, definition) =>
         parseAvro(GsrOptions.AvroSchema, definition) // checked now, on the driver
         definition
       },
       parsed.choice(GsrOptions.AutoRegister, Seq("TRUE", "FALSE"), "FALSE") == "TRUE",
       parsed.choice(GsrOptions.Compression, Seq("NONE", "ZLIB"), "NONE") == "ZLIB")
-    jsonSchema match {
-      case Some(definition) =>
+    writer match {
+      case Some((GsrReadSpec.Json, definition)) =>
         if (!Try(GlueHttp.Json.readTree(definition)).toOption.exists(node => node != null && node.isObject))
           throw new IllegalArgumentException(
             s"$function: option ${GsrOptions.JsonSchema} is not a JSON object, as a JSON Schema is: $definition")
@@ -131,7 +132,13 @@ private[sparkkinesis] object PayloadExpressions {
             "timeZone" -> "UTC",
             "timestampFormat" -> "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"))
         ToGlueSchemaRegistryJson(ExpressionColumns.expression(json), spec, definition)
-      case None => ToGlueSchemaRegistry(struct, spec)
+      case Some((GsrReadSpec.Protobuf, definition)) =>
+        try new ProtobufWriter(definition, message) // checked now, on the driver
+        catch {
+          case e: IllegalArgumentException => throw new IllegalArgumentException(s"$function: ${e.getMessage}", e)
+        }
+        ToGlueSchemaRegistryProtobuf(struct, spec, definition, message)
+      case _ => ToGlueSchemaRegistry(struct, spec)
     }
   }
 
@@ -160,8 +167,11 @@ private[sparkkinesis] object PayloadExpressions {
     }
   }
 
-  /** The reader schema's data format and definition when an option gives it; fails when more than one does. */
-  private def onlyReader(function: String, parsed: GsrOptions): Option[(String, String)] = {
+  /**
+   * The `role` (reader or writer) schema's data format and definition when an option gives it; fails when more than one
+   * does.
+   */
+  private def onlySchema(function: String, role: String, parsed: GsrOptions): Option[(String, String)] = {
     val given = Seq(
       GsrReadSpec.Avro -> GsrOptions.AvroSchema,
       GsrReadSpec.Json -> GsrOptions.JsonSchema,
@@ -172,7 +182,7 @@ private[sparkkinesis] object PayloadExpressions {
       val names = given.map(_._1)
       val all = if (names.size == 2) "both" else "all"
       throw new IllegalArgumentException(s"$function: options ${names.init.mkString(", ")} and ${names.last} are " +
-        s"$all set; give the reader schema in the one of its data format.")
+        s"$all set; give the $role schema in the one of its data format.")
     }
     given.headOption.map(_._2)
   }

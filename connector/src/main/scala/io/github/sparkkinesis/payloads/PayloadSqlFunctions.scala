@@ -72,7 +72,8 @@ private[sparkkinesis] object PayloadSqlFunctions {
     glueFunction(
       "to_glue_schema_registry",
       "struct",
-      "A struct encoded as Avro and framed for the AWS Glue Schema Registry; options a map(...).",
+      "A struct encoded as Avro, JSON or Protobuf and framed for the AWS Glue Schema Registry; options a " +
+        "map(...).",
       classOf[ToGlueSchemaRegistry],
       PayloadExpressions.toGlueSchemaRegistry))
 

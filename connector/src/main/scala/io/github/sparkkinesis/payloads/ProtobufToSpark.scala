@@ -34,6 +34,9 @@ private[sparkkinesis] object ProtobufToSpark {
   private val Wrappers = Set("Double", "Float", "Int64", "UInt64", "Int32", "UInt32", "Bool", "String", "Bytes")
     .map(w => s"google.protobuf.${w}Value")
 
+  /** Whether the message named `fullName` is one of protobuf's wrappers, read as the value it wraps. */
+  def isWrapper(fullName: String): Boolean = Wrappers(fullName)
+
   private def struct(message: Descriptor, enclosing: Set[String]): StructType = {
     if (enclosing(message.getFullName))
       throw new IllegalArgumentException(

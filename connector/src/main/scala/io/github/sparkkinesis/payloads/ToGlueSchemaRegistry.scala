@@ -91,9 +91,9 @@ private object WriterVersions {
       catch { case _: GlueCallFailed => None }
     format.filter(_ != dataFormat).foreach { other =>
       throw new IllegalStateException(s"to_glue_schema_registry: schema '${spec.schema}' in registry " +
-        s"'${spec.registry}' is $other, and this call writes $dataFormat (this function writes AVRO, or JSON with " +
-        s"option ${GsrOptions.JsonSchema}; not PROTOBUF). Write to a schema of the format written, or frame the " +
-        "records with AWS's serializer for that format.")
+        s"'${spec.registry}' is $other, and this call writes $dataFormat (this function writes AVRO, JSON with " +
+        s"option ${GsrOptions.JsonSchema}, or PROTOBUF with option ${GsrOptions.ProtobufSchema}). Write to a schema " +
+        "of the format written, or give the option of that schema's format.")
     }
   }
 }

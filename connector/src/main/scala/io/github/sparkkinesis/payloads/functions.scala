@@ -86,7 +86,9 @@ object functions {
   /**
    * Encodes a struct as Avro framed for the AWS Glue Schema Registry, with the id of the version of `schema` in
    * `registry` whose definition is the writer schema: option `avroSchema`, else one derived from the struct's type
-   * (with option `jsonSchema`, a JSON Schema, the struct is written as a JSON object instead). A definition the
+   * (with option `jsonSchema`, a JSON Schema, the struct is written as a JSON object instead; with option
+   * `protobufSchema`, .proto text, as the Protobuf message option `protobufMessage` names, else the first top-level
+   * one, fields matched by name and a struct that does not fit refused when the query is analysed). A definition the
    * registry lacks is registered only with option `auto_register` true; else the task fails saying so. Option
    * `compression`: NONE (default) or ZLIB.
    */

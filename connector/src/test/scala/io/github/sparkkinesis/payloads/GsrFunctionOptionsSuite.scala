@@ -1,12 +1,12 @@
 package io.github.sparkkinesis.payloads
 
-import org.apache.spark.sql.functions.{col, struct}
+import org.apache.spark.sql.functions.col
 
-import io.github.sparkkinesis.payloads.functions.{from_glue_schema_registry, to_glue_schema_registry}
+import io.github.sparkkinesis.payloads.functions.from_glue_schema_registry
 
 /**
- * The reader and writer schema options of the Glue Schema Registry functions across data formats, refused when the
- * function is called (no registry is reached: each refusal comes before the first call).
+ * The reader schema options of from_glue_schema_registry across data formats (the writer's: GsrProtobufWriterSuite),
+ * refused when the function is called (no registry is reached: each refusal comes before the first call).
  */
 class GsrFunctionOptionsSuite extends PayloadSuiteBase {
 
@@ -39,15 +39,5 @@ class GsrFunctionOptionsSuite extends PayloadSuiteBase {
       "orders",
       registry ++ Map(GsrOptions.JsonSchema -> GsrJsonTestData.V2, GsrOptions.ProtobufMessage -> "shop.Order"))) should
       include("option protobufMessage is for Protobuf schemas; the reader schema of 'orders' is JSON")
-  }
-
-  test("Given option protobufSchema, when to_glue_schema_registry is called, then it refuses: Avro and JSON are " +
-    "written, not Protobuf") {
-    failureOf(to_glue_schema_registry(
-      struct(col("data")),
-      "shop",
-      "orders",
-      registry + (GsrOptions.ProtobufSchema -> proto))) should
-      (include("to_glue_schema_registry writes Avro") and include("and JSON (option jsonSchema), not Protobuf"))
   }
 }

@@ -121,25 +121,12 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
   }
 
   test("Given every protobuf type, then each maps to its documented Spark type and value") {
-    val definition =
-      """syntax = "proto3";
-        |package t;
-        |import "google/protobuf/duration.proto";
-        |import "google/protobuf/wrappers.proto";
-        |message All {
-        |  int32 i32 = 1; sint32 s32 = 2; sfixed32 sf32 = 3; uint32 u32 = 4; fixed32 f32 = 5;
-        |  int64 i64 = 6; sint64 s64 = 7; sfixed64 sf64 = 8; uint64 u64 = 9; fixed64 f64 = 10;
-        |  float f = 11; double d = 12; bool b = 13; string s = 14; bytes raw = 15;
-        |  Kind kind = 16; Kind unknown_kind = 17;
-        |  google.protobuf.Duration took = 18;
-        |  google.protobuf.Int64Value wrapped = 19; google.protobuf.StringValue absent = 20;
-        |  oneof choice { string name = 21; int32 number = 22; }
-        |  map<int32, Inner> inner_by_id = 23;
-        |  repeated int64 packed = 24;
-        |  message Inner { bool ok = 1; }
-        |  enum Kind { NONE = 0; SOME = 1; }
-        |}""".stripMargin
+    val definition = GsrProtobufTestData.AllTypes
     val reader = new ProtobufReader(definition, None)
+    val innerType =
+      StructType(Seq(
+        StructField("ok", BooleanType),
+        StructField("labels", ArrayType(StringType, containsNull = false))))
     reader.sparkType.map(f => f.name -> f.dataType).toMap shouldBe Map(
       "i32" -> IntegerType,
       "s32" -> IntegerType,
@@ -163,8 +150,13 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
       "absent" -> StringType,
       "name" -> StringType,
       "number" -> IntegerType,
-      "inner_by_id" -> MapType(IntegerType, StructType(Seq(StructField("ok", BooleanType))), valueContainsNull = true),
-      "packed" -> ArrayType(LongType, containsNull = false))
+      "at" -> TimestampType,
+      "inner_by_id" -> MapType(IntegerType, innerType, valueContainsNull = true),
+      "tags" -> MapType(StringType, StringType, valueContainsNull = true),
+      "packed" -> ArrayType(LongType, containsNull = false),
+      "inners" -> ArrayType(innerType, containsNull = false),
+      "note" -> StringType,
+      "one" -> innerType)
     val all = reader.message
     val kind = all.findEnumTypeByName("Kind")
     val inner = all.findNestedTypeByName("Inner")
@@ -219,11 +211,14 @@ class GsrProtobufDecoderSuite extends AnyFunSuite with Matchers {
       "took" -> -1500000L,
       "wrapped" -> 9L,
       "absent" -> null,
+      "at" -> null,
       "name" -> null,
-      "number" -> 3)
+      "number" -> 3,
+      "note" -> null,
+      "one" -> null)
     byName("raw").asInstanceOf[Array[Byte]].toSeq shouldBe Seq[Byte](0, 1)
     val map = byName("inner_by_id").asInstanceOf[MapData]
-    (map.keyArray().getInt(0), map.valueArray().getStruct(0, 1).getBoolean(0)) shouldBe (1, true)
+    (map.keyArray().getInt(0), map.valueArray().getStruct(0, 2).getBoolean(0)) shouldBe (1, true)
     byName("packed").asInstanceOf[ArrayData].toLongArray().toSeq shouldBe Seq(1L, 2L)
   }
 

@@ -9,7 +9,7 @@ import org.apache.avro.Schema
 import org.apache.avro.generic.{GenericData, GenericDatumWriter, GenericRecord}
 import org.apache.avro.io.EncoderFactory
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{col, lit, struct}
+import org.apache.spark.sql.functions.{coalesce, col, lit, struct, substring_index, when}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
@@ -169,6 +169,49 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
       include("schema 'orders-proto' in registry '" + registry + "' is PROTOBUF, and this call writes AVRO")
   }
 
+  test("Given structs and .proto definitions, then to_glue_schema_registry writes Protobuf: with version 1 (already " +
+    "registered) read back with version 2; into a new schema refused without auto_register, registered as PROTOBUF " +
+    "with it; a struct that does not fit refused when the query is analysed, naming the field and both types") {
+    registryCreated
+    MotoGlue.createSchema(registry, "orders-proto-write", orderProtoV1, "PROTOBUF")
+    MotoGlue.registerVersion(registry, "orders-proto-write", orderProtoV2)
+    val session = spark
+    import session.implicits._
+    val v1Rows = Seq(("a", 7, "gift"), ("b", -8, null)).toDF("id", "amount", "note")
+      .select(struct("id", "amount", "note").as("s"))
+    val written = v1Rows.select(to_glue_schema_registry(
+      col("s"),
+      registry,
+      "orders-proto-write",
+      options("protobufSchema" -> orderProtoV1, "compression" -> "zlib")).as("data"))
+    written.select(from_glue_schema_registry(col("data"), registry, "orders-proto-write", options()).as("o"))
+      .select("o.*").collect().map(r => (r.getString(0), r.getLong(1), Option(r.getString(2)))).toSet shouldBe
+      Set(("a", 7L, None), ("b", -8L, None))
+
+    val v2Rows = Seq(("c", 1L << 40, "USD"), ("d", 2L, null)).toDF("order_id", "amount", "currency")
+      .select(struct(col("order_id").as("id"), col("amount"), col("currency")).as("s"))
+    val write = options("protobufSchema" -> orderProtoV2, "protobufMessage" -> "shop.Order")
+    Iterator.iterate[Throwable](the[Exception] thrownBy
+      v2Rows.select(to_glue_schema_registry(col("s"), registry, "orders-proto-new", write)).collect())(_.getCause)
+      .takeWhile(_ != null).map(_.getMessage).mkString(" | ") should
+      (include("has no version with the writer's definition") and include("auto_register"))
+    val framed = v2Rows.select(
+      to_glue_schema_registry(col("s"), registry, "orders-proto-new", write + ("auto_register" -> "true")).as("data"))
+      .collect().map(_.getAs[Array[Byte]](0)) // registers the version, the latest when the reader is defined below
+    binaries(framed).select(from_glue_schema_registry(col("data"), registry, "orders-proto-new", options()).as("o"))
+      .select("o.*").collect().map(r => (r.getString(0), r.getLong(1), r.getString(2))).toSet shouldBe
+      Set(("c", 1L << 40, "USD"), ("d", 2L, null))
+    MotoGlue.call(
+      "GetSchema",
+      s"""{"SchemaId": {"RegistryName": "$registry", "SchemaName": "orders-proto-new"}}""")
+      .path("DataFormat").asText shouldBe "PROTOBUF"
+
+    val misfit = the[Exception] thrownBy Seq(("e", "ten")).toDF("id", "amount")
+      .select(to_glue_schema_registry(struct("id", "amount"), registry, "orders-proto-new", write))
+    misfit.getMessage should include("struct field amount is string, and protobuf field amount of shop.Order is " +
+      "int64 (it reads back as bigint)")
+  }
+
   test("Given a struct whose schema the registry lacks, then to_glue_schema_registry refuses without auto_register, " +
     "registers it with auto_register, and its frames decode back, zlib too") {
     registryCreated
@@ -195,34 +238,54 @@ class GlueSchemaRegistrySuite extends AnyFunSuite with Matchers with SparkIntegr
     back.collect().map(r => (r.getString(0), r.getLong(1))).toSet shouldBe Set(("a", 1L), ("b", 2L))
   }
 
-  test("Given GSR-framed records put into kinesis-mock, when a streaming query reads and decodes them, then every " +
-    "record's fields arrive exactly once") {
+  test("Given GSR-framed records of all three formats put into kinesis-mock, when a streaming query reads them and " +
+    "decodes each with its format's schema (told apart by partition key), then every record's fields arrive exactly " +
+    "once") {
     registryCreated
     val (id1, id2) = twoVersions("orders-stream")
+    val jsonId = MotoGlue.createSchema(
+      registry,
+      "orders-stream-json",
+      """{"type": "object", "properties": {"id": {"type": "string"}, "amount": {"type": "integer"}}}""",
+      "JSON")
+    val protoId = MotoGlue.createSchema(registry, "orders-stream-proto", orderProtoV1, "PROTOBUF")
     val stream = TestStreams.createStream("it-gsr", shards = 2)
-    val expected = (0 until 40).map(i => (s"o-$i", i.toLong))
+    val formats = Seq("avro", "json", "proto")
+    val expected = (0 until 60).map(i => (formats(i % 3), s"o-$i", i.toLong))
     TestStreams.putRecords(
       stream,
-      expected.map { case (id, n) =>
-        val record =
-          if (n % 2 == 0) frame(id1, avro(v1, id, n.toInt, null)) else frame(id2, avro(v2, id, n, "EUR"), zlib = true)
-        (id, record)
+      expected.map { case (format, id, n) =>
+        val zlib = n % 2 == 1
+        val record = format match {
+          case "avro" => if (zlib) frame(id2, avro(v2, id, n, "EUR"), zlib) else frame(id1, avro(v1, id, n.toInt, null))
+          case "json" => frame(jsonId, s"""{"id": "$id", "amount": $n}""".getBytes("UTF-8"), zlib)
+          case _ => frame(protoId, protobuf(0, 1 -> id, 2 -> n.toInt), zlib)
+        }
+        (s"$format-$id", record)
       })
     val name = s"gsr_${UUID.randomUUID.toString.take(8)}"
+    val record = struct("data", "shardId", "sequenceNumber")
+    // FAILFAST: a record given to another format's decoder would fail the query.
+    def decoded(format: String, schema: String) = when(
+      col("partitionKey").startsWith(format),
+      from_glue_schema_registry(record, registry, schema, options("mode" -> "FAILFAST"))).as(format)
     val query = readKinesis(stream, "TRIM_HORIZON")
-      .select(from_glue_schema_registry(
-        struct("data", "shardId", "sequenceNumber"),
-        registry,
-        "orders-stream",
-        options("mode" -> "FAILFAST")).as("o"))
-      .select("o.id", "o.amount")
+      .select(
+        col("partitionKey"),
+        decoded("avro", "orders-stream"),
+        decoded("json", "orders-stream-json"),
+        decoded("proto", "orders-stream-proto"))
+      .select(
+        substring_index(col("partitionKey"), "-", 1),
+        coalesce(formats.map(f => col(s"$f.id")): _*),
+        coalesce(formats.map(f => col(s"$f.amount").cast("long")): _*))
       .writeStream.format("memory").queryName(name).option("checkpointLocation", newCheckpointDir()).start()
     try {
       Eventually.awaitValue(s"the ${expected.size} records decoded", 60.seconds) {
         query.processAllAvailable()
         Some(spark.table(name).count()).filter(_ >= expected.size)
       }
-      spark.table(name).collect().map(r => (r.getString(0), r.getLong(1))).toSeq should
+      spark.table(name).collect().map(r => (r.getString(0), r.getString(1), r.getLong(2))).toSeq should
         contain theSameElementsAs expected
     } finally query.stop()
   }
