@@ -16,11 +16,10 @@ import io.github.sparkkinesis.compat.JavaCollections._
  * [[ProtobufToSpark]], struct fields matched to the message's fields by name. Each field takes the Spark type
  * `from_glue_schema_registry` reads it as, or a narrower one that fits (byte, short or int into an integral field,
  * float into double); enums take their value's name (or, for an open enum, the digits of a number it lacks). A null, or
- * a message field the struct lacks, is an absent field: null again where the field has presence (unless proto2 gives
- * it a default), its default (0, "") where it has none, as protobuf defines. What cannot be written as given (a value
- * out of an unsigned field's range, an enum name the enum lacks, a null in a repeated field or a map's value, two
- * members of one oneof, a null required field) fails the row, naming the field: nothing is dropped or changed
- * silently.
+ * a message field the struct lacks, is an absent field: null again where the field has presence (unless proto2 gives it
+ * a default), its default (0, "") where it has none, as protobuf defines. What cannot be written as given (a value out
+ * of an unsigned field's range, an enum name the enum lacks, a null in a repeated field or a map's value, two members
+ * of one oneof, a null required field) fails the row, naming the field: nothing is dropped or changed silently.
  */
 private[sparkkinesis] object SparkToProtobuf {
 

@@ -2,6 +2,7 @@ package io.github.sparkkinesis.client
 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.security.MessageDigest
+import java.util.concurrent.Semaphore
 
 import scala.collection.mutable
 
@@ -39,6 +40,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private var pendingFailure: Option[RuntimeException] = None
   private val failingCalls = mutable.Map.empty[String, (Int, () => RuntimeException)]
   private var throttledGetRecords = 0
+  @volatile private var getRecordsPermits: Option[Semaphore] = None
   private var expireNext = false
   private var getRecordsTakesMs = 0L
   private val served = mutable.Map.empty[String, Long].withDefaultValue(0L) // data bytes read, by shard
@@ -84,7 +86,12 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     FakeIterator(streamName, shardId, position, clock(), if (onRecord) 0 else shard.emptyPagesPerIterator).encode
   }
 
-  override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch = synchronized {
+  override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch = {
+    getRecordsPermits.foreach(_.acquire()) // outside the lock: a test counting calls must not wait for a permit
+    served(streamName, iterator, limit)
+  }
+
+  private def served(streamName: String, iterator: String, limit: Int): RecordBatch = synchronized {
     begin("GetRecords")
     clock match {
       case manual: ManualClock if getRecordsTakesMs > 0 => manual.advance(getRecordsTakesMs)
@@ -335,6 +342,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       shard.emptyPagesPerIterator = pages
       shard.emptyPageLag = millisBehindLatest
     }
+
+  /**
+   * From now on each GetRecords call first takes one of `permits`, waiting for it, so that a test decides how many
+   * calls a reader on a thread of its own makes before the test moves on; None lifts the gate (release the permits a
+   * waiting call needs first).
+   */
+  def gateGetRecords(permits: Option[Semaphore]): Unit = getRecordsPermits = permits
 
   /** From now on each GetRecords call moves the fake's [[ManualClock]] on by `ms`, as calls take time on AWS. */
   def eachGetRecordsTakes(ms: Long): Unit = synchronized {

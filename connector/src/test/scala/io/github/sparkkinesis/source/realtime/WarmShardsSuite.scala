@@ -2,6 +2,7 @@ package io.github.sparkkinesis.source.realtime
 
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.Files
+import java.util.concurrent.Semaphore
 
 import scala.collection.mutable
 
@@ -176,30 +177,39 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
     pages.closedAs shouldBe Some(false)
   }
 
-  test("given a shard behind 10,000 empty pages and batches of about 25 calls each, when every batch starts where " +
-    "the offset stands, then the walk goes on across batches and reaches the first record after about 10,000 calls") {
+  test("given a shard behind 10,000 empty pages and batches of 25 calls each, when every batch starts where the " +
+    "offset stands, then the walk goes on across batches and reaches the first record after about 10,000 calls") {
     val fake = new FakeKinesisClient(wall)
     val id = fake.createStream("s", 1).head
     put(fake, id, Seq("first"))
     fake.emptyPagesAhead("s", id, 10000, millisBehindLatest = Some(86400000L))
+    // Each batch lets the reader (walking on a thread of its own, parked or not) make 25 calls: 5 s at 5 calls/s
+    val permits = new Semaphore(0)
+    fake.gateGetRecords(Some(permits))
     val warm = new WarmShards()
     val s = settings(pollMs = 0L)
     var got = Seq.empty[(String, String)]
     var callsWhenReached = 0
     var batch = 0L
-    while (got.isEmpty && batch < 2000) {
-      batch += 1
-      val r = task(fake, warm, s, batch, Map(id -> TrimHorizon)) // nothing was handed over: the offset stays
-      try {
-        val end = fake.getRecordsCalls + 25 // a 5-s batch at 5 calls a second
-        while (got.isEmpty && fake.getRecordsCalls < end) got = hand(r, 1, withinMs = 1L)
-        callsWhenReached = fake.getRecordsCalls
-      } finally r.close()
+    try {
+      while (got.isEmpty && batch < 1000) {
+        batch += 1
+        val r = task(fake, warm, s, batch, Map(id -> TrimHorizon)) // nothing was handed over: the offset stays
+        try {
+          val end = fake.getRecordsCalls + 25
+          permits.release(25)
+          while (got.isEmpty && fake.getRecordsCalls < end) got = hand(r, 1, withinMs = 1L)
+          callsWhenReached = fake.getRecordsCalls
+        } finally r.close()
+      }
+    } finally {
+      fake.gateGetRecords(None)
+      permits.release(1000) // the reader's call waiting at the gate
     }
     got.map(_._2) shouldBe Seq("first")
-    batch should be > 20L // many boundaries crossed on the way
+    batch should be > 350L // about 10,000 / 25 boundaries crossed on the way
     fake.shardIteratorCalls shouldBe 1 // one walk, never started again
-    callsWhenReached should be < 12000 // the 10,001 pages, and what the feed polled at the tip before the row came
+    callsWhenReached should be < 10100 // the 10,001 pages, and what the feed polled at the tip before the row came
   }
 
   test("given a feed stopped by its task while the queue was full, when asked what it kept, then it holds every " +
