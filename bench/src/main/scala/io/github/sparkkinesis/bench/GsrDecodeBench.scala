@@ -66,65 +66,65 @@ object GsrDecodeBench {
       val registry = s"bench-${UUID.randomUUID.toString.take(8)}"
       MotoGlue.createRegistry(registry)
       // moto holds at most 10 registries: this run's goes when it ends.
-      try decodeAll(spark, registry, records, rounds, formats)
+      try decodeAll(Run(spark, registry, records, rounds), formats)
       finally MotoGlue.call("DeleteRegistry", s"""{"RegistryId": {"RegistryName": "$registry"}}""")
     } finally spark.stop()
   }
 
-  private def decodeAll(
-      spark: SparkSession,
-      registry: String,
-      records: Int,
-      rounds: Int,
-      formats: Set[String]): Unit = {
-    if (formats("avro")) {
-      val versionId = MotoGlue.createSchema(registry, "orders", schema.toString)
-      val avroRows = cached(spark, records, versionId, payload)
-      compare(
-        s"GSR Avro decode against from_avro, $records records",
-        avroRows,
-        rounds,
-        from_glue_schema_registry(col("framed"), registry, "orders", failFast),
-        "from_avro (fixed schema)" -> from_avro(col("payload"), schema.toString))
-      avroRows.unpersist()
+  /** What every comparison of a run shares: its session, its registry, the number of records and of rounds. */
+  private final case class Run(spark: SparkSession, registry: String, records: Int, rounds: Int) {
+
+    /**
+     * Compares the GSR decoder of schema `name` with `references` (made knowing the rows) on `records` payloads framed
+     * with `versionId`, cached for this comparison only.
+     */
+    def compare(title: String, name: String, versionId: UUID, payload: Int => Array[Byte])(
+        references: DataFrame => Seq[(String, Column)]): Unit = {
+      val rows = cached(spark, records, versionId, payload)
+      try
+        GsrDecodeBench.compare(
+          s"$title, $records records",
+          rows,
+          rounds,
+          from_glue_schema_registry(col("framed"), registry, name, failFast),
+          references(rows): _*)
+      finally rows.unpersist()
     }
+  }
+
+  private def decodeAll(run: Run, formats: Set[String]): Unit = {
+    import run.registry
+    if (formats("avro"))
+      run.compare(
+        "GSR Avro decode against from_avro",
+        "orders",
+        MotoGlue.createSchema(registry, "orders", schema.toString),
+        payload)(_ => Seq("from_avro (fixed schema)" -> from_avro(col("payload"), schema.toString)))
     if (formats("avro-evolution")) {
       // Written with the order's schema, read as its next version (a field added, with a default): Avro's resolution.
       val writerId = MotoGlue.createSchema(registry, "orders-evolved", schema.toString)
       MotoGlue.registerVersion(registry, "orders-evolved", nextVersion.toString)
-      val evolvedRows = cached(spark, records, writerId, payload)
-      compare(
-        s"GSR Avro decode of an older writer version against from_avro, $records records",
-        evolvedRows,
-        rounds,
-        from_glue_schema_registry(col("framed"), registry, "orders-evolved", failFast),
-        "from_avro (writer and reader schema)" ->
-          from_avro(col("payload"), schema.toString, Map("avroSchema" -> nextVersion.toString).asJava))
-      evolvedRows.unpersist()
+      val readAs = Map("avroSchema" -> nextVersion.toString).asJava
+      run.compare("GSR Avro decode of an older writer version against from_avro", "orders-evolved", writerId, payload)(
+        _ => Seq("from_avro (writer and reader schema)" -> from_avro(col("payload"), schema.toString, readAs)))
     }
-    if (formats("json")) {
-      val jsonVersion = MotoGlue.createSchema(registry, "orders-json", jsonSchema, "JSON")
-      val jsonRows = cached(spark, records, jsonVersion, jsonPayload)
-      val gsrJson = from_glue_schema_registry(col("framed"), registry, "orders-json", failFast)
-      val readerType = jsonRows.select(gsrJson).schema.head.dataType
-      compare(
-        s"GSR JSON Schema decode against from_json, $records records",
-        jsonRows,
-        rounds,
-        gsrJson,
-        "from_json (same struct)" -> from_json(col("payload").cast("string"), readerType, Map("mode" -> "FAILFAST")))
-      jsonRows.unpersist()
-    }
-    if (formats("protobuf")) {
-      val protoVersion = MotoGlue.createSchema(registry, "orders-proto", proto, "PROTOBUF")
-      val protoRows = cached(spark, records, protoVersion, protobufPayload)
-      compare(
-        s"GSR Protobuf decode, $records records",
-        protoRows,
-        rounds,
-        from_glue_schema_registry(col("framed"), registry, "orders-proto", failFast))
-      protoRows.unpersist()
-    }
+    if (formats("json"))
+      run.compare(
+        "GSR JSON Schema decode against from_json",
+        "orders-json",
+        MotoGlue.createSchema(registry, "orders-json", jsonSchema, "JSON"),
+        jsonPayload) { rows =>
+        val readerType =
+          rows.select(from_glue_schema_registry(col("framed"), registry, "orders-json", failFast)).schema.head.dataType
+        Seq("from_json (same struct)" ->
+          from_json(col("payload").cast("string"), readerType, Map("mode" -> "FAILFAST")))
+      }
+    if (formats("protobuf"))
+      run.compare(
+        "GSR Protobuf decode",
+        "orders-proto",
+        MotoGlue.createSchema(registry, "orders-proto", proto, "PROTOBUF"),
+        protobufPayload)(_ => Nil)
   }
 
   /** FAILFAST, so that a record not decoded fails the run rather than making a fast null. */
@@ -164,7 +164,7 @@ object GsrDecodeBench {
     val width = decoders.map(_._1.length).max
     decoders.map(_._1).zipWithIndex.foreach { case (name, i) =>
       val runs = byRound.map(_(i))
-      def ratio(of: Run => Double): String =
+      def ratio(of: Rates => Double): String =
         if (references.isEmpty || i == 1) " " * 18
         else spread(byRound.map(r => of(r(i)) / of(r(1))), "%.2f")
       println(s"  ${name.padTo(width, ' ')}  CPU ${spread(runs.map(_.cpu), "%,.0f")}  ${ratio(_.cpu)}  " +
@@ -182,10 +182,10 @@ object GsrDecodeBench {
   }
 
   /** One decoder's run: rows per second of its task thread's CPU time and of wall time, and the collectors' pauses. */
-  private final case class Run(cpu: Double, wall: Double, gcMillis: Double)
+  private final case class Rates(cpu: Double, wall: Double, gcMillis: Double)
 
   /** Decodes every row of `rows` with `decode` into the noop sink, after a collection of the garbage before it. */
-  private def measure(rows: DataFrame, decode: Column, records: Long): Run = {
+  private def measure(rows: DataFrame, decode: Column, records: Long): Rates = {
     System.gc()
     val (cpuBefore, gcBefore) = (taskThreadsCpu(), gcMillis())
     val start = System.nanoTime()
@@ -193,7 +193,7 @@ object GsrDecodeBench {
     val wall = System.nanoTime() - start
     val cpuAfter = taskThreadsCpu()
     val cpu = cpuAfter.map { case (id, nanos) => nanos - cpuBefore.getOrElse(id, 0L) }.sum
-    Run(records / (cpu / 1e9), records / (wall / 1e9), (gcMillis() - gcBefore).toDouble)
+    Rates(records / (cpu / 1e9), records / (wall / 1e9), (gcMillis() - gcBefore).toDouble)
   }
 
   /** CPU nanoseconds of each executor task thread so far (local mode runs them in this JVM), by thread id. */
