@@ -1,10 +1,8 @@
 package io.github.sparkkinesis.payloads
 
-import java.nio.ByteBuffer
-
 import org.apache.avro.{LogicalTypes, Schema}
 import org.apache.avro.Schema.Type._
-import org.apache.avro.generic.{GenericData, GenericFixed, IndexedRecord}
+import org.apache.avro.io.{Decoder, ResolvingDecoder}
 import org.apache.avro.util.Utf8
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
@@ -16,17 +14,22 @@ import io.github.sparkkinesis.compat.JavaCollections._
 
 /**
  * The connector's own mapping of Avro to Spark (Spark's is in spark-avro, a module clusters may lack): an Avro schema's
- * Spark type, and a converter from Avro's generic values of that schema to Spark's internal values. Every field is
- * nullable (a record that cannot be decoded gives null fields); a union of null and one type is that type; another
- * union is a struct with one field per branch, named after the branch's type, only the branch taken set.
+ * Spark type, and a reader of Avro binary of that schema into Spark's internal values. Every field is nullable (a
+ * record that cannot be decoded gives null fields); a union of null and one type is that type; another union is a
+ * struct with one field per branch, named after the branch's type, only the branch taken set.
  */
 private[sparkkinesis] object AvroToSpark {
 
   /** The Spark type of values of `schema`; fails naming the construct when Spark has none (a recursive record). */
   def sparkType(schema: Schema): DataType = typeOf(schema, Set.empty)
 
-  /** A converter from Avro generic values of `schema` (as a GenericDatumReader makes them) to Spark's values. */
-  def converter(schema: Schema): AnyRef => Any = convert(schema)
+  /**
+   * A reader of one value of `schema` from Avro binary straight into Spark's value (no Avro generic objects between):
+   * from the binary decoder when the data was written with `schema` itself, else from a [[ResolvingDecoder]] of the
+   * writer's schema and `schema`, which applies Avro's resolution rules. One reader serves one thread (it keeps scratch
+   * buffers).
+   */
+  def reader(schema: Schema): Decoder => Any = readerOf(schema)
 
   private def typeOf(schema: Schema, enclosing: Set[String]): DataType = (schema.getType, schema.getLogicalType) match {
     case (RECORD, _) =>
@@ -71,88 +74,172 @@ private[sparkkinesis] object AvroToSpark {
     if (simple.distinct.size == simple.size) simple else branches.map(_.getFullName.replace('.', '_'))
   }
 
-  private def convert(schema: Schema): AnyRef => Any = (schema.getType, schema.getLogicalType) match {
-    case (RECORD, _) =>
-      val fields = schema.getFields.asScala.map(f => convert(f.schema)).toArray
-      value => {
-        val record = value.asInstanceOf[IndexedRecord]
-        val row = new Array[Any](fields.length)
-        var i = 0
-        while (i < fields.length) {
-          val field = record.get(i)
-          row(i) = if (field == null) null else fields(i)(field)
-          i += 1
-        }
-        new GenericInternalRow(row): InternalRow
-      }
+  private def readerOf(schema: Schema): Decoder => Any = (schema.getType, schema.getLogicalType) match {
+    case (RECORD, _) => new RecordReader(schema)
     case (LONG, _: LogicalTypes.TimestampMillis | _: LogicalTypes.LocalTimestampMillis) =>
-      value => Math.multiplyExact(value.asInstanceOf[java.lang.Long].longValue, 1000L)
-    case (INT | LONG | FLOAT | DOUBLE | BOOLEAN, _) => identity
-    case (BYTES | FIXED, d: LogicalTypes.Decimal) =>
-      value => {
-        val unscaled = new java.math.BigInteger(bytesOf(value))
-        Decimal(new java.math.BigDecimal(unscaled, d.getScale), d.getPrecision, d.getScale)
+      in => Math.multiplyExact(in.readLong(), 1000L)
+    case (INT, _) => _.readInt()
+    case (LONG, _) => _.readLong()
+    case (FLOAT, _) => _.readFloat()
+    case (DOUBLE, _) => _.readDouble()
+    case (BOOLEAN, _) => _.readBoolean()
+    case (BYTES, d: LogicalTypes.Decimal) => in => decimal(bytes(in), d)
+    case (FIXED, d: LogicalTypes.Decimal) => in => decimal(fixed(in, schema.getFixedSize), d)
+    case (BYTES, _) => bytes
+    case (FIXED, _) => in => fixed(in, schema.getFixedSize)
+    case (STRING, _) =>
+      val scratch = new Utf8()
+      in => string(in.readString(scratch))
+    case (ENUM, _) =>
+      // Made once: UTF8Strings are never changed in place, so every row may hold the same symbol.
+      val symbols = schema.getEnumSymbols.asScala.map(UTF8String.fromString).toArray
+      in => symbols(in.readEnum())
+    case (NULL, _) =>
+      in => {
+        in.readNull()
+        null
       }
-    case (BYTES | FIXED, _) => bytesOf
-    case (STRING, _) => {
-      case utf8: Utf8 => UTF8String.fromBytes(utf8.getBytes, 0, utf8.getByteLength)
-      case other => UTF8String.fromString(other.toString)
-    }
-    case (ENUM, _) => value => UTF8String.fromString(value.toString)
-    case (NULL, _) => _ => null
-    case (ARRAY, _) =>
-      val element = convert(schema.getElementType)
-      value => {
-        val items = value.asInstanceOf[java.util.Collection[AnyRef]]
-        val out = new Array[Any](items.size)
-        var i = 0
-        val it = items.iterator()
-        while (it.hasNext) {
-          val item = it.next()
-          out(i) = if (item == null) null else element(item)
-          i += 1
-        }
-        new GenericArrayData(out)
-      }
-    case (MAP, _) =>
-      val entryValue = convert(schema.getValueType)
-      value => {
-        val map = value.asInstanceOf[java.util.Map[AnyRef, AnyRef]]
-        val keys = new Array[Any](map.size)
-        val values = new Array[Any](map.size)
-        var i = 0
-        val it = map.entrySet.iterator()
-        while (it.hasNext) {
-          val entry = it.next()
-          keys(i) = UTF8String.fromString(entry.getKey.toString)
-          values(i) = if (entry.getValue == null) null else entryValue(entry.getValue)
-          i += 1
-        }
-        new ArrayBasedMapData(new GenericArrayData(keys), new GenericArrayData(values))
-      }
+    case (ARRAY, _) => new ArrayReader(readerOf(schema.getElementType))
+    case (MAP, _) => new MapReader(readerOf(schema.getValueType))
     case (UNION, _) =>
+      val branches = schema.getTypes.asScala.toSeq
+      // The null branch has no reader: its value is null, for the union as a whole.
+      val readers = branches.map(b => if (b.getType == NULL) null else readerOf(b)).toArray
       nonNullBranches(schema) match {
-        case Seq(only) => convert(only)
-        case _ =>
-          val branches = schema.getTypes.asScala.toSeq
-          val nonNull = nonNullBranches(schema)
+        case Seq(_) =>
+          in => {
+            val branch = readers(in.readIndex())
+            if (branch == null) { in.readNull(); null }
+            else branch(in)
+          }
+        case nonNull =>
           // Position of each union branch among the struct's fields (null has none).
           val slot = branches.map(b => nonNull.indexWhere(_ eq b)).toArray
-          val converters = branches.map(convert).toArray
-          value => {
-            val branch = GenericData.get().resolveUnion(schema, value)
-            val row = new Array[Any](nonNull.size)
-            if (slot(branch) >= 0) row(slot(branch)) = converters(branch)(value)
-            new GenericInternalRow(row): InternalRow
+          in => {
+            val branch = in.readIndex()
+            if (readers(branch) == null) { in.readNull(); null }
+            else {
+              val row = new Array[Any](nonNull.size)
+              row(slot(branch)) = readers(branch)(in)
+              new GenericInternalRow(row): InternalRow
+            }
           }
       }
   }
 
-  private def bytesOf(value: AnyRef): Array[Byte] = value match {
-    case buffer: ByteBuffer =>
+  /**
+   * A record's fields in the order the data has them: a resolving decoder says it (a writer's field order may differ,
+   * and fields only the reader has come last, read from their defaults); the binary decoder of the reader's own schema
+   * has them in the reader's order.
+   */
+  private final class RecordReader(schema: Schema) extends (Decoder => Any) {
+    private val fields = schema.getFields.asScala.map(f => readerOf(f.schema)).toArray
+
+    def apply(in: Decoder): Any = {
+      val row = new Array[Any](fields.length)
+      val order = in match {
+        case resolving: ResolvingDecoder => resolving.readFieldOrderIfDiff()
+        case _ => null
+      }
+      var i = 0
+      if (order == null) while (i < fields.length) {
+        row(i) = fields(i)(in)
+        i += 1
+      }
+      else while (i < order.length) {
+        val at = order(i).pos
+        row(at) = fields(at)(in)
+        i += 1
+      }
+      new GenericInternalRow(row): InternalRow
+    }
+  }
+
+  private final class ArrayReader(element: Decoder => Any) extends (Decoder => Any) {
+    def apply(in: Decoder): Any = {
+      var block = in.readArrayStart()
+      val items = new Items(block)
+      while (block > 0) {
+        var i = 0L
+        while (i < block) {
+          items.add(element(in))
+          i += 1
+        }
+        block = in.arrayNext()
+      }
+      new GenericArrayData(items.all)
+    }
+  }
+
+  /** Entries in the data's order; a key written twice keeps its last value, as Avro's own reader keeps it. */
+  private final class MapReader(value: Decoder => Any) extends (Decoder => Any) {
+    private val scratch = new Utf8()
+
+    def apply(in: Decoder): Any = {
+      val entries = new java.util.LinkedHashMap[UTF8String, Any]()
+      var block = in.readMapStart()
+      while (block > 0) {
+        var i = 0L
+        while (i < block) {
+          val key = string(in.readString(scratch))
+          entries.put(key, value(in))
+          i += 1
+        }
+        block = in.mapNext()
+      }
+      val keys = new Array[Any](entries.size)
+      val values = new Array[Any](entries.size)
+      var i = 0
+      val it = entries.entrySet.iterator()
+      while (it.hasNext) {
+        val entry = it.next()
+        keys(i) = entry.getKey
+        values(i) = entry.getValue
+        i += 1
+      }
+      new ArrayBasedMapData(new GenericArrayData(keys), new GenericArrayData(values))
+    }
+  }
+
+  /**
+   * An array's items, gathered block by block; the first allocation is bounded (`firstBlock`: the first block's count),
+   * so that a corrupt count fails at the data's end rather than by allocating for it.
+   */
+  private final class Items(firstBlock: Long) {
+    private var items = new Array[AnyRef](math.max(0L, math.min(firstBlock, 1024L)).toInt)
+    private var size = 0
+
+    def add(item: Any): Unit = {
+      if (size == items.length) items = java.util.Arrays.copyOf(items, size * 2 + 8)
+      items(size) = item.asInstanceOf[AnyRef]
+      size += 1
+    }
+
+    def all: Array[Any] =
+      (if (size == items.length) items else java.util.Arrays.copyOf(items, size)).asInstanceOf[Array[Any]]
+  }
+
+  /** A copy of the string's bytes: `utf8` is a scratch buffer the next string overwrites. */
+  private def string(utf8: Utf8): UTF8String =
+    UTF8String.fromBytes(java.util.Arrays.copyOf(utf8.getBytes, utf8.getByteLength))
+
+  private def bytes(in: Decoder): Array[Byte] = {
+    val buffer = in.readBytes(null)
+    if (buffer.hasArray && buffer.arrayOffset == 0 && buffer.position == 0 && buffer.limit == buffer.array.length)
+      buffer.array
+    else {
       val out = new Array[Byte](buffer.remaining)
       buffer.duplicate().get(out)
       out
-    case fixed: GenericFixed => fixed.bytes
+    }
   }
+
+  private def fixed(in: Decoder, size: Int): Array[Byte] = {
+    val out = new Array[Byte](size)
+    in.readFixed(out, 0, size)
+    out
+  }
+
+  private def decimal(unscaled: Array[Byte], d: LogicalTypes.Decimal): Decimal =
+    Decimal(new java.math.BigDecimal(new java.math.BigInteger(unscaled), d.getScale), d.getPrecision, d.getScale)
 }

@@ -4,7 +4,9 @@ import java.nio.ByteBuffer
 
 import org.apache.avro.Schema
 import org.apache.avro.generic.{GenericData, GenericRecord}
+import org.apache.avro.io.DecoderFactory
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
@@ -79,13 +81,9 @@ class AvroConversionSuite extends AnyFunSuite with Matchers {
     "counts" -> MapType(StringType, LongType),
     "inner" -> StructType(Seq(StructField("x", IntegerType)))).map { case (n, t) => StructField(n, t) })
 
-  /** The record as Avro bytes, decoded by a GenericDatumReader into Spark's values, as the GSR decoder does. */
-  private def toSpark(r: GenericRecord): InternalRow = {
-    val bytes = GsrTestData.avro(r)
-    val reader = new org.apache.avro.generic.GenericDatumReader[AnyRef](r.getSchema, schema)
-    val datum = reader.read(null, org.apache.avro.io.DecoderFactory.get().binaryDecoder(bytes, null))
-    AvroToSpark.converter(schema)(datum).asInstanceOf[InternalRow]
-  }
+  /** The record as Avro bytes, read into Spark's values as the GSR decoder reads data of the reader's own schema. */
+  private def toSpark(r: GenericRecord): InternalRow =
+    AvroToSpark.reader(schema)(DecoderFactory.get().binaryDecoder(GsrTestData.avro(r), null)).asInstanceOf[InternalRow]
 
   test("every Avro type has its Spark type, all fields nullable") {
     AvroToSpark.sparkType(schema) shouldBe expectedType
@@ -107,6 +105,19 @@ class AvroConversionSuite extends AnyFunSuite with Matchers {
     row.getArray(15).toSeq[UTF8String](StringType).map(_.toString) shouldBe Seq("a", "b")
     row.getMap(16).valueArray.getLong(0) shouldBe 3L
     row.getStruct(17, 1).getInt(0) shouldBe 5
+  }
+
+  test("Given a record of every type, when read through Avro's resolving decoder (as data of another writer version " +
+    "is), then its Spark values are those read straight") {
+    // Given the record's bytes, read straight and through a resolving decoder of the same writer and reader
+    val bytes = GsrTestData.avro(record)
+    val resolving =
+      DecoderFactory.get().resolvingDecoder(schema, schema, DecoderFactory.get().binaryDecoder(bytes, null))
+    // When each is made an UnsafeRow (whose equality is its bytes: maps and binaries included)
+    val unsafe = UnsafeProjection.create(expectedType)
+    val resolved = unsafe(AvroToSpark.reader(schema)(resolving).asInstanceOf[InternalRow]).copy()
+    // Then they are the same
+    resolved shouldBe unsafe(toSpark(record)).copy()
   }
 
   test("Given a recursive record, then it has no Spark type and the message names the record") {
@@ -136,9 +147,7 @@ class AvroConversionSuite extends AnyFunSuite with Matchers {
       InternalRow(null))
     val datum = SparkToAvro.converter(avroSchema, struct)(row).asInstanceOf[GenericRecord]
     val bytes = GsrTestData.avro(datum)
-    val reader = new org.apache.avro.generic.GenericDatumReader[AnyRef](avroSchema)
-    val back = AvroToSpark.converter(avroSchema)(
-      reader.read(null, org.apache.avro.io.DecoderFactory.get().binaryDecoder(bytes, null))).asInstanceOf[InternalRow]
+    val back = AvroToSpark.reader(avroSchema)(DecoderFactory.get().binaryDecoder(bytes, null)).asInstanceOf[InternalRow]
     back.getUTF8String(0).toString shouldBe "a"
     back.getLong(1) shouldBe 7L
     back.getDecimal(2, 9, 2).toJavaBigDecimal shouldBe new java.math.BigDecimal("1.50")

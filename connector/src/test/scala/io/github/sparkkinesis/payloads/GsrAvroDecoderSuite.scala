@@ -32,6 +32,41 @@ class GsrAvroDecoderSuite extends AnyFunSuite with Matchers {
     registry.fetches shouldBe 2
   }
 
+  test("Given a writer version with the reader's fields in another order and a field the reader lacks between them, " +
+    "then each value lands in the reader's field, the lacking one skipped") {
+    // Given a writer that puts currency first, an extra field next, and amount as an int before id
+    val v3Id = UUID.fromString("33333333-2222-3333-4444-555555555555")
+    val v3 = new org.apache.avro.Schema.Parser().parse(
+      """{"type":"record","name":"Order","namespace":"shop","fields":[{"name":"currency","type":"string"},
+        |{"name":"extra","type":{"type":"array","items":"long"}},{"name":"amount","type":"int"},
+        |{"name":"id","type":"string"}]}""".stripMargin)
+    val record = new org.apache.avro.generic.GenericData.Record(v3)
+    record.put("currency", "USD")
+    record.put("extra", java.util.Arrays.asList(1L, 2L))
+    record.put("amount", 5)
+    record.put("id", "x")
+    val d = decoder(new Registry(SchemaVersion(v3Id, v3.toString, "AVRO")))
+    // When its records are read with version 2 as reader, twice (the second through the same resolving decoder)
+    val framed = GsrFrame.write(v3Id, avro(record), zlib = false)
+    val rows = Seq(d.decode(framed), d.decode(framed)).map(r => fields(r.toOption.get))
+    // Then each has the reader's fields in the reader's order
+    rows shouldBe Seq.fill(2)(Seq(s("x"), 5L, s("USD")))
+  }
+
+  test("Given a timestamp in milliseconds beyond Spark's range, then the record fails saying the value does not fit") {
+    val schema = new org.apache.avro.Schema.Parser().parse(
+      """{"type":"record","name":"Event","fields":[
+        |{"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}}]}""".stripMargin)
+    val id = UUID.fromString("44444444-2222-3333-4444-555555555555")
+    val record = new org.apache.avro.generic.GenericData.Record(schema)
+    record.put("at", Long.MaxValue / 10)
+    val failure = decoder(new Registry(SchemaVersion(id, schema.toString, "AVRO")), schema)
+      .decode(GsrFrame.write(id, avro(record), zlib = false))
+    failure.left.toOption.get shouldBe DecodeFailure(
+      Some(id),
+      s"a value of schema version $id does not fit its Spark type: long overflow")
+  }
+
   test("Given a version that cannot be had for a while, when it can be had again, then it is decoded: the decoder " +
     "keeps only the versions it had, and leaves when to ask again to its lookup") {
     val registry = new Registry(v1)

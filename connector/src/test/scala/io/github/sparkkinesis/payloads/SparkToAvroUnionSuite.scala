@@ -1,7 +1,7 @@
 package io.github.sparkkinesis.payloads
 
 import org.apache.avro.Schema
-import org.apache.avro.generic.{GenericDatumReader, GenericRecord}
+import org.apache.avro.generic.GenericRecord
 import org.apache.avro.io.DecoderFactory
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types._
@@ -24,8 +24,7 @@ class SparkToAvroUnionSuite extends AnyFunSuite with Matchers {
     val struct = StructType(Seq(StructField("v", valueType)))
     val datum = SparkToAvro.converter(schema, struct)(InternalRow(value)).asInstanceOf[GenericRecord]
     val bytes = GsrTestData.avro(datum)
-    val read = new GenericDatumReader[AnyRef](schema).read(null, DecoderFactory.get().binaryDecoder(bytes, null))
-    AvroToSpark.converter(schema)(read).asInstanceOf[InternalRow]
+    AvroToSpark.reader(schema)(DecoderFactory.get().binaryDecoder(bytes, null)).asInstanceOf[InternalRow]
   }
 
   private def s(text: String) = UTF8String.fromString(text)
