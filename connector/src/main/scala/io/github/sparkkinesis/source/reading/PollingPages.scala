@@ -86,8 +86,7 @@ private[sparkkinesis] final class PollingPages(
     var expiredInARow = 0
     while (true) {
       if (pacedUntilMs > deadlineMs) return None
-      val wait = math.max(lastCallAtMs + fetchIntervalMs, pacedUntilMs) - clock()
-      if (wait > 0) sleep(wait)
+      awaitNextCall()
       lastCallAtMs = clock()
       try {
         val it = currentIterator() match {
@@ -127,6 +126,13 @@ private[sparkkinesis] final class PollingPages(
       }
     }
     None
+  }
+
+  /** Waits out the fetch interval since the last call and the last page's pacing. */
+  override def awaitNextCall(): Boolean = {
+    val wait = math.max(lastCallAtMs + fetchIntervalMs, pacedUntilMs) - clock()
+    if (wait > 0) sleep(wait)
+    true
   }
 
   /**

@@ -48,6 +48,12 @@ private[sparkkinesis] trait ShardPages {
   def takenOver(): Unit = ()
 
   /**
+   * Waits until the next [[fetch]] may call Kinesis at once, and says whether that page is read on demand (polling),
+   * where a larger limit brings a larger page; a subscription's pages take what was pushed: false, without waiting.
+   */
+  def awaitNextCall(): Boolean = false
+
+  /**
    * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long
    * as its task runs (real-time mode). Polling needs no wait of its own: its next fetch is paced.
    */

@@ -30,8 +30,9 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]] of record data and
  * [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's memory; the pages
  * fetched and not yet queued (one per shard, waiting while the queue is full) hold at most [[RealTimeRows.FetchBytes]]
- * and [[RealTimeRows.FetchRows]] together, each shard's page sized to an equal share of them ([[ShardFeed]]), so a task
- * reading hundreds of backlogged shards holds no more than one reading a few.
+ * and [[RealTimeRows.FetchRows]] together, each shard's page sized to an equal share of half of them and what the other
+ * half lends it while free ([[FetchBudget]]), so a task reading hundreds of backlogged shards holds no more than one
+ * reading a few.
  *
  * A shard read to its end is followed into its children ([[ChildShards]]): a split's children by the task that read the
  * parent, a merge's child by the task that read its first parent, once the other parent is read to its end too. A
@@ -61,14 +62,14 @@ private[source] final class RealTimeRows(
   private val feeds = new ConcurrentHashMap[ShardRef, ShardFeed]()
 
   /**
-   * Feeds whose thread has not stopped. They share the fetch budget equally, counted as at least the task's shards from
-   * the start, so the first feeds to start do not size their pages for the shards started after them.
+   * Feeds whose thread has not stopped. They share the fetch budget, counted as at least the task's shards from the
+   * start, so the first feeds to start do not size their pages for the shards started after them.
    */
   private val reading = new AtomicInteger()
-  private val share = () => {
-    val n = math.max(math.max(1, partition.shards.size), reading.get)
-    FetchShare(RealTimeRows.FetchBytes / n, RealTimeRows.FetchRows / n)
-  }
+  private val budget = new FetchBudget(
+    RealTimeRows.FetchBytes,
+    RealTimeRows.FetchRows,
+    () => math.max(partition.shards.size, reading.get))
 
   /** Per shard read, the position after the last row handed over (written by the task's thread only). */
   private val handed = new ConcurrentHashMap[ShardRef, ShardPosition]()
@@ -212,7 +213,7 @@ private[source] final class RealTimeRows(
       settings.recordsPerFetch,
       settings.dropMisroutedRecords,
       enqueue,
-      share,
+      budget,
       pending = taken.fold(Vector.empty[FeedItem.Record])(_.pending),
       walkedBefore = taken.fold(0L)(_.walked),
       size = taken.fold(RecordSize.Unknown)(_.recordSize))
@@ -251,13 +252,13 @@ private[source] object RealTimeRows {
   val QueueRows: Long = 50000L
 
   /**
-   * Most record data the pages a task's feeds fetched and have not yet queued hold together: each shard's page is sized
-   * to an equal share. A task of one shard reads Kinesis' full 10-MiB pages; one of 100 shards pages of 330 KiB, which
-   * still carry 1.6 MiB/s per shard at 5 calls a second: 160 MiB/s for the task, about what its core turns into rows.
+   * Most record data the pages a task's feeds fetched and have not yet queued hold together ([[FetchBudget]]). A task
+   * of one shard reads Kinesis' full 10-MiB pages; one of 100 shards pages of at least 165 KiB, and of up to 4 MiB
+   * while the budget's lending half is free: at the shards' 2 MiB/s, a call every one or two seconds.
    */
   val FetchBytes: Long = 32L << 20
 
-  /** Most rows those pages hold together: 1,000 per shard at 100 shards, what a shard takes in a second at most. */
+  /** Most rows those pages hold together: at least 500 per shard at 100 shards. */
   val FetchRows: Long = 100000L
 
   /** What a queued record counts against [[QueueRows]]: its rows, and at least one for the item itself. */

@@ -3,12 +3,10 @@ package io.github.sparkkinesis.source.realtime
 import org.apache.spark.sql.catalyst.InternalRow
 import org.slf4j.LoggerFactory
 
+import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.source.reading.{RowBuilder, ShardPages, TaskShard}
-
-/** How much of its task's fetch budget a shard's next page may hold: data bytes and rows. */
-private[realtime] final case class FetchShare(bytes: Long, rows: Long)
 
 /** A shard's average record, by which its pages are sized to their share: data bytes, and rows (KPL aggregates). */
 private[source] final case class RecordSize(bytes: Long, rows: Double)
@@ -59,9 +57,11 @@ private[source] object FeedItem {
  * Reads one shard of a real-time task from `shard.start` for as long as the task runs, on a thread of its own: first
  * the records an earlier task's reader of these `pages` fetched but did not hand over (`pending`), then each page's
  * records go to `emit` as [[FeedItem.Record]]s, which may block while the task's queue is full. Each page is asked for
- * with a record limit that keeps it within the feed's `share` of the task's fetch budget, judged by the shard's last
- * page (`size`: what an earlier task's reader of these pages learnt, else [[RecordSize.Unknown]]): what a task holds
- * fetched but not yet queued stays bounded by the task, not by its shards. An empty page is followed by a wait on the
+ * with a record limit that keeps it within the share of the task's fetch `budget` it holds until its records are
+ * queued, judged by the shard's last page (`size`: what an earlier task's reader of these pages learnt, else
+ * [[RecordSize.Unknown]]): what a task holds fetched but not yet queued stays bounded by the task, not by its shards.
+ * Only a page read on demand (polling) borrows beyond the feed's equal share, and only once its call is due, so no loan
+ * waits out a shard's pacing; a subscription's page takes what was pushed. An empty page is followed by a wait on the
  * pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the shard's end, or when
  * interrupted; stopped by an interrupt, it knows every record it fetched and did not emit ([[unsent]]), so its pages
  * can go on in the next batch ([[WarmShards]]).
@@ -72,7 +72,7 @@ private[realtime] final class ShardFeed(
     recordsPerFetch: Int,
     dropMisrouted: Boolean,
     emit: FeedItem => Unit,
-    share: () => FetchShare,
+    budget: FetchBudget,
     awaitMs: Long = ShardFeed.AwaitMs,
     pending: Vector[FeedItem.Record] = Vector.empty,
     walkedBefore: Long = 0L,
@@ -109,21 +109,12 @@ private[realtime] final class ShardFeed(
     try {
       emitPending()
       while (!pages.isEnded && !Thread.currentThread().isInterrupted) {
-        pages.fetch(Long.MaxValue, pageLimit()).foreach { page =>
-          millisBehind = page.millisBehindLatest
-          toEmit = page.records.map { record =>
-            FeedItem.Record(
-              ref,
-              rows.rows(record, misrouted).toArray,
-              record.approximateArrivalTimestampMillis,
-              record.sequenceNumber,
-              record.data.length.toLong)
-          }.toVector
-          learnRecordSize(toEmit)
-          noteWalk(page.records.isEmpty)
-          emitPending()
-          if (pages.isEnded) emit(FeedItem.Ended(ref, page.childShardIds))
-          else if (page.records.isEmpty) pages.awaitMore(awaitMs)
+        val page =
+          if (!pages.awaitNextCall()) fetchAndEmit(budget.equalShare)
+          else budget.holding(if (millisBehind > 0) FetchBudget.LoanWaitMs else 0L)(fetchAndEmit)
+        page.foreach { p =>
+          if (pages.isEnded) emit(FeedItem.Ended(ref, p.childShardIds))
+          else if (p.records.isEmpty) pages.awaitMore(awaitMs)
         }
       }
       stoppedByTask = !pages.isEnded
@@ -134,13 +125,30 @@ private[realtime] final class ShardFeed(
       case e: Throwable => emit(FeedItem.Failed(ref, e))
     }
 
+  /** Fetches the next page within `share` and emits its records. */
+  private def fetchAndEmit(share: FetchShare): Option[RecordBatch] =
+    pages.fetch(Long.MaxValue, pageLimit(share)).map { page =>
+      millisBehind = page.millisBehindLatest
+      toEmit = page.records.map { record =>
+        FeedItem.Record(
+          ref,
+          rows.rows(record, misrouted).toArray,
+          record.approximateArrivalTimestampMillis,
+          record.sequenceNumber,
+          record.data.length.toLong)
+      }.toVector
+      learnRecordSize(toEmit)
+      noteWalk(page.records.isEmpty)
+      emitPending()
+      page
+    }
+
   /**
-   * Records for the next page: as many as the feed's share of the task's fetch budget holds, in bytes and in rows, at
-   * the shard's average record (at least one, at most `recordsPerFetch`).
+   * Records for the next page: as many as `share` holds, in bytes and in rows, at the shard's average record (at least
+   * one, at most `recordsPerFetch`).
    */
-  private def pageLimit(): Int = {
-    val s = share()
-    val fit = math.min(s.bytes / recordSize.bytes, (s.rows / recordSize.rows).toLong)
+  private def pageLimit(share: FetchShare): Int = {
+    val fit = math.min(share.bytes / recordSize.bytes, (share.rows / recordSize.rows).toLong)
     math.max(1L, math.min(recordsPerFetch.toLong, fit)).toInt
   }
 

@@ -226,7 +226,7 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
         if (emitted == 2) throw new InterruptedException("the task ended while the queue was full")
         emitted += 1
       },
-      () => FetchShare(Long.MaxValue, Long.MaxValue))
+      new FetchBudget(Long.MaxValue, Long.MaxValue, () => 1))
     feed.run()
     val (kept, unsent, _, _) = feed.unsent.get
     kept shouldBe pages
@@ -239,7 +239,7 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
       (from until from + n).map(i => KinesisRecord(new Array[Byte](100 << 10), "pk", s"$i", 0L)),
       Some("next"),
       1L)
-    val share = () => FetchShare(1L << 20, Long.MaxValue)
+    val share = new FetchBudget(2L << 20, Long.MaxValue, () => 1) // an equal share of 1 MiB
     def stopAfter(n: Int): FeedItem => Unit = {
       var emitted = 0
       _ => {
@@ -272,6 +272,31 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
     next.limits shouldBe Seq(10)
   }
 
+  test("given a polling feed whose task's budget has its lending half free, when it fetches, then its pages borrow " +
+    "beyond its equal share, while a subscription's stay within it") {
+    def page(from: Int) = RecordBatch(
+      (from until from + 20).map(i => KinesisRecord(new Array[Byte](100 << 10), "pk", s"$i", 0L)),
+      Some("next"),
+      1L)
+    def read(pages: RecordingPages): Seq[Int] = {
+      var emitted = 0
+      new ShardFeed(
+        TaskShard("s", "shard-1", 1L, TrimHorizon, None),
+        pages,
+        10000,
+        dropMisrouted = false,
+        _ => {
+          if (emitted == 20) throw new InterruptedException("the task ended")
+          emitted += 1
+        },
+        new FetchBudget(2L << 20, Long.MaxValue, () => 1)).run() // equal share 1 MiB, 1 MiB to lend
+      pages.limits.toSeq
+    }
+
+    read(new RecordingPages(Seq(page(1), page(21)), onDemand = true)) shouldBe Seq(2, 20)
+    read(new RecordingPages(Seq(page(1), page(21)))) shouldBe Seq(1, 10)
+  }
+
   test("given executors, when real-time batches are planned twice, then each task prefers the same executor, where " +
     "its shards' readers were parked") {
     val tracked = Map("s" -> (1 to 6).map(i => s"shard-$i" -> ShardState(TrimHorizon, Nil)).toMap)
@@ -288,7 +313,9 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
   }
 
   /** Pages that hand out `batches` one by one, then empty ones, and note how they were closed. */
-  private final class RecordingPages(batches: Seq[RecordBatch] = Nil) extends ShardPages {
+  /** Pages that record each fetch's limit; `onDemand`: read on demand, as polling's are. */
+  private final class RecordingPages(batches: Seq[RecordBatch] = Nil, onDemand: Boolean = false) extends ShardPages {
+    override def awaitNextCall(): Boolean = onDemand
     private var left = batches
     var closedAs: Option[Boolean] = None
     val limits = mutable.Buffer.empty[Int]
