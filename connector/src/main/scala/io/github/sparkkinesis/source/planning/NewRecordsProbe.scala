@@ -101,9 +101,10 @@ private[source] final class NewRecordsProbe(
    * An iterator that starts exactly at `position` of `shardId`, from the last check of the shard, which found records
    * there; None if that check found none, or checked another position. GetShardIterator's API reference: an iterator
    * names a position in the shard and expires 5 minutes after Kinesis returns it (GetRecords then answers
-   * ExpiredIteratorException, and a reader gets a new one at the same position); a GetRecords call does not use it up,
-   * so the check's call with limit 1 and the task's read the same records from it. Not for a position inside a KPL
-   * aggregate (AFTER_SUB_SEQUENCE_NUMBER), which a task reads from that aggregate's record on.
+   * ExpiredIteratorException, and a reader gets a new one at the same position). It names no single use (a throttled
+   * GetRecords is retried with the same iterator): the check's call with limit 1 and the task's read the same records.
+   * Not for a position inside a KPL aggregate (AFTER_SUB_SEQUENCE_NUMBER), which a task reads from that aggregate's
+   * record on.
    */
   def iteratorAt(shardId: String, position: ShardPosition): Option[String] = synchronized {
     foundAt.get(shardId).collect { case (`position`, iterator) => iterator }
