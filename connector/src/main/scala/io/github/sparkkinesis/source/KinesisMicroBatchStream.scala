@@ -16,7 +16,7 @@ import io.github.sparkkinesis.client.{Backoff, ClientSettings, HashKeyRange, Kin
 import io.github.sparkkinesis.cloudwatch.ConsumerLagPublisher
 import io.github.sparkkinesis.metadata.{AtomicFiles, ShardEndStore, ShardEndStores}
 import io.github.sparkkinesis.metrics.{MetricNames, QueryMetrics}
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardState}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardState}
 import io.github.sparkkinesis.options.KinesisSourceOptions
 import io.github.sparkkinesis.source.planning.{
   BatchEnds,
@@ -236,8 +236,22 @@ class KinesisMicroBatchStream(
       log.warn(s"Spark asked for the batch from offset ${from.batch} to offset ${offset.batch}, which is not after " +
         "it: nothing to read.")
       Array.empty
-    } else TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards).toArray[InputPartition]
+    } else {
+      TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards, checkedIterators(offset))
+        .toArray[InputPartition]
+    }
   }
+
+  /**
+   * The iterators the driver's checks found records with, for the polling tasks of a batch this run planned: each task
+   * that starts where its shard's check found records reads from that check's iterator instead of getting one. A batch
+   * planned by an earlier run has none (this run's checks were made elsewhere, if at all), and a subscription needs
+   * none.
+   */
+  private def checkedIterators(offset: KinesisSourceOffset): (String, String, ShardPosition) => Option[String] =
+    (stream, shardId, start) =>
+      if (!lastPlanned.contains(offset.batch) || fanOut.contains(stream)) None
+      else planners.get(stream).flatMap(_.checkedIterator(shardId, start))
 
   /** A stream's shards' hash key ranges, when sub-records outside them are dropped. */
   private def rangesOf(stream: String, shardIds: Seq[String]): Map[String, HashKeyRange] =

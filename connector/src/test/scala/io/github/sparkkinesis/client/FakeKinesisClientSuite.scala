@@ -130,15 +130,17 @@ class FakeKinesisClientSuite extends AnyFunSuite with Matchers {
     }
   }
 
-  test("iterators expire after five minutes of clock time, or on demand") {
+  test("iterators can be used again until they expire, after five minutes of clock time, or on demand") {
     withStream(1) { (fake, clock) =>
       // Given
+      val sequence = fake.putRecordToShard("s", "shardId-000000000000", Array[Byte](1))
       val it = fake.shardIterator("s", "shardId-000000000000", IteratorStart.TrimHorizon)
 
       // When / Then
+      fake.getRecords("s", it, 1).records.map(_.sequenceNumber) shouldBe Seq(sequence) // a call does not use it up
       fake.expireNextIterator()
       an[ExpiredIteratorException] should be thrownBy fake.getRecords("s", it, 10)
-      fake.getRecords("s", it, 10).records shouldBe empty // only the next call was affected
+      fake.getRecords("s", it, 10).records.map(_.sequenceNumber) shouldBe Seq(sequence) // only the next call failed
       clock.advance(5 * 60 * 1000L + 1)
       an[ExpiredIteratorException] should be thrownBy fake.getRecords("s", it, 10)
     }

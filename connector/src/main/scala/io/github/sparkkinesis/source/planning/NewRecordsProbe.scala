@@ -31,6 +31,10 @@ import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
  * driver's own iterator until then). A closed shard found read to its end is marked finished, which makes its children
  * readable and checked in the same call.
  *
+ * A check that finds records keeps the iterator of its last GetRecords call, which starts exactly at the shard's
+ * (possibly advanced) position, for the batch's task of that shard ([[iteratorAt]]): the task then makes no
+ * GetShardIterator call of its own.
+ *
  * A check that fails for a passing reason (throttling, an expired iterator, a connection reset, a shard that just
  * expired) is `unanswered`: the driver looks again later, and an AvailableNow run does not count the shard as having
  * reached its target. A shard whose checks keep failing for `failureTimeoutMs` fails the query with the last error;
@@ -49,6 +53,9 @@ private[source] final class NewRecordsProbe(
 
   /** Per shard: the position checked, the iterator that goes on from where the last check ended, pages walked. */
   private val iterators = mutable.Map.empty[String, (ShardPosition, String, Long)]
+
+  /** Per shard whose last check found records: the position it found them at, and an iterator that starts there. */
+  private val foundAt = mutable.Map.empty[String, (ShardPosition, String)]
   private val failures = mutable.Map.empty[String, FailureWindow]
   private var pool: Option[ExecutorService] = None
   private val calls = new AtomicLong()
@@ -88,6 +95,19 @@ private[source] final class NewRecordsProbe(
       toCheck = if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(seen)
     }
     found
+  }
+
+  /**
+   * An iterator that starts exactly at `position` of `shardId`, from the last check of the shard, which found records
+   * there; None if that check found none, or checked another position. GetShardIterator's API reference: an iterator
+   * names a position in the shard and expires 5 minutes after Kinesis returns it (GetRecords then answers
+   * ExpiredIteratorException, and a reader gets a new one at the same position). It names no single use (a throttled
+   * GetRecords is retried with the same iterator): the check's call with limit 1 and the task's read the same records.
+   * Not for a position inside a KPL aggregate (AFTER_SUB_SEQUENCE_NUMBER), which a task reads from that aggregate's
+   * record on.
+   */
+  def iteratorAt(shardId: String, position: ShardPosition): Option[String] = synchronized {
+    foundAt.get(shardId).collect { case (`position`, iterator) => iterator }
   }
 
   /**
@@ -160,18 +180,27 @@ private[source] final class NewRecordsProbe(
             failures.remove(shardId)
             if (outcome.forall(_ == Idle) && advance.isEmpty) iterators(shardId) = (position, iterator, walked)
             else iterators.remove(shardId)
+            // The page that had records was read from `iterator`: it starts at the shard's position, past any walk.
+            val from = advance.getOrElse(position)
+            if (outcome.contains(HasRecords) && handsOver(from)) foundAt(shardId) = (from, iterator)
+            else foundAt.remove(shardId)
           }
           (outcome.getOrElse(Walking), advance) // still walking empty pages: neither news nor known to be idle
         } catch {
           case e: AccessException => throw e
           case _: TimestampInFutureException =>
+            synchronized(foundAt.remove(shardId))
             (Idle, None) // Kinesis' clock has not reached the position yet: nothing can be there
           case _: ThrottledException | _: ExpiredIteratorException =>
-            synchronized(iterators.remove(shardId))
+            synchronized {
+              iterators.remove(shardId)
+              foundAt.remove(shardId)
+            }
             (Unanswered, None)
           case e: KinesisClientException =>
             synchronized {
               iterators.remove(shardId)
+              foundAt.remove(shardId)
               failures.getOrElseUpdate(
                 shardId,
                 new FailureWindow(s"Checking shard $shardId of stream $stream", failureTimeoutMs, clock)).failed(e)
@@ -190,6 +219,7 @@ private[source] final class NewRecordsProbe(
   /** Drops what is kept about shards no longer tracked, so nothing grows with resharding. */
   private def forgetAllBut(tracked: collection.Set[String]): Unit = synchronized {
     iterators --= iterators.keys.filterNot(tracked).toList
+    foundAt --= foundAt.keys.filterNot(tracked).toList
     failures --= failures.keys.filterNot(tracked).toList
   }
 
@@ -232,6 +262,12 @@ private[source] object NewRecordsProbe {
    * a record is left out of that check.
    */
   val OldestWalkPages = 100
+
+  /** Whether a task starting at `position` may read from the iterator a check found records with ([[iteratorAt]]). */
+  private def handsOver(position: ShardPosition): Boolean = position match {
+    case _: ShardPosition.AfterSubSequenceNumber | ShardPosition.ShardEnd => false
+    case _ => true
+  }
 
   sealed trait Outcome
   case object HasRecords extends Outcome

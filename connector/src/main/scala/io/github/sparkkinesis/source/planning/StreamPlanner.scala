@@ -107,6 +107,13 @@ private[source] final class StreamPlanner(
    */
   def closedShards: Set[String] = listing.current(force = false).filter(_.isClosed).map(_.shardId).toSet
 
+  /**
+   * An iterator the last check of `shardId` found records with, which starts exactly at `position`, for the task that
+   * reads the shard from there ([[NewRecordsProbe.iteratorAt]]); None where no such check was made in this run.
+   */
+  def checkedIterator(shardId: String, position: ShardPosition): Option[String] =
+    if (probeStarted) probe.iteratorAt(shardId, position) else None
+
   /** GetRecords calls the driver's checks of this stream have made. */
   def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
 

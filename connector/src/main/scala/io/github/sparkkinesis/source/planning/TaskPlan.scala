@@ -1,7 +1,7 @@
 package io.github.sparkkinesis.source.planning
 
 import io.github.sparkkinesis.client.HashKeyRange
-import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardRead}
+import io.github.sparkkinesis.offsets.{KinesisSourceOffset, ShardPosition, ShardRead}
 import io.github.sparkkinesis.source.reading.{Expired, TaskPartition, TaskShard}
 
 /** How a micro-batch's shards are shared out among its tasks; pure, so unit-tested without Spark. */
@@ -72,7 +72,8 @@ private[source] object TaskPlan {
 
   /**
    * The tasks of the batch ending at `offset`; `ranges` gives a stream's shards' hash key ranges when needed, `closed`
-   * the shards the driver's listing of a stream shows closed. With `executors`, a task whose shards share a [[home]]
+   * the shards the driver's listing of a stream shows closed, `iterators` an iterator that starts exactly where a
+   * (stream, shard) starts in this batch, if the driver has one. With `executors`, a task whose shards share a [[home]]
    * prefers that executor.
    */
   def partitions(
@@ -80,7 +81,8 @@ private[source] object TaskPlan {
       ranges: (String, Seq[String]) => Map[String, HashKeyRange],
       executors: IndexedSeq[String] = IndexedSeq.empty,
       expired: Map[(String, String), Expired] = Map.empty,
-      closed: String => Set[String] = _ => Set.empty): Seq[TaskPartition] = {
+      closed: String => Set[String] = _ => Set.empty,
+      iterators: (String, String, ShardPosition) => Option[String] = (_, _, _) => None): Seq[TaskPartition] = {
     val planned = offset.plannedReads
     val rangesByStream = planned.groupBy(_.stream).map { case (s, reads) => s -> ranges(s, reads.map(_.shardId)) }
     val closedByStream = planned.map(_.stream).distinct.map(s => s -> closed(s)).toMap
@@ -90,15 +92,17 @@ private[source] object TaskPlan {
         offset.batch,
         task,
         reads.map { r =>
+          val start = offset.streams(r.stream)(r.shardId).position
           TaskShard(
             r.stream,
             r.shardId,
             offset.batch,
-            offset.streams(r.stream)(r.shardId).position,
+            start,
             rangesByStream(r.stream).get(r.shardId),
             r.read,
             expired = expired.get((r.stream, r.shardId)),
-            listedClosed = closedByStream(r.stream)(r.shardId))
+            listedClosed = closedByStream(r.stream)(r.shardId),
+            startIterator = iterators(r.stream, r.shardId, start))
         },
         legacy = offset.isLegacy,
         locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)

@@ -32,7 +32,8 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * returns. At the shard's limit that is when Kinesis serves the next call: after a page of B bytes it throttles every
  * call for B / 2 MiB/s (a 10-MiB page: 5 s), and waiting spares those throttled calls and their back-off's overshoot.
  * The wait counts from the answer, not from the call: Kinesis charges the page at some moment in between, and a call
- * timed from the request would come that moment too early and be throttled.
+ * timed from the request would come that moment too early and be throttled. Given `startIterator`, an iterator that
+ * starts exactly at `start` (the driver's check's), it reads from that one first instead of calling GetShardIterator.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -46,12 +47,14 @@ private[sparkkinesis] final class PollingPages(
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep,
     override val metrics: ReadMetrics = ReadMetrics.detached,
-    maxBytesPerSecond: Option[Long] = None) extends ShardPages {
+    maxBytesPerSecond: Option[Long] = None,
+    startIterator: Option[String] = None) extends ShardPages {
 
   private val log = LoggerFactory.getLogger(getClass)
   private val failures = new FailureWindow(s"Reading shard $shardId of stream $stream", failureTimeoutMs, clock)
 
-  private var iterator: Option[String] = None
+  /** The driver's check's iterator first, if given; renewed from [[position]] when it expires or a call fails. */
+  private var iterator: Option[String] = startIterator
   private var lastSequenceNumber: Option[String] = None
   private var lastCallAtMs = Long.MinValue / 2
 

@@ -93,7 +93,8 @@ private[sparkkinesis] object ShardPages {
           clock,
           sleep,
           metrics,
-          settings.maxBytesPerSecondPerShard)
+          settings.maxBytesPerSecondPerShard,
+          partition.startIterator)
       case Some(fanOut) =>
         new FanOutPages(
           FanOutClients.of(client),

@@ -25,7 +25,10 @@ final case class TaskPartition(
  * `stream` in micro-batch `batch`, starting at `start`, within the bounds `read` sets for a first attempt and, in a
  * batch read, up to `until`. `expired` is what the driver found trimmed when it planned this batch again after a
  * restart, and `kinesis.failOnDataLoss=false` let it go. `listedClosed`: the driver's listing showed the shard closed
- * when it planned the task (a task never lists the stream itself).
+ * when it planned the task (a task never lists the stream itself). `startIterator`: a GetRecords iterator that starts
+ * exactly at `start`, from the driver's check that found records there when it planned this batch, so that the task
+ * needs no GetShardIterator call (valid for 5 minutes from the check; an expired one is replaced from `start`); None
+ * for a batch planned again after a restart, and with enhanced fan-out.
  */
 final case class TaskShard(
     stream: String,
@@ -36,4 +39,5 @@ final case class TaskShard(
     read: ShardRead = ShardRead.Unbounded,
     until: Option[SequenceBound] = None,
     expired: Option[Expired] = None,
-    listedClosed: Boolean = false)
+    listedClosed: Boolean = false,
+    startIterator: Option[String] = None)

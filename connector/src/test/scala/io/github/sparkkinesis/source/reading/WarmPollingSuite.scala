@@ -40,9 +40,10 @@ class WarmPollingSuite extends AnyFunSuite with Matchers {
       warm: WarmShards,
       batch: Long,
       start: ShardPosition,
-      recorded: Option[ShardEndRecord] = None) {
+      recorded: Option[ShardEndRecord] = None,
+      startIterator: Option[String] = None) {
     val reader = new ShardReader(
-      TaskShard("s", shard, batch, start, None, ShardRead(Some(4L), None)),
+      TaskShard("s", shard, batch, start, None, ShardRead(Some(4L), None), startIterator = startIterator),
       recorded,
       settings,
       fake,
@@ -84,6 +85,19 @@ class WarmPollingSuite extends AnyFunSuite with Matchers {
     clock() - started shouldBe 500L // slept by the pages taken over, which sleep as their first task's reader did
     second.calls shouldBe 1L // its own call only, not the first task's too
     fake.getRecordsCalls shouldBe 2
+  }
+
+  test("given pages left by a task, when the shard's next task starts where it ended with an iterator the driver " +
+    "handed it, then it goes on with the pages left and their pacing, not with the handed iterator") {
+    val (clock, fake, warm, first) = afterFirstTask()
+    val handed = fake.shardIterator("s", shard, first.end.iteratorStart.get)
+
+    val started = clock()
+    val second = new Task(fake, clock, warm, 1L, first.end, startIterator = Some(handed))
+    warm.size shouldBe 0
+    second.drain() shouldBe (5 to 8)
+    clock() - started shouldBe 500L // a reader of its own from the handed iterator would not wait for the last page
+    fake.shardIteratorCalls shouldBe 2 // the first task's and the driver's (here the test's) only
   }
 
   test("given pages left by a task, when a replay of that task's batch starts where it began, then it reads the same " +
