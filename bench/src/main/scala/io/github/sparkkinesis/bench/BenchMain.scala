@@ -38,6 +38,12 @@ object BenchMain {
         log(f"Spark warmed up with one micro-batch of the rate source in ${BenchStreams.warmUp(spark)}%.1f s")
       }
       if (config.parts("drain")) {
+        val warmUp = BenchStreams.warmUpReaders(config) { b =>
+          RawDrain.run(b, config.rawThreads)
+          ConnectorDrain.run(spark, b, config.drainOptions, config.drainTimeoutSec.seconds)
+          ()
+        }
+        log(f"drain: raw client and connector warmed up on a 1-shard stream in $warmUp%.1f s")
         val runs = config.drainRuns.map { run =>
           val (report, ratios) = drain(run, spark)
           println(report)

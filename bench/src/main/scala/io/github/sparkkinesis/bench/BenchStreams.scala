@@ -2,6 +2,7 @@ package io.github.sparkkinesis.bench
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.streaming.Trigger
+import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
 
 import io.github.sparkkinesis.it.{KinesisMock, SparkHarness, TestStreams}
 
@@ -35,6 +36,19 @@ object BenchStreams {
         .trigger(Trigger.AvailableNow()).foreachBatch(sink).start()
         .awaitTermination()
     } finally SparkHarness.deleteRecursively(checkpoint)
+    (System.nanoTime() - started) / 1e9
+  }
+
+  /**
+   * Runs `read` on a new 1-shard stream of one aggregate, deleted after, so that the readers measured next do not pay
+   * for loading their clients (the connector's shaded AWS SDK, fan-out's Netty clients, raw or shaded). Returns how
+   * long that took, in seconds.
+   */
+  def warmUpReaders(config: BenchConfig)(read: Backlog => Unit): Double = {
+    val started = System.nanoTime()
+    val backlog = Backlog.fill(config.copy(shards = 1, aggregates = 1))
+    try read(backlog)
+    finally TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(backlog.stream).build())
     (System.nanoTime() - started) / 1e9
   }
 
