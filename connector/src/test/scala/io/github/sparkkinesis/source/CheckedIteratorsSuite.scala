@@ -47,8 +47,9 @@ class CheckedIteratorsSuite extends AnyFunSuite with Matchers {
     driver.stream.planInputPartitions(driver.stream.deserializeOffset(driver.committed.json()), end).toSeq
       .map(_.asInstanceOf[TaskPartition])
 
-  test("Given a fresh query over a backlog in 4 shards, one behind empty pages and one empty, when its first batch is " +
-    "planned and read, then it makes one GetShardIterator per shard in all, the driver's, and reads every record once") {
+  test("Given a fresh query over a backlog in 4 shards, one behind empty pages and one empty, when its first " +
+    "batch is planned and read, then it makes one GetShardIterator per shard in all, the driver's, and reads every " +
+    "record once") {
     // Given
     val (_, fake, driver) = backlog()
     // When

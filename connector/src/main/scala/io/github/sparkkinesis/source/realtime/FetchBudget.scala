@@ -6,10 +6,10 @@ private[realtime] final case class FetchShare(bytes: Long, rows: Long)
 /**
  * What the pages a real-time task's feeds have fetched and not yet queued may hold together: `bytes` of record data and
  * `rows`. Half of it is shared equally among the task's `feeds()`, and always theirs; the other half is lent, a page at
- * a time, to the feeds that call Kinesis while it is free, up to [[FetchBudget.LoanBytes]] each.
- * So a few busy shards of a task of many read large pages, and call Kinesis less often for the same rate, while all of
- * them together never hold more than the budget: a feed's page holds at most its reservation, and the equal shares and
- * the loans add up to it.
+ * a time, to the feeds that call Kinesis while it is free, up to [[FetchBudget.LoanBytes]] each. So a few busy shards
+ * of a task of many read large pages, and call Kinesis less often for the same rate, while all of them together never
+ * hold more than the budget: a feed's page holds at most its reservation, and the equal shares and the loans add up to
+ * it.
  */
 private[realtime] final class FetchBudget(bytes: Long, rows: Long, feeds: () => Int) {
   private var lentBytes = 0L
@@ -24,8 +24,8 @@ private[realtime] final class FetchBudget(bytes: Long, rows: Long, feeds: () => 
   /**
    * Reserves the next page's share (its equal share, plus what the free half lends it, up to a whole loan), runs
    * `fetch` with it, and gives the share back once `fetch` returns: `fetch` hands the page's records over before it
-   * returns. A feed behind its shard's tip waits up to `waitMs` for a whole loan, since loans come back as soon as their
-   * pages are queued: a page of its equal share alone would carry little of its shard's rate.
+   * returns. A feed behind its shard's tip waits up to `waitMs` for a whole loan, since loans come back as soon as
+   * their pages are queued: a page of its equal share alone would carry little of its shard's rate.
    */
   def holding[T](waitMs: Long)(fetch: FetchShare => T): T = {
     val (share, loan) = reserve(waitMs)
