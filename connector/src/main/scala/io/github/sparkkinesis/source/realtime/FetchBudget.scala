@@ -6,10 +6,10 @@ private[realtime] final case class FetchShare(bytes: Long, rows: Long)
 /**
  * What the pages a real-time task's feeds have fetched and not yet queued may hold together: `bytes` of record data and
  * `rows`. Half of it is shared equally among the task's `feeds()`, and always theirs; the other half is lent, a page at
- * a time, to the feeds that call Kinesis while it is free, up to [[FetchBudget.LoanBytes]] each. So a few busy shards
- * of a task of many read large pages, and call Kinesis less often for the same rate, while all of them together never
- * hold more than the budget: a feed's page holds at most its reservation, and the equal shares and the loans add up to
- * it.
+ * a time, to the feeds that call Kinesis while it is free, up to [[FetchBudget.LoanBytes]] each (and rows in the same
+ * proportion). So a few busy shards of a task of many read large pages, and call Kinesis less often for the same rate,
+ * while the equal shares and the loans add up to the budget. A page is asked for within its reservation, judged by its
+ * shard's average record, so it passes it only where one record is larger than the share or records suddenly grow.
  */
 private[realtime] final class FetchBudget(bytes: Long, rows: Long, feeds: () => Int) {
   private var lentBytes = 0L
@@ -23,9 +23,10 @@ private[realtime] final class FetchBudget(bytes: Long, rows: Long, feeds: () => 
 
   /**
    * Reserves the next page's share (its equal share, plus what the free half lends it, up to a whole loan), runs
-   * `fetch` with it, and gives the share back once `fetch` returns: `fetch` hands the page's records over before it
-   * returns. A feed behind its shard's tip waits up to `waitMs` for a whole loan, since loans come back as soon as
-   * their pages are queued: a page of its equal share alone would carry little of its shard's rate.
+   * `fetch` with it, and gives the share back once `fetch` returns: `fetch` makes the call (with its retries) and hands
+   * the page's records over before it returns. A feed behind its shard's tip waits up to `waitMs` for a whole loan,
+   * since loans come back once their pages are queued, milliseconds after their call while the task keeps up: a page of
+   * its equal share alone would carry little of its shard's rate.
    */
   def holding[T](waitMs: Long)(fetch: FetchShare => T): T = {
     val (share, loan) = reserve(waitMs)
@@ -42,9 +43,10 @@ private[realtime] final class FetchBudget(bytes: Long, rows: Long, feeds: () => 
       left = deadline - System.nanoTime()
     }
     val own = equalShare
-    val loan = FetchShare(
-      math.max(0L, math.min(wholeLoan, bytes / 2 - lentBytes)),
-      math.max(0L, math.min(rows / 2 - own.rows, rows / 2 - lentRows)))
+    val loanBytes = math.max(0L, math.min(wholeLoan, bytes / 2 - lentBytes))
+    // Rows are lent in proportion to bytes, so that each of the feeds borrowing at once gets rows with its bytes.
+    val loanRows = math.max(0L, math.min(rows / 2 - lentRows, (loanBytes.toDouble * rows / bytes).toLong))
+    val loan = FetchShare(loanBytes, loanRows)
     lentBytes += loan.bytes
     lentRows += loan.rows
     (FetchShare(own.bytes + loan.bytes, own.rows + loan.rows), loan)
@@ -69,7 +71,8 @@ private[realtime] object FetchBudget {
 
   /**
    * How long a feed behind its shard's tip waits for a whole loan: loans come back within milliseconds while the task's
-   * consumer keeps up, so the wait runs out only when it does not, and then a smaller page costs nothing.
+   * consumer keeps up and Kinesis answers at once, so the wait runs out only when the consumer lags (then a smaller
+   * page costs nothing) or the borrowers' calls are throttled and back off holding their loans.
    */
   val LoanWaitMs: Long = 200L
 }

@@ -61,10 +61,10 @@ private[source] object FeedItem {
  * queued, judged by the shard's last page (`size`: what an earlier task's reader of these pages learnt, else
  * [[RecordSize.Unknown]]): what a task holds fetched but not yet queued stays bounded by the task, not by its shards.
  * Only a page read on demand (polling) borrows beyond the feed's equal share, and only once its call is due, so no loan
- * waits out a shard's pacing; a subscription's page takes what was pushed. An empty page is followed by a wait on the
- * pages (`awaitMs` at most for a subscription; polling paces its own calls). Stops at the shard's end, or when
- * interrupted; stopped by an interrupt, it knows every record it fetched and did not emit ([[unsent]]), so its pages
- * can go on in the next batch ([[WarmShards]]).
+ * waits out a shard's pacing (a throttled call's back-off keeps it); a subscription's page takes what was pushed. An
+ * empty page is followed by a wait on the pages (`awaitMs` at most for a subscription; polling paces its own calls).
+ * Stops at the shard's end, or when interrupted; stopped by an interrupt, it knows every record it fetched and did not
+ * emit ([[unsent]]), so its pages can go on in the next batch ([[WarmShards]]).
  */
 private[realtime] final class ShardFeed(
     val shard: TaskShard,

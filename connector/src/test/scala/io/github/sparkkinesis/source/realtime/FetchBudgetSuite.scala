@@ -43,17 +43,20 @@ class FetchBudgetSuite extends AnyFunSuite with Matchers {
     val share = b.holding(0L)(identity)
 
     b.equalShare shouldBe FetchShare(32 * MiB / 200, 500L)
-    share shouldBe FetchShare(Loan, 50000L)
+    share.bytes shouldBe Loan
+    share.rows shouldBe 500L + (Loan - b.equalShare.bytes) * 100000L / (32 * MiB) // rows lent with the bytes
   }
 
   test("given feeds holding the whole lending half, when another fetches without waiting, then it gets its equal " +
-    "share only, and what all of them hold stays within the budget") {
+    "share only, every borrower got rows with its bytes, and what all of them hold stays within the budget") {
     val b = budget()
 
     val (holders, fifth) = holdAtOnce(b, 4)(b.holding(0L)(identity))
 
     val equal = b.equalShare.bytes
     holders.map(_.bytes).sorted shouldBe Seq(equal + 2 * Loan - 3 * (Loan - equal), Loan, Loan, Loan)
+    holders.map(_.rows).min should be > b.equalShare.rows // every borrower gets rows with its bytes
+    holders.map(_.rows).sum + fifth.rows should be <= 100000L
     fifth shouldBe b.equalShare
     holders.map(_.bytes).sum + fifth.bytes should be <= 4 * Loan
     b.holding(0L)(identity).bytes shouldBe Loan // given back: whole loans again
