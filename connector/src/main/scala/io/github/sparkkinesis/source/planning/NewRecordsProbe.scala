@@ -192,15 +192,11 @@ private[source] final class NewRecordsProbe(
             synchronized(foundAt.remove(shardId))
             (Idle, None) // Kinesis' clock has not reached the position yet: nothing can be there
           case _: ThrottledException | _: ExpiredIteratorException =>
-            synchronized {
-              iterators.remove(shardId)
-              foundAt.remove(shardId)
-            }
+            forgetIterators(shardId)
             (Unanswered, None)
           case e: KinesisClientException =>
             synchronized {
-              iterators.remove(shardId)
-              foundAt.remove(shardId)
+              forgetIterators(shardId)
               failures.getOrElseUpdate(
                 shardId,
                 new FailureWindow(s"Checking shard $shardId of stream $stream", failureTimeoutMs, clock)).failed(e)
@@ -214,6 +210,12 @@ private[source] final class NewRecordsProbe(
   private def getRecords(iterator: String): RecordBatch = {
     calls.incrementAndGet()
     client.getRecords(stream, iterator, 1)
+  }
+
+  /** Drops the iterators kept for `shardId`: a failed check leaves none to go on from or to hand over. */
+  private def forgetIterators(shardId: String): Unit = synchronized {
+    iterators.remove(shardId)
+    foundAt.remove(shardId)
   }
 
   /** Drops what is kept about shards no longer tracked, so nothing grows with resharding. */

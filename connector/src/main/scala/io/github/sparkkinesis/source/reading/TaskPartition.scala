@@ -27,8 +27,9 @@ final case class TaskPartition(
  * restart, and `kinesis.failOnDataLoss=false` let it go. `listedClosed`: the driver's listing showed the shard closed
  * when it planned the task (a task never lists the stream itself). `startIterator`: a GetRecords iterator that starts
  * exactly at `start`, from the driver's check that found records there when it planned this batch, so that the task
- * needs no GetShardIterator call (valid for 5 minutes from the check; an expired one is replaced from `start`); None
- * for a batch planned again after a restart, and with enhanced fan-out.
+ * needs no GetShardIterator call (valid until 5 minutes after Kinesis issued it, which may be before the check: an
+ * iterator a check went on from; an expired one is replaced from `start`); None for a batch planned again after a
+ * restart, and with enhanced fan-out.
  */
 final case class TaskShard(
     stream: String,

@@ -35,13 +35,10 @@ private[realtime] final class FetchBudget(bytes: Long, rows: Long, feeds: () => 
   }
 
   private def reserve(waitMs: Long): (FetchShare, FetchShare) = synchronized {
-    val deadline = System.nanoTime() + waitMs * 1000000L
+    val deadlineNs = System.nanoTime() + waitMs * 1000000L
     def wholeLoan = math.max(0L, FetchBudget.LoanBytes - equalShare.bytes)
-    var left = waitMs * 1000000L
-    while (lentBytes + wholeLoan > bytes / 2 && left > 0) {
-      wait(math.max(1L, left / 1000000L))
-      left = deadline - System.nanoTime()
-    }
+    def leftMs = (deadlineNs - System.nanoTime()) / 1000000L
+    while (lentBytes + wholeLoan > bytes / 2 && leftMs > 0) wait(leftMs)
     val own = equalShare
     val loanBytes = math.max(0L, math.min(wholeLoan, bytes / 2 - lentBytes))
     // Rows are lent in proportion to bytes, so that each of the feeds borrowing at once gets rows with its bytes.
