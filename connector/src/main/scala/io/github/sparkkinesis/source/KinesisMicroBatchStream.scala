@@ -237,8 +237,14 @@ class KinesisMicroBatchStream(
         "it: nothing to read.")
       Array.empty
     } else {
-      TaskPlan.partitions(offset, rangesOf, homes, expiredOf(offset), closedShards, checkedIterators(offset))
-        .toArray[InputPartition]
+      TaskPlan.partitions(
+        offset,
+        rangesOf,
+        homes,
+        expiredOf(offset),
+        closedShards,
+        checkedIterators(offset),
+        recordBytes(from)).toArray[InputPartition]
     }
   }
 
@@ -252,6 +258,18 @@ class KinesisMicroBatchStream(
     (stream, shardId, start) =>
       if (!lastPlanned.contains(offset.batch) || fanOut.contains(stream)) None
       else planners.get(stream).flatMap(_.checkedIterator(shardId, start))
+
+  /**
+   * Each shard's average record as the driver last saw it, by which a task sizes its first pages: the batch ending at
+   * `from` read records of the shard, or else this run's last check of it found one.
+   */
+  private def recordBytes(from: KinesisSourceOffset): (String, String) => Option[Long] = {
+    val lastRead = ends.of(from)
+    (stream, shardId) =>
+      lastRead.get((stream, shardId)).flatten.filter(_.recordCount > 0).flatMap(r =>
+        r.stats.map(_.bytes / r.recordCount))
+        .orElse(planners.get(stream).flatMap(_.sampledRecordBytes(shardId)))
+  }
 
   /** A stream's shards' hash key ranges, when sub-records outside them are dropped. */
   private def rangesOf(stream: String, shardIds: Seq[String]): Map[String, HashKeyRange] =

@@ -13,6 +13,7 @@ import io.github.sparkkinesis.client.{
   IteratorStart,
   KinesisClient,
   KinesisClientException,
+  KinesisRecord,
   RecordBatch,
   ThrottledException,
   TimestampInFutureException
@@ -56,6 +57,9 @@ private[source] final class NewRecordsProbe(
 
   /** Per shard whose last check found records: the position it found them at, and an iterator that starts there. */
   private val foundAt = mutable.Map.empty[String, (ShardPosition, String)]
+
+  /** Per shard a check found records in: the data bytes of the first record found, the last time. */
+  private val sampled = mutable.Map.empty[String, Long]
   private val failures = mutable.Map.empty[String, FailureWindow]
   private var pool: Option[ExecutorService] = None
   private val calls = new AtomicLong()
@@ -110,6 +114,9 @@ private[source] final class NewRecordsProbe(
     foundAt.get(shardId).collect { case (`position`, iterator) => iterator }
   }
 
+  /** The data bytes of the first record the last check of `shardId` that found records found, if any did. */
+  def sampledRecordBytes(shardId: String): Option[Long] = synchronized(sampled.get(shardId))
+
   /**
    * The sequence number of the oldest record Kinesis retains in each of `shardIds` (walking empty pages as a check
    * does); shards that have none, or do not answer, are left out.
@@ -145,14 +152,14 @@ private[source] final class NewRecordsProbe(
           var iterator = cached.fold(client.shardIterator(stream, shardId, position.iteratorStart.get))(_._1)
           var walked = cached.fold(0L)(_._2)
           var outcome: Option[Outcome] = None
-          var first: Option[String] = None
+          var first: Option[KinesisRecord] = None
           var lag = 0L
           var pages = 0
           while (outcome.isEmpty && pages < WalkPages) {
             val page = getRecords(iterator)
             pages += 1
             lag = page.millisBehindLatest
-            first = page.records.headOption.map(_.sequenceNumber)
+            first = page.records.headOption
             outcome = page.records.headOption match {
               case Some(r) if arrivedBefore.exists(r.approximateArrivalTimestampMillis >= _) => Some(Idle)
               case Some(_) => Some(HasRecords)
@@ -165,7 +172,7 @@ private[source] final class NewRecordsProbe(
                 } else Some(Idle)
             }
           }
-          val advance = first.filter(_ => walked > 0).map(ShardPosition.AtSequenceNumber)
+          val advance = first.filter(_ => walked > 0).map(r => ShardPosition.AtSequenceNumber(r.sequenceNumber))
           advance.foreach { to =>
             log.info(s"Shard $shardId of stream $stream: a check walked $walked empty page(s) from $position to the " +
               s"first record after it; the shard goes on from $to (the same records, without walking again).")
@@ -184,6 +191,7 @@ private[source] final class NewRecordsProbe(
             val from = advance.getOrElse(position)
             if (outcome.contains(HasRecords) && handsOver(from)) foundAt(shardId) = (from, iterator)
             else foundAt.remove(shardId)
+            first.foreach(r => sampled(shardId) = r.data.length.toLong)
           }
           (outcome.getOrElse(Walking), advance) // still walking empty pages: neither news nor known to be idle
         } catch {
@@ -222,6 +230,7 @@ private[source] final class NewRecordsProbe(
   private def forgetAllBut(tracked: collection.Set[String]): Unit = synchronized {
     iterators --= iterators.keys.filterNot(tracked).toList
     foundAt --= foundAt.keys.filterNot(tracked).toList
+    sampled --= sampled.keys.filterNot(tracked).toList
     failures --= failures.keys.filterNot(tracked).toList
   }
 

@@ -114,6 +114,9 @@ private[source] final class StreamPlanner(
   def checkedIterator(shardId: String, position: ShardPosition): Option[String] =
     if (probeStarted) probe.iteratorAt(shardId, position) else None
 
+  /** The data bytes of the record the last check of `shardId` that found records found, if one did in this run. */
+  def sampledRecordBytes(shardId: String): Option[Long] = if (probeStarted) probe.sampledRecordBytes(shardId) else None
+
   /** GetRecords calls the driver's checks of this stream have made. */
   def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
 

@@ -73,8 +73,8 @@ private[source] object TaskPlan {
   /**
    * The tasks of the batch ending at `offset`; `ranges` gives a stream's shards' hash key ranges when needed, `closed`
    * the shards the driver's listing of a stream shows closed, `iterators` an iterator that starts exactly where a
-   * (stream, shard) starts in this batch, if the driver has one. With `executors`, a task whose shards share a [[home]]
-   * prefers that executor.
+   * (stream, shard) starts in this batch, if the driver has one, `recordBytes` the average record of a (stream, shard)
+   * as the driver last saw it, if it did. With `executors`, a task whose shards share a [[home]] prefers that executor.
    */
   def partitions(
       offset: KinesisSourceOffset,
@@ -82,7 +82,8 @@ private[source] object TaskPlan {
       executors: IndexedSeq[String] = IndexedSeq.empty,
       expired: Map[(String, String), Expired] = Map.empty,
       closed: String => Set[String] = _ => Set.empty,
-      iterators: (String, String, ShardPosition) => Option[String] = (_, _, _) => None): Seq[TaskPartition] = {
+      iterators: (String, String, ShardPosition) => Option[String] = (_, _, _) => None,
+      recordBytes: (String, String) => Option[Long] = (_, _) => None): Seq[TaskPartition] = {
     val planned = offset.plannedReads
     val rangesByStream = planned.groupBy(_.stream).map { case (s, reads) => s -> ranges(s, reads.map(_.shardId)) }
     val closedByStream = planned.map(_.stream).distinct.map(s => s -> closed(s)).toMap
@@ -102,7 +103,8 @@ private[source] object TaskPlan {
             r.read,
             expired = expired.get((r.stream, r.shardId)),
             listedClosed = closedByStream(r.stream)(r.shardId),
-            startIterator = iterators(r.stream, r.shardId, start))
+            startIterator = iterators(r.stream, r.shardId, start),
+            recordBytes = recordBytes(r.stream, r.shardId))
         },
         legacy = offset.isLegacy,
         locations = if (homes.size == 1) Seq(executors(homes.head)) else Nil)

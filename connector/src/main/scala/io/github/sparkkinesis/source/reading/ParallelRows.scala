@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory
  * a task holds stays bounded by its shards: a chunk is at most 1,000 rows and 1 MiB of data, or one larger row alone
  * (Kinesis records reach 10 MiB), and the queue holds at most `threads + 2` chunks and `threads + 2` MiB of data, or
  * one larger chunk alone. So the data waiting in this reader is at most max(`threads + 2` MiB, one row) queued, plus
- * what each thread holds: the chunk it fills (at most 1 MiB, or one row) and its reader's last page. A reader's failure
- * fails the task. Every reader has been read to its end when `next()` first returns false.
+ * what each thread holds: the chunk it fills (at most 1 MiB, or one row) and its reader's last page (a micro-batch
+ * task's pages share one [[FetchBudget]]). A reader's failure fails the task. Every reader has been read to its end
+ * when `next()` first returns false.
  *
  * Closing (also of a task cut short: a `limit`, a killed or failed task) interrupts the readers still reading and waits
  * up to `closeWaitMs` for their threads; a reader is closed only once no thread reads it, by [[close]] or, if it is

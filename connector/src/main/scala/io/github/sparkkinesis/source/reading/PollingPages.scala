@@ -89,7 +89,7 @@ private[sparkkinesis] final class PollingPages(
     var expiredInARow = 0
     while (true) {
       if (pacedUntilMs > deadlineMs) return None
-      awaitNextCall()
+      awaitNextCall(deadlineMs)
       lastCallAtMs = clock()
       try {
         val it = currentIterator() match {
@@ -131,10 +131,12 @@ private[sparkkinesis] final class PollingPages(
     None
   }
 
-  /** Waits out the fetch interval since the last call and the last page's pacing. */
-  override def awaitNextCall(): Boolean = {
+  /**
+   * Waits out the fetch interval since the last call and the last page's pacing, unless pacing runs past `deadlineMs`.
+   */
+  override def awaitNextCall(deadlineMs: Long): Boolean = {
     val wait = math.max(lastCallAtMs + fetchIntervalMs, pacedUntilMs) - clock()
-    if (wait > 0) sleep(wait)
+    if (wait > 0 && pacedUntilMs <= deadlineMs) sleep(wait)
     true
   }
 

@@ -14,9 +14,6 @@ private[sparkkinesis] trait ShardPages {
   /** The next page of at most `limit` records; None when throttling or failures lasted until `deadlineMs`. */
   def fetch(deadlineMs: Long, limit: Int): Option[RecordBatch]
 
-  /** The next page, whatever its size; waits as long as it takes. */
-  final def fetchAll(): RecordBatch = fetch(Long.MaxValue, Int.MaxValue).get
-
   /** Where reading would go on: just after the last record returned so far, or `start`. */
   def position: ShardPosition
 
@@ -48,10 +45,11 @@ private[sparkkinesis] trait ShardPages {
   def takenOver(): Unit = ()
 
   /**
-   * Waits until the next [[fetch]] may call Kinesis at once, and says whether that page is read on demand (polling),
-   * where a larger limit brings a larger page; a subscription's pages take what was pushed: false, without waiting.
+   * Waits until the next [[fetch]] may call Kinesis at once (not at all if pacing holds it back past `deadlineMs`: that
+   * fetch answers None at once), and says whether that page is read on demand (polling), where a larger limit brings a
+   * larger page; a subscription's pages take what was pushed: false, without waiting.
    */
-  def awaitNextCall(): Boolean = false
+  def awaitNextCall(deadlineMs: Long = Long.MaxValue): Boolean = false
 
   /**
    * Waits at most `maxWaitMs` for more records after an empty page at the tip, for a reader that reads on for as long

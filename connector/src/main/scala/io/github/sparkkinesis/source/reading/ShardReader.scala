@@ -9,7 +9,7 @@ import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
-import io.github.sparkkinesis.source.realtime.{ParkedReader, RecordSize, WarmKey, WarmShards}
+import io.github.sparkkinesis.source.realtime.{ParkedReader, WarmKey, WarmShards}
 
 /**
  * Reads one shard for one micro-batch. The first attempt decides where the batch ends (caught up with the tip, the
@@ -18,7 +18,9 @@ import io.github.sparkkinesis.source.realtime.{ParkedReader, RecordSize, WarmKey
  * and reads exactly the same records. Once read, [[endRecord]] says where it ended. A polling reader that handed every
  * row over leaves its pages in `warm` ([[WarmShards]]) for the shard's next task on this executor, which takes them
  * only if it starts exactly where this one ended: its iterator goes on (no GetShardIterator) and its first call waits
- * out what is left of the shard's read limit after the last page instead of being throttled at the batch boundary.
+ * out what is left of the shard's read limit after the last page instead of being throttled at the batch boundary. Each
+ * page is asked for within a share of its task's fetch `budget`, held until the page's rows are all handed over, so a
+ * task reading many backlogged shards holds no more fetched data than one reading a few.
  */
 final class ShardReader(
     partition: TaskShard,
@@ -27,7 +29,8 @@ final class ShardReader(
     client: KinesisClient,
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep,
-    warm: WarmShards = WarmShards.shared)
+    warm: WarmShards = WarmShards.shared,
+    budget: FetchBudget = FetchBudget.ofMicroBatchTask(() => 1))
     extends PartitionReader[InternalRow] {
 
   import partition.{batch, shardId, start, stream}
@@ -48,10 +51,23 @@ final class ShardReader(
   /** Polling pages go on from batch to batch; a batch read's job and a subscription (kept by its own cache) do not. */
   private val warmKey = Some(WarmKey(settings, client, stream, shardId))
     .filter(_ => !settings.readsWholeRange && !settings.fanOut.contains(stream))
-  private val pages: ShardPages = warmKey.flatMap(warm.take(_, start)).map { parked =>
-    parked.pages.takenOver()
-    parked.pages
+  private val parked = warmKey.flatMap(warm.take(_, start))
+  private val pages: ShardPages = parked.map { p =>
+    p.pages.takenOver()
+    p.pages
   }.getOrElse(ShardPages.open(client, partition, settings, clock, sleep))
+
+  /**
+   * The shard's average record, by which pages are sized to their share: from its last page with records, else from the
+   * pages this reader takes over, else from the driver ([[TaskShard.recordBytes]]). Rows are not counted: a page's rows
+   * are built one record at a time as the task takes them, so only its bytes are held.
+   */
+  private var recordSize = parked.map(_.recordSize).filter(_ != RecordSize.Unknown)
+    .orElse(partition.recordBytes.map(RecordSize.ofRecords(_, 1L)))
+    .getOrElse(RecordSize.Unknown)
+
+  /** The budget's share the last page was fetched within, held until its rows are all handed over. */
+  private var reservation: Option[FetchBudget.Reservation] = None
 
   /** The calls the pages had made for earlier tasks, when taken over: this attempt counts only its own. */
   private val (callsBefore, throttledBefore) = (pages.getRecordsCalls, pages.throttledCalls)
@@ -83,11 +99,15 @@ final class ShardReader(
   private val misrouted = if (settings.dropMisroutedRecords) partition.hashKeyRange else None
 
   override def next(): Boolean = {
-    while (!buffered.hasNext && !done) fetchMore()
+    while (!buffered.hasNext && !done) {
+      giveBackShare() // the last page's rows are all handed over
+      fetchMore()
+    }
     if (buffered.hasNext) {
       current = buffered.next()
       true
     } else {
+      giveBackShare()
       finish()
       false
     }
@@ -100,10 +120,13 @@ final class ShardReader(
    * reader read to its end. Pages park at their own position, which a replay may have read past its recorded end: a
    * task takes them only if it starts there.
    */
-  override def close(): Unit = warmKey match {
-    case Some(key) if ended.isDefined && !pages.isEnded =>
-      warm.park(key, ParkedReader(pages, Vector.empty, pages.position, walked = 0L, RecordSize.Unknown))
-    case _ => pages.close(handedOver = ended.isDefined)
+  override def close(): Unit = {
+    giveBackShare()
+    warmKey match {
+      case Some(key) if ended.isDefined && !pages.isEnded =>
+        warm.park(key, ParkedReader(pages, Vector.empty, pages.position, walked = 0L, recordSize))
+      case _ => pages.close(handedOver = ended.isDefined)
+    }
   }
 
   /** Where this attempt ended the shard: the record it was given, or the one its reading decided; None until read. */
@@ -134,7 +157,7 @@ final class ShardReader(
   private def readUntilStop(): Unit = {
     val before = pages.position
     val remaining = math.min(math.min(maxRecords - recordsRead, roomByBytes), Int.MaxValue.toLong).toInt
-    pages.fetch(deadlineMs, remaining) match {
+    pages.fetch(deadlineMs, math.min(remaining, shareOfBudget(deadlineMs))) match {
       case None => stop(moreAvailable = true) // throttled, or paced, until the deadline: end the batch where we are
       case Some(page) =>
         val (inBounds, beyond) = page.records.span(r =>
@@ -202,7 +225,7 @@ final class ShardReader(
    * record past it once retention has trimmed the end too (a loss, as above).
    */
   private def replayTowards(end: ShardPosition): Unit = {
-    val page = pages.fetchAll()
+    val page = pages.fetch(Long.MaxValue, shareOfBudget(Long.MaxValue)).get
     if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
       emptyPages += 1
       if (emptyPages == EmptyPagesPerTask) {
@@ -240,9 +263,32 @@ final class ShardReader(
     }
   }
 
+  /**
+   * Records for the next page: as many as this reader's share of the task's budget holds, at the shard's average
+   * record. The share is reserved once the call is due (pacing runs past `deadlineMs`: the fetch answers None), so no
+   * loan waits out the shard's pacing; a reader behind its shard's tip waits briefly for a whole loan.
+   */
+  private def shareOfBudget(deadlineMs: Long): Int = {
+    val share =
+      if (!pages.awaitNextCall(deadlineMs)) budget.equalShare
+      else {
+        val r = budget.reserve(if (millisBehind > 0) FetchBudget.LoanWaitMs else 0L)
+        reservation = Some(r)
+        r.share
+      }
+    share.records(recordSize, settings.recordsPerFetch)
+  }
+
+  /** Gives the last page's share back, its rows all handed over. */
+  private def giveBackShare(): Unit = {
+    reservation.foreach(budget.giveBack)
+    reservation = None
+  }
+
   private def emit(records: Seq[KinesisRecord]): Unit = {
     recordsRead += records.size
     val bytes = records.map(_.data.length.toLong).sum
+    if (records.nonEmpty) recordSize = RecordSize.ofRecords(bytes, records.size.toLong)
     bytesRead += bytes
     pages.metrics.recordsRead.inc(records.size.toLong)
     pages.metrics.bytesRead.inc(bytes)

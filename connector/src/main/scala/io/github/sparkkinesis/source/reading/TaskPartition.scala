@@ -29,7 +29,9 @@ final case class TaskPartition(
  * exactly at `start`, from the driver's check that found records there when it planned this batch, so that the task
  * needs no GetShardIterator call (valid until 5 minutes after Kinesis issued it, which may be before the check: an
  * iterator a check went on from; an expired one is replaced from `start`); None for a batch planned again after a
- * restart, and with enhanced fan-out.
+ * restart, and with enhanced fan-out. `recordBytes`: the shard's average record as the driver last saw it (its last
+ * batch's read, or the record its check found), by which the task sizes its first page to its share of the task's fetch
+ * budget; None when the driver has not seen one.
  */
 final case class TaskShard(
     stream: String,
@@ -41,4 +43,5 @@ final case class TaskShard(
     until: Option[SequenceBound] = None,
     expired: Option[Expired] = None,
     listedClosed: Boolean = false,
-    startIterator: Option[String] = None)
+    startIterator: Option[String] = None,
+    recordBytes: Option[Long] = None)

@@ -9,7 +9,8 @@ import io.github.sparkkinesis.client.{ClientSettings, KinesisClient}
 import io.github.sparkkinesis.metadata.{ShardEndRecord, ShardEndStore, TaskEndRecord}
 
 /**
- * Reads a task's shards for one micro-batch, several at once ([[ParallelRows]]), one [[ShardReader]] per shard. The
+ * Reads a task's shards for one micro-batch, all at once ([[ParallelRows]]), one [[ShardReader]] per shard, their pages
+ * within one fetch budget ([[FetchBudget]]), so a task of many backlogged shards holds no more than one of a few. The
  * first attempt to hand over every row records where it ended each shard, in one [[TaskEndRecord]]; any later attempt
  * finds that record at its start and reads exactly the same records. An attempt that ends a shard elsewhere than the
  * recorded attempt fails, so its output is discarded rather than diverging.
@@ -27,8 +28,9 @@ final class TaskReader(
 
   private val log = LoggerFactory.getLogger(getClass)
   private val recorded: Option[TaskEndRecord] = store.get(batch, task)
+  private val budget = FetchBudget.ofMicroBatchTask(() => partition.shards.size)
   private val shardReaders = partition.shards.map { shard =>
-    new ShardReader(shard, recordedEnd(shard), settings, client, clock, sleep)
+    new ShardReader(shard, recordedEnd(shard), settings, client, clock, sleep, budget = budget)
   }
   private val rows: PartitionReader[InternalRow] =
     if (shardReaders.size == 1) shardReaders.head else new ParallelRows(shardReaders, s"batch $batch task $task")

@@ -20,7 +20,14 @@ import io.github.sparkkinesis.compat.JavaCollections._
 import io.github.sparkkinesis.client.KinesisClient
 import io.github.sparkkinesis.metadata.ShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, ShardPages, TaskShard}
+import io.github.sparkkinesis.source.reading.{
+  FetchBudget,
+  ParallelRows,
+  ReaderSettings,
+  RecordSize,
+  ShardPages,
+  TaskShard
+}
 
 /**
  * The rows of one real-time task, as they arrive: every shard of `partition` is read on a thread of its own
@@ -29,8 +36,8 @@ import io.github.sparkkinesis.source.reading.{ParallelRows, ReaderSettings, Shar
  * aggregate while its rows are (after the last sub-record handed over), so [[offset]] is exactly what was handed over,
  * whatever the feeds have read ahead. The queue holds at most [[RealTimeRows.QueueBytes]] of record data and
  * [[RealTimeRows.QueueRows]] rows (or one larger record), so a fast shard cannot fill the executor's memory; the pages
- * fetched and not yet queued (one per shard, waiting while the queue is full) hold at most [[RealTimeRows.FetchBytes]]
- * and [[RealTimeRows.FetchRows]] together, each shard's page sized to an equal share of half of them and what the other
+ * fetched and not yet queued (one per shard, waiting while the queue is full) hold at most [[FetchBudget.TaskBytes]]
+ * and [[FetchBudget.TaskRows]] together, each shard's page sized to an equal share of half of them and what the other
  * half lends it while free ([[FetchBudget]]), so a task reading hundreds of backlogged shards holds no more than one
  * reading a few.
  *
@@ -66,10 +73,7 @@ private[source] final class RealTimeRows(
    * start, so the first feeds to start do not size their pages for the shards started after them.
    */
   private val reading = new AtomicInteger()
-  private val budget = new FetchBudget(
-    RealTimeRows.FetchBytes,
-    RealTimeRows.FetchRows,
-    () => math.max(partition.shards.size, reading.get))
+  private val budget = FetchBudget.ofTask(() => math.max(partition.shards.size, reading.get))
 
   /** Per shard read, the position after the last row handed over (written by the task's thread only). */
   private val handed = new ConcurrentHashMap[ShardRef, ShardPosition]()
@@ -250,16 +254,6 @@ private[source] object RealTimeRows {
    * data, so the byte bound alone would let millions of them wait.
    */
   val QueueRows: Long = 50000L
-
-  /**
-   * Most record data the pages a task's feeds fetched and have not yet queued hold together ([[FetchBudget]]). A task
-   * of one shard reads Kinesis' full 10-MiB pages; one of 100 shards pages of at least 165 KiB, and of up to 4 MiB
-   * while the budget's lending half is free: at the shards' 2 MiB/s, a call every one or two seconds.
-   */
-  val FetchBytes: Long = 32L << 20
-
-  /** Most rows those pages hold together: at least 500 per shard at 100 shards. */
-  val FetchRows: Long = 100000L
 
   /** What a queued record counts against [[QueueRows]]: its rows, and at least one for the item itself. */
   def rowsOf(record: FeedItem.Record): Long = math.max(1, record.rows.length).toLong

@@ -6,19 +6,7 @@ import org.slf4j.LoggerFactory
 import io.github.sparkkinesis.client.RecordBatch
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.source.reading.{RowBuilder, ShardPages, TaskShard}
-
-/** A shard's average record, by which its pages are sized to their share: data bytes, and rows (KPL aggregates). */
-private[source] final case class RecordSize(bytes: Long, rows: Double)
-
-private[source] object RecordSize {
-
-  /**
-   * What a feed assumes until its shard's first page says otherwise: Kinesis' default largest record (a stream may
-   * allow up to 10 MiB), so a first page stays within its share unless its records are larger still.
-   */
-  val Unknown: RecordSize = RecordSize(1L << 20, 1.0)
-}
+import io.github.sparkkinesis.source.reading.{FetchBudget, FetchShare, RecordSize, RowBuilder, ShardPages, TaskShard}
 
 /** What a shard's feed hands its task, in the shard's order. */
 private[source] sealed trait FeedItem
@@ -127,7 +115,7 @@ private[realtime] final class ShardFeed(
 
   /** Fetches the next page within `share` and emits its records. */
   private def fetchAndEmit(share: FetchShare): Option[RecordBatch] =
-    pages.fetch(Long.MaxValue, pageLimit(share)).map { page =>
+    pages.fetch(Long.MaxValue, share.records(recordSize, recordsPerFetch)).map { page =>
       millisBehind = page.millisBehindLatest
       toEmit = page.records.map { record =>
         FeedItem.Record(
@@ -142,15 +130,6 @@ private[realtime] final class ShardFeed(
       emitPending()
       page
     }
-
-  /**
-   * Records for the next page: as many as `share` holds, in bytes and in rows, at the shard's average record (at least
-   * one, at most `recordsPerFetch`).
-   */
-  private def pageLimit(share: FetchShare): Int = {
-    val fit = math.min(share.bytes / recordSize.bytes, (share.rows / recordSize.rows).toLong)
-    math.max(1L, math.min(recordsPerFetch.toLong, fit)).toInt
-  }
 
   private def learnRecordSize(page: Vector[FeedItem.Record]): Unit = if (page.nonEmpty) {
     val bytes = page.foldLeft(0L)(_ + _.bytes)

@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory
 
 import io.github.sparkkinesis.client.KinesisClient
 import io.github.sparkkinesis.offsets.ShardPosition
-import io.github.sparkkinesis.source.reading.{ReaderSettings, ShardPages}
+import io.github.sparkkinesis.source.reading.{ReaderSettings, RecordSize, ShardPages}
 
 /**
  * A shard as one query's readers read it: the same settings (client, fan-out consumer, pacing), stream and shard,

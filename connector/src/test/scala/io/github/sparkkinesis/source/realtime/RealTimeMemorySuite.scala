@@ -14,7 +14,13 @@ import org.scalatest.time.{Seconds, Span}
 import io.github.sparkkinesis.client._
 import io.github.sparkkinesis.metadata.HadoopShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
-import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettings, SubscriptionCache, TaskShard}
+import io.github.sparkkinesis.source.reading.{
+  FanOutReaderSettings,
+  FetchBudget,
+  ReaderSettings,
+  SubscriptionCache,
+  TaskShard
+}
 
 /**
  * What a real-time task holds in memory when many backlogged shards share it and its consumer is slow: the record data
@@ -29,7 +35,7 @@ class RealTimeMemorySuite extends AnyFunSuite with Matchers {
   private val RecordBytes = 100 << 10 // 100 records: a full 10-MiB page, the shard's whole backlog
 
   /** Pages and events held at once by the task's feeds and queue, at most. */
-  private val TaskBound = RealTimeRows.QueueBytes + RealTimeRows.FetchBytes
+  private val TaskBound = RealTimeRows.QueueBytes + FetchBudget.TaskBytes
 
   /** One fan-out event of 10 records per shard may wait in its reader beyond its page: it arrived whole. */
   private val EventBytes = 10L * RecordBytes

@@ -16,7 +16,14 @@ import io.github.sparkkinesis.metadata.HadoopShardEndStore
 import io.github.sparkkinesis.metrics.ReadMetrics
 import io.github.sparkkinesis.offsets.{ShardPosition, ShardState}
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
-import io.github.sparkkinesis.source.reading.{FanOutReaderSettings, ReaderSettings, ShardPages, TaskShard}
+import io.github.sparkkinesis.source.reading.{
+  FanOutReaderSettings,
+  FetchBudget,
+  ReaderSettings,
+  RecordSize,
+  ShardPages,
+  TaskShard
+}
 
 /**
  * Shard readers kept warm across real-time batches ([[WarmShards]]): the next batch's task of a shard takes over the
@@ -315,7 +322,7 @@ class WarmShardsSuite extends AnyFunSuite with Matchers {
   /** Pages that hand out `batches` one by one, then empty ones, and note how they were closed. */
   /** Pages that record each fetch's limit; `onDemand`: read on demand, as polling's are. */
   private final class RecordingPages(batches: Seq[RecordBatch] = Nil, onDemand: Boolean = false) extends ShardPages {
-    override def awaitNextCall(): Boolean = onDemand
+    override def awaitNextCall(deadlineMs: Long): Boolean = onDemand
     private var left = batches
     var closedAs: Option[Boolean] = None
     val limits = mutable.Buffer.empty[Int]

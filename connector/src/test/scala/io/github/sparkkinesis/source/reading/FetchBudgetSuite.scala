@@ -1,4 +1,4 @@
-package io.github.sparkkinesis.source.realtime
+package io.github.sparkkinesis.source.reading
 
 import java.util.concurrent.{CountDownLatch, Executors, TimeUnit}
 

@@ -1,0 +1,97 @@
+package io.github.sparkkinesis.source.reading
+
+import java.nio.file.Files
+
+import scala.collection.mutable
+
+import org.apache.hadoop.conf.Configuration
+import org.scalatest.concurrent.Eventually.eventually
+import org.scalatest.concurrent.PatienceConfiguration.Timeout
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatest.matchers.should.Matchers
+import org.scalatest.time.{Seconds, Span}
+
+import io.github.sparkkinesis.client.{ClientSettings, FakeKinesisClient, RetrySettings}
+import io.github.sparkkinesis.metadata.HadoopShardEndStore
+import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
+
+/**
+ * What a micro-batch task holds in memory when it reads many backlogged shards at once and its consumer is slow: the
+ * record data its shard readers fetched and have not handed over, against the fake client serving Kinesis' full
+ * 10-MiB pages.
+ */
+class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
+
+  private val wall: () => Long = () => System.currentTimeMillis()
+  private val Shards = 40
+  private val RecordsPerShard = 100
+  private val RecordBytes = 100 << 10 // 100 records: a full 10-MiB page, the shard's whole backlog
+  private val MiB = 1L << 20
+
+  /**
+   * Most data fetched and not handed over: the parallel readers' queue (a chunk of at most 1 MiB per shard, and two)
+   * and the chunk each reader's thread fills, plus the pages of the task's fetch budget and one record beyond a share.
+   */
+  private val TaskBound = (Shards + 2 + Shards) * MiB + FetchBudget.TaskBytes + Shards.toLong * RecordBytes
+
+  /** Pages every 20 ms; the shards' 2-MiB/s pacing would only make the tests slow. */
+  private val settings = ReaderSettings(
+    ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
+    recordsPerFetch = 10000,
+    fetchIntervalMs = 20L,
+    maxRecordsPerShard = Long.MaxValue,
+    maxTimePerShardMs = 60000L,
+    retryBaseMs = 5L,
+    retryMaxMs = 20L,
+    dropMisroutedRecords = false,
+    maxBytesPerSecondPerShard = Some(256L << 20))
+
+  /** The first attempt of batch 1's task 0, reading `shards`. */
+  private def taskReading(fake: FakeKinesisClient, shards: Seq[TaskShard]): TaskReader = {
+    val store = new HadoopShardEndStore(Files.createTempDirectory("mb-memory").toString, new Configuration())
+    new TaskReader(TaskPartition(1L, 0, shards), settings, store, fake)
+  }
+
+  test("given 40 backlogged shards of 10-MiB pages in one micro-batch task and a consumer that stalls, when the " +
+    "task reads, then the data fetched and not handed over stays within its readers' queue and its fetch budget, " +
+    "and every record comes once") {
+    // Given
+    val fake = new FakeKinesisClient(wall)
+    val shards = fake.createStream("s", Shards)
+    val data = new Array[Byte](RecordBytes)
+    val expected = for (id <- shards; _ <- 1 to RecordsPerShard) yield id -> fake.putRecordToShard("s", id, data)
+    val reader = taskReading(fake, shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None)))
+    try {
+      // When: nothing is taken until every shard has been read from, then every row, one at a time
+      eventually(Timeout(Span(20, Seconds))) { fake.bytesServed.size shouldBe Shards }
+      val handed = mutable.Buffer.empty[(String, String)]
+      var handedBytes = 0L
+      def held = fake.bytesServed.values.sum - handedBytes
+      held should be <= TaskBound
+      while (reader.next()) {
+        handed += (reader.get().getUTF8String(5).toString -> reader.get().getUTF8String(3).toString)
+        handedBytes += reader.get().getBinary(0).length
+
+        // Then
+        held should be <= TaskBound
+      }
+      handed.sorted shouldBe expected.sorted
+    } finally reader.close()
+  }
+
+  test("given 40 shards of 100 1-KiB records and the driver's word that their records are of 1 KiB, when a task " +
+    "reads them, then each shard's first page holds its whole backlog rather than one record per MiB of its share") {
+    // Given
+    val fake = new FakeKinesisClient(wall)
+    val shards = fake.createStream("s", Shards)
+    for (id <- shards; _ <- 1 to RecordsPerShard) fake.putRecordToShard("s", id, new Array[Byte](1024))
+    val reader = taskReading(fake, shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None, recordBytes = Some(1024))))
+    // When
+    var rows = 0
+    try while (reader.next()) rows += 1
+    finally reader.close()
+    // Then: one GetRecords call per shard, whose page reached the tip
+    rows shouldBe Shards * RecordsPerShard
+    fake.getRecordsCalls shouldBe Shards
+  }
+}
