@@ -7,9 +7,10 @@ or until it is killed, and prints ``QUERY-STARTED <the class running its batches
 ``stateful``: the issue's query on ``local[4]`` with the connector's default options: ``dropDuplicates`` on a record's
 position, then a count per shard, into ``foreach`` (each update a line ``shardId<TAB>count``), 10-second batches.
 ``async``: a stateless query with asynchronous progress tracking (each row a line ``shardId<TAB>sequenceNumber<TAB>
-payload``), 5-second batches. ``retry``: the same stateless query without it, whose ``foreach`` fails the first
-attempt of partition 0 once, after its first row (``_FailingOnce``): with ``spark.master=local[4,2]`` Spark runs that
-task again within its batch. Each Python worker appends to a file of its own in SINK_DIR.
+payload``), 5-second batches. ``retry``: the same stateless query without it, whose projection fails the first
+attempt of partition 0 once, at its second row (``_FAIL_ONCE``), and whose ``foreach`` notes each attempt
+(``_NotingAttempts``): with ``spark.master=local[4,2]`` Spark runs that task again within its batch. Each Python worker
+appends to a file of its own in SINK_DIR.
 """
 
 from __future__ import annotations
@@ -36,26 +37,34 @@ def _appender(sink: str, line: Callable[[Any], str]) -> Callable[[Any], None]:
     return write
 
 
-class _FailingOnce:
-    """A ``foreach`` writer passing rows to ``write`` that fails the first attempt of partition 0 after its first row,
-    once in the query's life (the file ``failed-once`` in the sink folder says it did); each attempt of a task leaves a
-    file ``opened-<partition>-<epoch>-<attempt>`` there."""
+# The retry's injected failure, raised in the JVM while the task reads its rows, so before Spark asks to commit them. A
+# Python foreach writer's exception reaches the JVM only when the writer closes, after Spark authorised the attempt to
+# commit; the retry, which at the batch's end reads nothing and asks at once, is then denied if the driver still holds
+# that authorisation, and Spark 4.3 counts the denial as a task failure (docs/real-time-mode.md). A system property of
+# the query's JVM (local mode: driver and executors in one) makes it fail once in the query's life: partition 0's first
+# row sets one, its next row sets the other and fails (reflect gives a null result as the string 'null').
+_FAIL_ONCE = (
+    "CASE WHEN spark_partition_id() != 0 THEN NULL"
+    " WHEN reflect('java.lang.System', 'setProperty', 'retry.firstRowSeen', 'true') = 'null' THEN NULL"
+    " WHEN reflect('java.lang.System', 'setProperty', 'retry.failedOnce', 'true') = 'null'"
+    " THEN raise_error('a failure injected into the first attempt of partition 0') END"
+)
+
+
+class _NotingAttempts:
+    """A ``foreach`` writer passing rows to ``write``; each attempt of a task leaves a file
+    ``opened-<partition>-<epoch>-<attempt>`` in the sink folder."""
 
     def __init__(self, sink: str, write: Callable[[Any], None]) -> None:
         self.sink = Path(sink)
         self.write = write
 
     def open(self, partition_id: int, epoch_id: int) -> bool:
-        self.context = TaskContext.get()
-        (self.sink / f"opened-{partition_id}-{epoch_id}-{self.context.attemptNumber()}").touch()
+        (self.sink / f"opened-{partition_id}-{epoch_id}-{TaskContext.get().attemptNumber()}").touch()
         return True
 
     def process(self, row: Any) -> None:
         self.write(row)
-        failed = self.sink / "failed-once"
-        if self.context.partitionId() == 0 and self.context.attemptNumber() == 0 and not failed.exists():
-            failed.touch()
-            raise RuntimeError("a failure injected into the first attempt of partition 0")
 
     def close(self, error: Any) -> None:
         pass
@@ -97,11 +106,12 @@ def main(kind: str, endpoint: str, stream: str, checkpoint: str, sink: str, *con
         write = _appender(sink, lambda r: f"{r.shardId}\t{r['count']}")
         batch = "10 seconds"
     else:
-        rows = records.selectExpr("shardId", "sequenceNumber", "CAST(data AS STRING) AS payload")
+        payload = f"coalesce({_FAIL_ONCE}, CAST(data AS STRING))" if kind == "retry" else "CAST(data AS STRING)"
+        rows = records.selectExpr("shardId", "sequenceNumber", f"{payload} AS payload")
         write = _appender(sink, lambda r: f"{r.shardId}\t{r.sequenceNumber}\t{r.payload}")
         batch = "5 seconds"
         if kind == "retry":
-            write = _FailingOnce(sink, write)
+            write = _NotingAttempts(sink, write)
         else:
             # Spark 4.3 refuses a real-time query whose async progress tracking checkpoints at an interval
             extra = {"asyncProgressTrackingEnabled": "true", "asyncProgressTrackingCheckpointIntervalMs": "0"}
