@@ -261,10 +261,11 @@ class KinesisMicroBatchStream(
 
   /**
    * Each shard's average record as the driver last saw it, by which a task sizes its first pages: the batch ending at
-   * `from` read records of the shard, or else this run's last check of it found one.
+   * `from` read records of the shard (as planning it found them: a hint never reads the metadata store), or else this
+   * run's last check of it found one.
    */
   private def recordBytes(from: KinesisSourceOffset): (String, String) => Option[Long] = {
-    val lastRead = ends.of(from)
+    val lastRead = ends.cached(from)
     (stream, shardId) =>
       lastRead.get((stream, shardId)).flatten.filter(_.recordCount > 0).flatMap(r =>
         r.stats.map(_.bytes / r.recordCount))

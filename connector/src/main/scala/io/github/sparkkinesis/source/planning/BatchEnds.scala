@@ -32,6 +32,15 @@ private[source] final class BatchEnds(store: ShardEndStore) {
   }
 
   /**
+   * What [[of]] last found for the batch ending at `offset`, without reading the store: empty unless that batch's
+   * records were all found when last asked for.
+   */
+  def cached(offset: KinesisSourceOffset): Map[(String, String), Option[ShardEndRecord]] = last match {
+    case Some((batch, ends)) if batch == offset.batch => ends
+    case _ => Map.empty
+  }
+
+  /**
    * Records where the tasks of real-time batch `batch` ended a shard with records ahead ([[TrimHorizonCheck.ahead]]; a
    * caught-up shard needs no record), [[RealTimeShardsPerRecord]] shards to a record, so a record stays far below
    * DynamoDB's item size whatever the shard count, and a batch that ends caught up writes nothing.

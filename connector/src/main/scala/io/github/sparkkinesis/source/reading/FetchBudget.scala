@@ -46,9 +46,9 @@ private[source] final class FetchBudget(bytes: Long, rows: Long, readers: () => 
   }
 
   /**
-   * Reserves the next page's share until [[giveBack]]. A reader behind its shard's tip waits up to `waitMs` for a
-   * whole loan, since loans come back once their pages are handed on, milliseconds after their call while the task
-   * keeps up: a page of its equal share alone would carry little of its shard's rate.
+   * Reserves the next page's share until [[giveBack]]. A reader behind its shard's tip waits up to `waitMs` for a whole
+   * loan, since loans come back once their pages are handed on, milliseconds after their call while the task keeps up:
+   * a page of its equal share alone would carry little of its shard's rate.
    */
   def reserve(waitMs: Long): Reservation = synchronized {
     val deadlineNs = System.nanoTime() + waitMs * 1000000L
@@ -63,6 +63,28 @@ private[source] final class FetchBudget(bytes: Long, rows: Long, readers: () => 
     lentBytes += loan.bytes
     lentRows += loan.rows
     Reservation(FetchShare(own.bytes + loan.bytes, own.rows + loan.rows), loan)
+  }
+
+  /**
+   * Gives back the part of `reservation`'s loan that a page of `bytes` does not need, once the page has come: the
+   * reservation then holds its equal share and at most the loan the page fills.
+   */
+  def keepOnly(reservation: Reservation, bytes: Long): Reservation = synchronized {
+    val own = reservation.share.bytes - reservation.loan.bytes
+    val keptBytes = math.min(reservation.loan.bytes, math.max(0L, bytes - own))
+    if (keptBytes == reservation.loan.bytes) reservation
+    else {
+      val keptRows = if (reservation.loan.bytes == 0) 0L else reservation.loan.rows * keptBytes / reservation.loan.bytes
+      val kept = FetchShare(keptBytes, keptRows)
+      lentBytes -= reservation.loan.bytes - kept.bytes
+      lentRows -= reservation.loan.rows - kept.rows
+      notifyAll()
+      Reservation(
+        FetchShare(
+          reservation.share.bytes - reservation.loan.bytes + kept.bytes,
+          reservation.share.rows - reservation.loan.rows + kept.rows),
+        kept)
+    }
   }
 
   /** Gives a reservation's loan back, once its page has been handed on. */

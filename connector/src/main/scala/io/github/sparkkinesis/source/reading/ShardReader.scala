@@ -5,7 +5,7 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.PartitionReader
 import org.slf4j.LoggerFactory
 
-import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord}
+import io.github.sparkkinesis.client.{KinesisClient, KinesisRecord, RecordBatch}
 import io.github.sparkkinesis.metadata.{ReadStats, ShardEndRecord}
 import io.github.sparkkinesis.offsets.ShardPosition
 import io.github.sparkkinesis.offsets.ShardPosition.{compareSequenceNumbers, AfterSequenceNumber, ShardEnd}
@@ -82,6 +82,9 @@ final class ShardReader(
   /** The service's time when it served the first page that had records: its last record's arrival plus the lag. */
   private var tipAtFirstPageMs: Option[Long] = None
   private var millisBehind = 0L
+
+  /** Whether the last page found the shard's tip (MillisBehindLatest 0): its next page waits for no loan. */
+  private var atTip = false
   private var stoppedWithMore = false
   private var boundReached = false
   private var lastArrivalMs: Option[Long] = None
@@ -160,6 +163,8 @@ final class ShardReader(
     pages.fetch(deadlineMs, math.min(remaining, shareOfBudget(deadlineMs))) match {
       case None => stop(moreAvailable = true) // throttled, or paced, until the deadline: end the batch where we are
       case Some(page) =>
+        keepWhatThePageHolds(page)
+        atTip = page.millisBehindLatest == 0
         val (inBounds, beyond) = page.records.span(r =>
           partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
             partition.until.forall(_.admits(r.sequenceNumber)))
@@ -226,6 +231,8 @@ final class ShardReader(
    */
   private def replayTowards(end: ShardPosition): Unit = {
     val page = pages.fetch(Long.MaxValue, shareOfBudget(Long.MaxValue)).get
+    keepWhatThePageHolds(page)
+    atTip = page.millisBehindLatest == 0
     if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
       emptyPages += 1
       if (emptyPages == EmptyPagesPerTask) {
@@ -264,20 +271,27 @@ final class ShardReader(
   }
 
   /**
-   * Records for the next page: as many as this reader's share of the task's budget holds, at the shard's average
-   * record. The share is reserved once the call is due (pacing runs past `deadlineMs`: the fetch answers None), so no
-   * loan waits out the shard's pacing; a reader behind its shard's tip waits briefly for a whole loan.
+   * Records for the next page: polling, as many as this reader's share of the task's budget holds at the shard's
+   * average record, reserved once the call is due (so no loan waits out the shard's pacing; where pacing runs past
+   * `deadlineMs` the share is reserved and the fetch answers None at once); a reader not known to be at its shard's tip
+   * waits briefly for a whole loan. A subscription's page takes what was pushed, all of it: its events arrived whole
+   * and are held whatever the page, and a smaller page would misjudge the tip (a subscription's lag is its last
+   * event's).
    */
-  private def shareOfBudget(deadlineMs: Long): Int = {
-    val share =
-      if (!pages.awaitNextCall(deadlineMs)) budget.equalShare
-      else {
-        val r = budget.reserve(if (millisBehind > 0) FetchBudget.LoanWaitMs else 0L)
-        reservation = Some(r)
-        r.share
-      }
-    share.records(recordSize, settings.recordsPerFetch)
-  }
+  private def shareOfBudget(deadlineMs: Long): Int =
+    if (!pages.awaitNextCall(deadlineMs)) Int.MaxValue
+    else {
+      val r = budget.reserve(if (atTip) 0L else FetchBudget.LoanWaitMs)
+      reservation = Some(r)
+      r.share.records(recordSize, settings.recordsPerFetch)
+    }
+
+  /**
+   * Once a page has come, gives back the part of its loan the page did not fill (pages at the tip are small), so that
+   * readers waiting for a loan get one at once.
+   */
+  private def keepWhatThePageHolds(page: RecordBatch): Unit =
+    reservation = reservation.map(budget.keepOnly(_, page.records.foldLeft(0L)(_ + _.data.length)))
 
   /** Gives the last page's share back, its rows all handed over. */
   private def giveBackShare(): Unit = {

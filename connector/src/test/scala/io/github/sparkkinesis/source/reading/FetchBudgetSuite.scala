@@ -90,4 +90,19 @@ class FetchBudgetSuite extends AnyFunSuite with Matchers {
 
     b.holding(0L)(identity) shouldBe FetchShare(16 * MiB, 50000L)
   }
+
+  test("given the lending half all lent, when a page holds less than its loan, then its reservation keeps only what " +
+    "it fills and a reader waiting for a loan gets a whole one at once") {
+    val b = budget()
+    val lent = (1 to 3).map(_ => b.reserve(0L)) :+ b.reserve(0L)
+    b.reserve(0L) shouldBe FetchBudget.Reservation(b.equalShare, FetchShare(0L, 0L)) // nothing left to lend
+    val own = b.equalShare.bytes
+
+    val kept = b.keepOnly(lent.head, own + 100L) // a page at its shard's tip: 100 bytes beyond the equal share
+
+    kept.loan.bytes shouldBe 100L
+    kept.share.bytes shouldBe own + 100L
+    b.keepOnly(kept, own + 100L) shouldBe kept // a second trim changes nothing
+    b.reserve(0L).share.bytes shouldBe Loan - 100L // all the page did not fill is lent again at once
+  }
 }

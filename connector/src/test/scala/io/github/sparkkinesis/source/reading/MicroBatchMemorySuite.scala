@@ -11,14 +11,14 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 import org.scalatest.time.{Seconds, Span}
 
-import io.github.sparkkinesis.client.{ClientSettings, FakeKinesisClient, RetrySettings}
+import io.github.sparkkinesis.client.{ClientSettings, FakeKinesisClient, ManualClock, RetrySettings}
 import io.github.sparkkinesis.metadata.HadoopShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
 
 /**
  * What a micro-batch task holds in memory when it reads many backlogged shards at once and its consumer is slow: the
- * record data its shard readers fetched and have not handed over, against the fake client serving Kinesis' full
- * 10-MiB pages.
+ * record data its shard readers fetched and have not handed over, against the fake client serving Kinesis' full 10-MiB
+ * pages.
  */
 class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
 
@@ -34,8 +34,8 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
    */
   private val TaskBound = (Shards + 2 + Shards) * MiB + FetchBudget.TaskBytes + Shards.toLong * RecordBytes
 
-  /** Pages every 20 ms; the shards' 2-MiB/s pacing would only make the tests slow. */
-  private val settings = ReaderSettings(
+  /** Pages every 20 ms (the shards' 2-MiB/s pacing would only make the tests slow), with `fanOut` per stream. */
+  private def settings(fanOut: Map[String, FanOutReaderSettings] = Map.empty) = ReaderSettings(
     ClientSettings(None, None, None, RetrySettings(0, 1, 2)),
     recordsPerFetch = 10000,
     fetchIntervalMs = 20L,
@@ -44,12 +44,25 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
     retryBaseMs = 5L,
     retryMaxMs = 20L,
     dropMisroutedRecords = false,
-    maxBytesPerSecondPerShard = Some(256L << 20))
+    maxBytesPerSecondPerShard = Some(256L << 20),
+    fanOut = fanOut)
 
-  /** The first attempt of batch 1's task 0, reading `shards`. */
-  private def taskReading(fake: FakeKinesisClient, shards: Seq[TaskShard]): TaskReader = {
-    val store = new HadoopShardEndStore(Files.createTempDirectory("mb-memory").toString, new Configuration())
-    new TaskReader(TaskPartition(1L, 0, shards), settings, store, fake)
+  private def newStore() = new HadoopShardEndStore(Files.createTempDirectory("mb-memory").toString, new Configuration())
+
+  /** An attempt of batch 1's task 0, reading `shards`: the first, unless `store` holds where that one ended them. */
+  private def taskReading(
+      fake: FakeKinesisClient,
+      shards: Seq[TaskShard],
+      store: HadoopShardEndStore = newStore(),
+      readerSettings: ReaderSettings = settings()): TaskReader =
+    new TaskReader(TaskPartition(1L, 0, shards), readerSettings, store, fake)
+
+  /** Every row of `reader` as (shard, sequence number), each once per row; closes it. */
+  private def readAll(reader: TaskReader): Seq[(String, String)] = {
+    val rows = mutable.Buffer.empty[(String, String)]
+    try while (reader.next()) rows += (reader.get().getUTF8String(5).toString -> reader.get().getUTF8String(3).toString)
+    finally reader.close()
+    rows.toVector
   }
 
   test("given 40 backlogged shards of 10-MiB pages in one micro-batch task and a consumer that stalls, when the " +
@@ -85,13 +98,53 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
     val fake = new FakeKinesisClient(wall)
     val shards = fake.createStream("s", Shards)
     for (id <- shards; _ <- 1 to RecordsPerShard) fake.putRecordToShard("s", id, new Array[Byte](1024))
-    val reader = taskReading(fake, shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None, recordBytes = Some(1024))))
+    val hinted = shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None, recordBytes = Some(1024)))
     // When
-    var rows = 0
-    try while (reader.next()) rows += 1
-    finally reader.close()
+    val rows = readAll(taskReading(fake, hinted))
     // Then: one GetRecords call per shard, whose page reached the tip
-    rows shouldBe Shards * RecordsPerShard
+    rows should have size Shards * RecordsPerShard
     fake.getRecordsCalls shouldBe Shards
+  }
+
+  test("given 40 backlogged shards of 100-KiB records read by one task, when the batch is read again after its first " +
+    "attempt recorded its ends, then the replay, within the same budget and knowing no record size, reads exactly " +
+    "the same records") {
+    // Given
+    val fake = new FakeKinesisClient(wall)
+    val shards = fake.createStream("s", Shards)
+    val data = new Array[Byte](RecordBytes)
+    val expected = for (id <- shards; _ <- 1 to 30) yield id -> fake.putRecordToShard("s", id, data)
+    val store = newStore()
+    val plan = shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None))
+    readAll(taskReading(fake, plan, store)).sorted shouldBe expected.sorted
+    for (id <- shards) fake.putRecordToShard("s", id, data) // arrived after the batch: not the replay's
+    // When
+    val replayed = readAll(taskReading(fake, plan, store))
+    // Then
+    replayed.sorted shouldBe expected.sorted
+  }
+
+  test("given 40 shards of 30 100-KiB records pushed through enhanced fan-out, when one task's first attempt reads " +
+    "them, then it reads every record that had arrived before it began: a subscription's pages are not cut to a " +
+    "share, by which the last event's lag would misjudge the tip") {
+    // Given
+    val clock = new ManualClock()
+    val fake = new FakeKinesisClient(clock)
+    val shards = fake.createStream("s", Shards)
+    val consumer = fake.registerConsumer(fake.streamArn("s"), "q").arn
+    val data = new Array[Byte](RecordBytes)
+    val expected = for (id <- shards; _ <- 1 to 30) yield {
+      clock.advance(1L) // records of a shard arrive a millisecond apart
+      id -> fake.putRecordToShard("s", id, data)
+    }
+    clock.advance(1000L)
+    val fanOut = settings(Map("s" -> FanOutReaderSettings(consumer, 30000L, 5)))
+    // When
+    val read =
+      try
+        readAll(taskReading(fake, shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None)), readerSettings = fanOut))
+      finally SubscriptionCache.shared.evict(0L)
+    // Then
+    read.sorted shouldBe expected.sorted
   }
 }
