@@ -231,13 +231,11 @@ private[sparkkinesis] final class FanOutConsumer(
       (registeringSince, registered.map(_._1))
     } else (clock(), None)
     existing.filter(_.status != "DELETING").foreach(c => adoptIfConnectors(c.arn))
-    val consumer = awaitActive(
-      s"consumer $name of stream $stream (option kinesis.consumerName)",
-      waitingSince,
-      registeredNow)(client.describeConsumer(streamArn, name)).getOrElse(throw new KinesisClientException(
-      s"The stream consumer " +
-        s"$name of stream $stream disappeared while the query waited for it to become ACTIVE: another application " +
-        "deregistered it."))
+    def disappeared = new KinesisClientException(s"The stream consumer $name of stream $stream disappeared while " +
+      "the query waited for it to become ACTIVE: another application deregistered it.")
+    val what = s"consumer $name of stream $stream (option kinesis.consumerName)"
+    val consumer = awaitActive(what, waitingSince, registeredNow)(client.describeConsumer(streamArn, name))
+      .getOrElse(throw disappeared)
     recorded.filter(_ != consumer.arn).foreach(warnIfLeftBehind(_, name))
     consumer
   }
@@ -366,7 +364,7 @@ private[sparkkinesis] final class FanOutConsumer(
    * Describes until ACTIVE (or gone), for at most `waitMs` from `since`. `registered`: the consumer as this query's
    * registration at `since` just answered (CREATING), taken as the first look instead of a describe. Each next look is
    * the first that [[FanOutConsumer.activationLookAfterMs]] schedules after the last one began, made at once if other
-   * work (the owner file, the tags) or a slow call ran past it.
+   * work (writing the owner file) or a slow call ran past it.
    */
   private def awaitActive(what: String, since: Long = clock(), registered: Option[ConsumerDescription] = None)(
       describe: => Option[ConsumerDescription]): Option[ConsumerDescription] = {
