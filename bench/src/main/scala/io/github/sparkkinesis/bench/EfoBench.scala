@@ -98,7 +98,9 @@ object EfoBench {
       drainRow("connector fan-out, from first batch", efo.afterStart),
       drainRow("connector polling, from start()", polling.total),
       drainRow("connector polling, from first batch", polling.afterStart),
-      s"   fan-out batches: ${efo.batches}; polling batches: ${polling.batches}",
+      s"   start() to first batch: fan-out ${f(efo.startSeconds, 2)} s, polling ${f(polling.startSeconds, 2)} s",
+      s"   fan-out: ${efo.batches} batches, ${efo.progress}",
+      s"   polling: ${polling.batches} batches, ${polling.progress}",
       "",
       s"== Put-to-sink latency, ${config.latencyShards} shards, one record every ${config.latencyIntervalMs} ms for " +
         s"${config.latencySeconds} s, default trigger",

@@ -30,11 +30,15 @@ object RawPut {
   private val MaxAttempts = 20
 
   /**
-   * A client of the emulator's TLS port, as the sink's KPL uses, accepting its self-signed certificate: it tells how
-   * much of the difference between the sink and the plain-HTTP client is the emulator's TLS.
+   * A client of the benchmark's TLS port, as the sink's KPL uses, accepting its self-signed certificate: it tells how
+   * much of the difference between the sink and the plain-HTTP client is TLS (the emulator's, or bench/run's
+   * `BENCH_FRONT`'s and the emulator's plain port behind it).
    */
-  lazy val tlsClient: KinesisClient = KinesisClient.builder()
-    .endpointOverride(URI.create(KinesisMock.tlsEndpoint))
+  lazy val tlsClient: KinesisClient = tlsClientOf(KinesisMock.tlsEndpoint)
+
+  /** A client of the TLS endpoint `endpoint`, accepting any certificate. */
+  def tlsClientOf(endpoint: String): KinesisClient = KinesisClient.builder()
+    .endpointOverride(URI.create(endpoint))
     .region(Region.of(TestStreams.Region))
     .credentialsProvider(StaticCredentialsProvider.create(
       AwsBasicCredentials.create(TestStreams.AccessKeyId, TestStreams.SecretKey)))

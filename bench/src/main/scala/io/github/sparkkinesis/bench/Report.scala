@@ -78,9 +78,10 @@ object Report {
       "",
       s"== Sink: rows of ${config.payloadBytes} B under ${grouped(config.keys.toDouble)} partition keys, each writer " +
         s"into a new stream of ${config.shards} shards; the sink writes a DataFrame of ${config.partitions} " +
-        s"partitions through the emulator's TLS port after an untimed write of ${config.primeRows} rows into the " +
-        s"same stream; sink options: kinesis.sink.maxConnections=${config.rawThreads} (as many requests in flight as " +
-        "the raw client's threads), " + config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
+        s"partitions through the benchmark's TLS port (BENCH_FRONT=1: continue-front.py's) after an untimed write " +
+        s"of ${config.primeRows} rows into the same stream; sink options: " +
+        s"kinesis.sink.maxConnections=${config.rawThreads} (as many requests in flight as the raw client's threads), " +
+        config.options.toSeq.sorted.map { case (k, v) => s"$k=$v" }.mkString(", "),
       header) ++ all.map(row) ++ all.map { m =>
       val l = m.landed
       s"   ${m.writer}: read back all ${grouped(l.distinct.toDouble)} rows written to its stream, " +

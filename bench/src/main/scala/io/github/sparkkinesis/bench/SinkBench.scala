@@ -3,6 +3,7 @@ package io.github.sparkkinesis.bench
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.SparkSession
+import software.amazon.awssdk.services.kinesis.KinesisClient
 import software.amazon.awssdk.services.kinesis.model.DeleteStreamRequest
 
 import io.github.sparkkinesis.it.{KinesisMock, TestStreams}
@@ -41,6 +42,18 @@ object SinkBench {
 
   private val Modes = Seq(false, true)
 
+  /**
+   * With bench/run's `BENCH_FRONT=1`, the emulator's own TLS port (the benchmark's is continue-front.py's): the raw
+   * client writes through it too, so that the front's own cost shows in the same run.
+   */
+  private val emulatorTlsPort = sys.env.get("KINESIS_MOCK_EMULATOR_TLS_PORT")
+
+  /** What the sink's and the raw TLS client's writes go through. */
+  private def tls: String = if (emulatorTlsPort.isDefined) "TLS front" else "TLS"
+
+  private def emulatorTls: Seq[(String, KinesisClient)] =
+    emulatorTlsPort.toSeq.map(port => "TLS direct" -> RawPut.tlsClientOf(s"https://127.0.0.1:$port"))
+
   def run(spark: SparkSession, config: SinkConfig, log: String => Unit): SinkBenchResult = {
     val streams = ArrayBuffer.empty[String]
     def newStream(): String = {
@@ -51,17 +64,18 @@ object SinkBench {
     // Deleted at the end, not after each write: the KPL keeps refreshing the shard maps of the streams it wrote
     // to, and logs every failure at length.
     try {
-      val raws = Seq("HTTP" -> TestStreams.client, "TLS" -> RawPut.tlsClient).map { case (protocol, client) =>
-        measure(s"raw PutRecords, ${config.rawThreads} threads, $protocol", newStream(), config.rows, config, log) {
-          stream =>
-            val prime = primed(config)(RawPut.run(client, stream, 0, config.primeRows, config))
-            val result = RawPut.run(client, stream, config.primeRows, config.primeRows + config.rows, config)
-            (result.seconds, prime, s"${result.calls} PutRecords calls, ${result.retriedEntries} entries sent again")
-        }
+      val raws = (Seq("HTTP" -> TestStreams.client, tls -> RawPut.tlsClient) ++ emulatorTls).map {
+        case (protocol, client) =>
+          measure(s"raw PutRecords, ${config.rawThreads} threads, $protocol", newStream(), config.rows, config, log) {
+            stream =>
+              val prime = primed(config)(RawPut.run(client, stream, 0, config.primeRows, config))
+              val result = RawPut.run(client, stream, config.primeRows, config.primeRows + config.rows, config)
+              (result.seconds, prime, s"${result.calls} PutRecords calls, ${result.retriedEntries} entries sent again")
+          }
       }
       val sinks = Modes.map { aggregation =>
         val rows = if (aggregation) config.aggregatedRows else config.rows
-        measure(s"sink local[2], TLS, ${label(aggregation)}", newStream(), rows, config, log) { stream =>
+        measure(s"sink local[2], $tls, ${label(aggregation)}", newStream(), rows, config, log) { stream =>
           val prime = primed(config)(write(spark, stream, 0, config.primeRows, aggregation, config))
           val taskTimes = TaskTimes.start(spark.sparkContext)
           val seconds = timed(write(spark, stream, config.primeRows, config.primeRows + rows, aggregation, config))

@@ -86,7 +86,6 @@ class KinesisMicroBatchStream(
         new Path(checkpointLocation),
         hadoopConf,
         options.driverRetryTimeoutMs,
-        new Backoff(options.client.retry.baseDelayMs, options.client.retry.maxDelayMs),
         clock)
     }.toMap
   }

@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.{FileUtil, Path}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{Backoff, ConsumerTags, FakeKinesisClient, ManualClock}
+import io.github.sparkkinesis.client.{ConsumerTags, FakeKinesisClient, ManualClock}
 import io.github.sparkkinesis.offsets.Json
 import io.github.sparkkinesis.options.FanOutOptions
 import io.github.sparkkinesis.source.planning.FanOutConsumer
@@ -37,7 +37,6 @@ class ConsumerInventorySuite extends AnyFunSuite with Matchers {
         checkpoint,
         new Configuration(),
         60000L,
-        new Backoff(100L, 1000L),
         clock,
         ms => clock.advance(ms)).arn
 

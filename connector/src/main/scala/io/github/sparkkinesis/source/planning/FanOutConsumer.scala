@@ -45,7 +45,6 @@ private[sparkkinesis] final class FanOutConsumer(
     checkpoint: Path,
     hadoopConf: Configuration,
     waitMs: Long,
-    backoff: Backoff,
     clock: () => Long = () => System.currentTimeMillis(),
     sleep: Long => Unit = Thread.sleep) {
 
@@ -67,8 +66,20 @@ private[sparkkinesis] final class FanOutConsumer(
   @volatile private var failure: Option[Throwable] = None
   @volatile private var stopping = false
 
+  /**
+   * The consumer this query registered and the tags its registration asked for, checked once it is ACTIVE by the thread
+   * that resolved it, after the ARN is out ([[checkRegistrationTags]]).
+   */
+  private var registrationTags: Option[(String, Map[String, String])] = None
+
   /** The ARN of the ACTIVE consumer, registering it first if this query manages it and it is absent. */
-  def arn: String = synchronized {
+  def arn: String = {
+    val consumer = resolve()
+    if (resolving.forall(_ eq Thread.currentThread())) checkRegistrationTags() // else the resolving thread does
+    consumer.arn
+  }
+
+  private def resolve(): ConsumerDescription = synchronized {
     failure.foreach(e => throw e)
     resolved.getOrElse {
       val consumer = options.consumerArn match {
@@ -84,7 +95,20 @@ private[sparkkinesis] final class FanOutConsumer(
       }
       resolved = Some(consumer)
       consumer
-    }.arn
+    }
+  }
+
+  /**
+   * Checks the tags of the consumer this query registered, once, outside the lock: a batch waiting for the ARN does not
+   * wait for them (two calls on kinesis-mock, which drops a registration's tags; one on AWS, which keeps them).
+   */
+  private def checkRegistrationTags(): Unit = {
+    val toCheck = synchronized {
+      val pending = registrationTags
+      registrationTags = None
+      pending
+    }
+    toCheck.foreach { case (consumerArn, tags) => ensureTagged(consumerArn, tags) }
   }
 
   /**
@@ -132,7 +156,7 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private def deregisterIfOwned(): Unit = synchronized {
     if (options.consumerName.isDefined && options.deregisterOnStop) {
-      val owned = recordedArn.flatMap(arn => resolved.filter(_.arn == arn).orElse(describedQuietly(arn)))
+      val owned = recordedArn().flatMap(arn => resolved.filter(_.arn == arn).orElse(describedQuietly(arn)))
         .filter(c => options.consumerName.contains(c.name) && c.status != "DELETING")
       owned.foreach { consumer =>
         log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
@@ -150,8 +174,8 @@ private[sparkkinesis] final class FanOutConsumer(
     }
   }
 
-  /** The consumer this query last registered, as its checkpoint records it. */
-  private def recordedArn: Option[String] = recordedIn(ownerFile).orElse(
+  /** The consumer this query last registered, as its checkpoint records it; `own`: the owner file's content. */
+  private def recordedArn(own: Option[String] = recordedIn(ownerFile)): Option[String] = own.orElse(
     legacyOwnerFile.flatMap(recordedIn).filter(arn => StreamRef.arnOf(arn) == StreamRef.arnOf(stream)))
 
   private def recordedIn(file: Path): Option[String] = AtomicFiles.read(file, hadoopConf).map(_.trim)
@@ -167,7 +191,8 @@ private[sparkkinesis] final class FanOutConsumer(
     }
 
   private def managed(name: String): ConsumerDescription = {
-    val recorded = recordedArn
+    val ownRecord = recordedIn(ownerFile)
+    val recorded = recordedArn(ownRecord)
     val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
     // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
     val since = clock()
@@ -176,7 +201,9 @@ private[sparkkinesis] final class FanOutConsumer(
       pause(MinPollMs)
       existing = retryingThrottled(s"describing consumer $name")(client.describeConsumer(streamArn, name))
     }
-    if (existing.forall(_.status == "DELETING")) {
+    // A consumer registered now is CREATING from the registration on: the wait for it to become ACTIVE starts there,
+    // so that writing the owner file takes place during the wait, not before it.
+    val (waitingSince, registeredNow) = if (existing.forall(_.status == "DELETING")) {
       failIfStopping() // a query stopping already registers nothing more
       val registeringSince = clock()
       val registered =
@@ -195,18 +222,20 @@ private[sparkkinesis] final class FanOutConsumer(
             }
         }
       registered.foreach { case (consumer, _) =>
-        val fs = ownerFile.getFileSystem(hadoopConf)
-        fs.delete(ownerFile, false) // a record of an earlier consumer of that name, deregistered since
+        // A record of an earlier consumer of that name, deregistered since; none read: no file to delete.
+        if (ownRecord.isDefined) ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
         AtomicFiles.publishIfAbsent(ownerFile, consumer.arn, hadoopConf)
         log.info(s"Registered stream consumer ${consumer.arn} for stream $stream (option kinesis.consumerName).")
       }
-      registered.foreach { case (consumer, tags) => ensureTagged(consumer.arn, tags) }
-    }
+      registrationTags = registered.map { case (consumer, tags) => consumer.arn -> tags }
+      (registeringSince, registered.map(_._1))
+    } else (clock(), None)
     existing.filter(_.status != "DELETING").foreach(c => adoptIfConnectors(c.arn))
-    val consumer = awaitActive(s"consumer $name of stream $stream (option kinesis.consumerName)")(
-      client.describeConsumer(streamArn, name)).getOrElse(throw new KinesisClientException(s"The stream consumer " +
-      s"$name of stream $stream disappeared while the query waited for it to become ACTIVE: another application " +
-      "deregistered it."))
+    def disappeared = new KinesisClientException(s"The stream consumer $name of stream $stream disappeared while " +
+      "the query waited for it to become ACTIVE: another application deregistered it.")
+    val what = s"consumer $name of stream $stream (option kinesis.consumerName)"
+    val consumer = awaitActive(what, waitingSince, registeredNow)(client.describeConsumer(streamArn, name))
+      .getOrElse(throw disappeared)
     recorded.filter(_ != consumer.arn).foreach(warnIfLeftBehind(_, name))
     consumer
   }
@@ -331,19 +360,34 @@ private[sparkkinesis] final class FanOutConsumer(
           "through it.")
       }
 
-  /** Describes until ACTIVE (or gone), with back-off, for at most `waitMs`. */
-  private def awaitActive(what: String)(describe: => Option[ConsumerDescription]): Option[ConsumerDescription] = {
-    val since = clock()
-    backoff.reset()
-    var current = retryingThrottled(s"describing $what")(describe)
+  /**
+   * Describes until ACTIVE (or gone), for at most `waitMs` from `since`. `registered`: the consumer as this query's
+   * registration at `since` just answered (CREATING), taken as the first look instead of a describe. Each next look is
+   * the first that [[FanOutConsumer.activationLookAfterMs]] schedules after the last one began, made at once if other
+   * work (writing the owner file) or a slow call ran past it.
+   */
+  private def awaitActive(what: String, since: Long = clock(), registered: Option[ConsumerDescription] = None)(
+      describe: => Option[ConsumerDescription]): Option[ConsumerDescription] = {
+    var lookedAt = 0L // ms after `since`
+    def look(): Option[ConsumerDescription] = {
+      lookedAt = clock() - since
+      retryingThrottled(s"describing $what")(describe)
+    }
+    var current = registered.orElse(look())
+    var looks = 0
     while (current.exists(!_.isActive)) {
       if (clock() - since > waitMs) {
         throw new KinesisClientException(
           s"The stream $what has been ${current.get.status} for ${clock() - since} ms, " +
             "not ACTIVE (option kinesis.driverRetryTimeout bounds the wait).")
       }
-      pause(math.max(MinPollMs, backoff.nextDelayMs()))
-      current = retryingThrottled(s"describing $what")(describe)
+      looks = Iterator.from(looks + 1).find(n => FanOutConsumer.activationLookAfterMs(n) > lookedAt).get
+      pause(math.max(0L, since + FanOutConsumer.activationLookAfterMs(looks) - clock()))
+      current = look()
+    }
+    if (looks > 0) {
+      log.info(s"The stream $what is ACTIVE, ${clock() - since} ms after the wait began (with the registration, if " +
+        s"this query registered it; $looks looks).")
     }
     current
   }
@@ -386,6 +430,7 @@ private[sparkkinesis] final class FanOutConsumer(
     throw new KinesisClientException(s"The query stopped while it resolved the stream consumer of stream $stream.")
   }
 
+  /** Between looks whether a consumer being deleted is gone, and the first back-off after throttling. */
   private val MinPollMs = 200L
   private val MaxPollMs = 5000L
 
@@ -394,6 +439,20 @@ private[sparkkinesis] final class FanOutConsumer(
 }
 
 private[sparkkinesis] object FanOutConsumer {
+
+  /**
+   * When the `n`-th look (from 1) whether a consumer is ACTIVE is due, in ms from its registration: 50 ms, then each
+   * wait 50 ms longer than the one before, 1 s at most (from the 20th, 10.5 s on): kinesis-mock activates a consumer in
+   * about 500 ms, found within 250 ms of it, AWS in seconds, found within 1 s. With the first describe, 6 calls in the
+   * first second, well inside DescribeStreamConsumer's 20 calls per second per stream.
+   */
+  def activationLookAfterMs(n: Int): Long = {
+    val growing = math.min(n, ActivationLookMaxMs / ActivationLookStepMs).toLong
+    ActivationLookStepMs * growing * (growing + 1) / 2 + ActivationLookMaxMs * (n - growing)
+  }
+
+  private val ActivationLookStepMs = 50
+  private val ActivationLookMaxMs = 1000
 
   /** How far the service's clock may be from this one: AWS refuses requests signed more than 5 minutes off. */
   val RegistrationClockSkewMs: Long = 5 * 60 * 1000L

@@ -34,7 +34,6 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
         new Path(checkpointDir),
         new Configuration(),
         60000L,
-        new Backoff(100L, 1000L),
         clock,
         ms => clock.advance(ms))
   }
