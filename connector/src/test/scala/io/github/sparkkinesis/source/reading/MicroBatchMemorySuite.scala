@@ -57,6 +57,13 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
       readerSettings: ReaderSettings = settings()): TaskReader =
     new TaskReader(TaskPartition(1L, 0, shards), readerSettings, store, fake)
 
+  /** Stream "s" of [[Shards]] shards, each with `records` records of [[RecordBytes]]: its shards, and every record. */
+  private def backlog(fake: FakeKinesisClient, records: Int): (Seq[String], Seq[(String, String)]) = {
+    val shards = fake.createStream("s", Shards)
+    val data = new Array[Byte](RecordBytes)
+    (shards, for (id <- shards; _ <- 1 to records) yield id -> fake.putRecordToShard("s", id, data))
+  }
+
   /** Every row of `reader` as (shard, sequence number), each once per row; closes it. */
   private def readAll(reader: TaskReader): Seq[(String, String)] = {
     val rows = mutable.Buffer.empty[(String, String)]
@@ -70,9 +77,7 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
     "and every record comes once") {
     // Given
     val fake = new FakeKinesisClient(wall)
-    val shards = fake.createStream("s", Shards)
-    val data = new Array[Byte](RecordBytes)
-    val expected = for (id <- shards; _ <- 1 to RecordsPerShard) yield id -> fake.putRecordToShard("s", id, data)
+    val (shards, expected) = backlog(fake, RecordsPerShard)
     val reader = taskReading(fake, shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None)))
     try {
       // When: nothing is taken until every shard has been read from, then every row, one at a time
@@ -111,9 +116,8 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
     "the same records") {
     // Given
     val fake = new FakeKinesisClient(wall)
-    val shards = fake.createStream("s", Shards)
+    val (shards, expected) = backlog(fake, 30)
     val data = new Array[Byte](RecordBytes)
-    val expected = for (id <- shards; _ <- 1 to 30) yield id -> fake.putRecordToShard("s", id, data)
     val store = newStore()
     val plan = shards.map(id => TaskShard("s", id, 1L, TrimHorizon, None))
     readAll(taskReading(fake, plan, store)).sorted shouldBe expected.sorted
