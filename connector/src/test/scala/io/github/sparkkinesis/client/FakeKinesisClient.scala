@@ -43,6 +43,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   @volatile private var getRecordsPermits: Option[Semaphore] = None
   private var expireNext = false
   private var getRecordsTakesMs = 0L
+
+  /**
+   * kinesis-mock's MillisBehindLatest: from the page's last record to the shard's last one, by arrival times of whole
+   * seconds, so 0 on a page short of the shard's end whose records arrived in the same second as its last (AWS counts
+   * from the tip of the stream, and says 0 only when caught up).
+   */
+  @volatile var lagFromShardsLastRecord = false
   private val served = mutable.Map.empty[String, Long].withDefaultValue(0L) // data bytes read, by shard
   private var calls = Map(
     "ListShards" -> 0,
@@ -134,7 +141,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     RecordBatch(
       records,
       next,
-      millisBehindLatest = if (atTip) 0L else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis),
+      millisBehindLatest =
+        if (atTip) 0L
+        else if (lagFromShardsLastRecord) {
+          val second = (ms: Long) => ms / 1000L * 1000L
+          second(shard.slice(shard.end - 1, shard.end).head.approximateArrivalTimestampMillis) -
+            second(records.last.approximateArrivalTimestampMillis)
+        } else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis),
       childShardIds = if (next.isEmpty) childrenOf(streamName, shard.id) else Nil)
   }
 

@@ -160,11 +160,12 @@ final class ShardReader(
   private def readUntilStop(): Unit = {
     val before = pages.position
     val remaining = math.min(math.min(maxRecords - recordsRead, roomByBytes), Int.MaxValue.toLong).toInt
-    pages.fetch(deadlineMs, math.min(remaining, shareOfBudget(deadlineMs))) match {
+    val limit = math.min(remaining, shareOfBudget(deadlineMs))
+    pages.fetch(deadlineMs, limit) match {
       case None => stop(moreAvailable = true) // throttled, or paced, until the deadline: end the batch where we are
       case Some(page) =>
         keepWhatThePageHolds(page)
-        atTip = page.millisBehindLatest == 0
+        atTip = caughtUp(page, limit)
         val (inBounds, beyond) = page.records.span(r =>
           partition.read.arrivedBeforeMs.forall(r.approximateArrivalTimestampMillis < _) &&
             partition.until.forall(_.admits(r.sequenceNumber)))
@@ -186,7 +187,7 @@ final class ShardReader(
         else if (beyond.nonEmpty) {
           boundReached = true
           stop(moreAvailable = false)
-        } else if (pages.isEnded || page.millisBehindLatest == 0) stop(moreAvailable = false)
+        } else if (pages.isEnded || atTip) stop(moreAvailable = false)
         else if (recordsRead == 0 && emptyPages >= EmptyPagesPerTask) {
           log.info(s"Batch $batch, shard $shardId of stream $stream: $emptyPages empty pages from $start while " +
             s"MillisBehindLatest (${page.millisBehindLatest} ms) says records lie ahead; this task ends the shard " +
@@ -196,7 +197,7 @@ final class ShardReader(
           stop(moreAvailable = false)
         } else if (chasing || recordsRead >= maxRecords || bytesRead >= maxBytes ||
           (recordsRead > 0 && clock() >= deadlineMs)) {
-          stop(moreAvailable = true)
+          stop(moreAvailable = page.millisBehindLatest > 0) // a full page at lag 0 may be the tip: the driver looks
         }
     }
   }
@@ -230,9 +231,10 @@ final class ShardReader(
    * record past it once retention has trimmed the end too (a loss, as above).
    */
   private def replayTowards(end: ShardPosition): Unit = {
-    val page = pages.fetch(Long.MaxValue, shareOfBudget(Long.MaxValue)).get
+    val limit = shareOfBudget(Long.MaxValue)
+    val page = pages.fetch(Long.MaxValue, limit).get
     keepWhatThePageHolds(page)
-    atTip = page.millisBehindLatest == 0
+    atTip = caughtUp(page, limit)
     if (recordsRead == 0 && page.records.isEmpty && page.millisBehindLatest > 0) {
       emptyPages += 1
       if (emptyPages == EmptyPagesPerTask) {
@@ -292,6 +294,14 @@ final class ShardReader(
    */
   private def keepWhatThePageHolds(page: RecordBatch): Unit =
     reservation = reservation.map(budget.keepOnly(_, page.records.foldLeft(0L)(_ + _.data.length)))
+
+  /**
+   * Whether `page`, asked for with `limit`, found the shard's tip: MillisBehindLatest 0 on a page that is not full. A
+   * full page may stop short of records that arrived in the same instant as its last (kinesis-mock counts the lag in
+   * whole seconds from the shard's last record), so the next page says.
+   */
+  private def caughtUp(page: RecordBatch, limit: Int): Boolean =
+    page.millisBehindLatest == 0 && page.records.size < limit
 
   /** Gives the last page's share back, its rows all handed over. */
   private def giveBackShare(): Unit = {

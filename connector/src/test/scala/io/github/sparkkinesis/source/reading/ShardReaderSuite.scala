@@ -59,6 +59,18 @@ class ShardReaderSuite extends AnyFunSuite with Matchers {
     end.end shouldBe a[AfterSequenceNumber]
   }
 
+  test("given kinesis-mock's MillisBehindLatest, 0 on a full page short of the shard's end whose records arrived in " +
+    "the same second as its last, when a batch read reads the shard in pages of 7, then it reads every record") {
+    // Given: the fake's clock stands still, so all 30 records arrive in the same second
+    val (fake, expected) = oneShard(30)
+    fake.lagFromShardsLastRecord = true
+    // When
+    val read = readAll(fake, s = settings(perFetch = 7).copy(readsWholeRange = true))
+    // Then: a full page at lag 0 is not taken for the tip; the first non-full page is
+    read.map(_._1) shouldBe expected
+    fake.getRecordsCalls shouldBe 5
+  }
+
   test("given throttling on the next GetRecords calls, when read, then it backs off and loses nothing") {
     val (fake, expected) = oneShard(30)
     fake.throttleNextGetRecords(3)
