@@ -104,9 +104,9 @@ private[sparkkinesis] final class FanOutConsumer(
    */
   private def checkRegistrationTags(): Unit = {
     val toCheck = synchronized {
-      val pending = registrationTags
+      val taken = registrationTags
       registrationTags = None
-      pending
+      taken
     }
     toCheck.foreach { case (consumerArn, tags) => ensureTagged(consumerArn, tags) }
   }
