@@ -69,28 +69,25 @@ private[source] final class FetchBudget(bytes: Long, rows: Long, readers: () => 
    * Gives back the part of `reservation`'s loan that a page of `bytes` does not need, once the page has come: the
    * reservation then holds its equal share and at most the loan the page fills.
    */
-  def keepOnly(reservation: Reservation, bytes: Long): Reservation = synchronized {
+  def keepOnly(reservation: Reservation, bytes: Long): Reservation = {
     val own = reservation.share.bytes - reservation.loan.bytes
     val keptBytes = math.min(reservation.loan.bytes, math.max(0L, bytes - own))
     if (keptBytes == reservation.loan.bytes) reservation
     else {
       val keptRows = if (reservation.loan.bytes == 0) 0L else reservation.loan.rows * keptBytes / reservation.loan.bytes
       val kept = FetchShare(keptBytes, keptRows)
-      lentBytes -= reservation.loan.bytes - kept.bytes
-      lentRows -= reservation.loan.rows - kept.rows
-      notifyAll()
-      Reservation(
-        FetchShare(
-          reservation.share.bytes - reservation.loan.bytes + kept.bytes,
-          reservation.share.rows - reservation.loan.rows + kept.rows),
-        kept)
+      release(FetchShare(reservation.loan.bytes - kept.bytes, reservation.loan.rows - kept.rows))
+      Reservation(FetchShare(own + kept.bytes, reservation.share.rows - reservation.loan.rows + kept.rows), kept)
     }
   }
 
   /** Gives a reservation's loan back, once its page has been handed on. */
-  def giveBack(reservation: Reservation): Unit = synchronized {
-    lentBytes -= reservation.loan.bytes
-    lentRows -= reservation.loan.rows
+  def giveBack(reservation: Reservation): Unit = release(reservation.loan)
+
+  /** Returns `part` of the lent half, and wakes the readers waiting for a loan. */
+  private def release(part: FetchShare): Unit = synchronized {
+    lentBytes -= part.bytes
+    lentRows -= part.rows
     notifyAll()
   }
 }

@@ -69,6 +69,13 @@ final class ShardReader(
   /** The budget's share the last page was fetched within, held until its rows are all handed over. */
   private var reservation: Option[FetchBudget.Reservation] = None
 
+  /**
+   * The bytes a page needs to carry the shard's read rate (its cap, else Kinesis' limit) at one call per fetch
+   * interval: a reader whose equal share holds that keeps up without a loan, so it never waits for one.
+   */
+  private val pageAtFullRate =
+    settings.maxBytesPerSecondPerShard.getOrElse(PollingPages.ShardReadRate) * settings.fetchIntervalMs / 1000
+
   /** The calls the pages had made for earlier tasks, when taken over: this attempt counts only its own. */
   private val (callsBefore, throttledBefore) = (pages.getRecordsCalls, pages.throttledCalls)
 
@@ -275,15 +282,16 @@ final class ShardReader(
   /**
    * Records for the next page: polling, as many as this reader's share of the task's budget holds at the shard's
    * average record, reserved once the call is due (so no loan waits out the shard's pacing; where pacing runs past
-   * `deadlineMs` the share is reserved and the fetch answers None at once); a reader not known to be at its shard's tip
-   * waits briefly for a whole loan. A subscription's page takes what was pushed, all of it: its events arrived whole
-   * and are held whatever the page, and a smaller page would misjudge the tip (a subscription's lag is its last
-   * event's).
+   * `deadlineMs` the share is reserved and the fetch answers None at once); a reader not known to be at its shard's
+   * tip, whose equal share cannot carry the shard's rate, waits briefly for a whole loan. A subscription's page takes
+   * what was pushed, all of it: its events arrived whole and are held whatever the page, and a smaller page would
+   * misjudge the tip (a subscription's lag is its last event's).
    */
   private def shareOfBudget(deadlineMs: Long): Int =
     if (!pages.awaitNextCall(deadlineMs)) Int.MaxValue
     else {
-      val r = budget.reserve(if (atTip) 0L else FetchBudget.LoanWaitMs)
+      val needsLoan = !atTip && budget.equalShare.bytes < pageAtFullRate
+      val r = budget.reserve(if (needsLoan) FetchBudget.LoanWaitMs else 0L)
       reservation = Some(r)
       r.share.records(recordSize, settings.recordsPerFetch)
     }

@@ -14,6 +14,7 @@ import org.scalatest.time.{Seconds, Span}
 import io.github.sparkkinesis.client.{ClientSettings, FakeKinesisClient, ManualClock, RetrySettings}
 import io.github.sparkkinesis.metadata.HadoopShardEndStore
 import io.github.sparkkinesis.offsets.ShardPosition.TrimHorizon
+import io.github.sparkkinesis.source.realtime.WarmShards
 
 /**
  * What a micro-batch task holds in memory when it reads many backlogged shards at once and its consumer is slow: the
@@ -150,5 +151,31 @@ class MicroBatchMemorySuite extends AnyFunSuite with Matchers {
       finally SubscriptionCache.shared.evict(0L)
     // Then
     read.sorted shouldBe expected.sorted
+  }
+
+  test("given a task of 12 backlogged shards, whose equal shares carry a shard's 2 MiB/s at a call every 500 ms, and " +
+    "the budget's lending half all lent, when a shard's call is due, then it calls at once for its equal share " +
+    "instead of waiting for a loan") {
+    // Given
+    val fake = new FakeKinesisClient(wall)
+    val (shards, _) = backlog(fake, 30)
+    val budget = FetchBudget.ofMicroBatchTask(() => 12)
+    val lent = Seq.fill(6)(budget.reserve(0L))
+    budget.reserve(0L).loan.bytes shouldBe 0L
+    // a loan comes back 50 ms later, within the 200 ms a reader that waits for one would wait
+    val returner = new Thread(() => { Thread.sleep(50L); budget.giveBack(lent.head) })
+    val atTheirPace = settings().copy(fetchIntervalMs = 500L, maxBytesPerSecondPerShard = None)
+    val shard = TaskShard("s", shards.head, 1L, TrimHorizon, None, recordBytes = Some(RecordBytes.toLong))
+    val reader = new ShardReader(shard, None, atTheirPace, fake, warm = new WarmShards(), budget = budget)
+    try {
+      // When
+      returner.start()
+      reader.next() shouldBe true
+      // Then: 13 records of 100 KiB fill the equal share of 1.33 MiB; a reader given the loan would have read all 30
+      fake.bytesServed(shards.head) shouldBe (budget.equalShare.bytes / RecordBytes) * RecordBytes
+    } finally {
+      returner.join()
+      reader.close()
+    }
   }
 }
