@@ -284,6 +284,27 @@ lazy val assembledJarTask = Def.taskDyn {
 }
 
 /**
+ * Two forked test JVMs at once (sbt runs one by default): bin/test runs a Scala line's unit tests beside that line's
+ * integration tests, which mostly wait on emulators and triggers. Otherwise sbt's defaults: a task per core, `clean`
+ * alone.
+ */
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(EvaluateTask.SystemProcessors),
+  Tags.limit(Tags.ForkedTestGroup, 2),
+  Tags.exclusiveGroup(Tags.Clean))
+
+/**
+ * The integration suites that differ by Spark line (the shaded JAR with its relocated Netty and TLS, every trigger,
+ * restarts from checkpoints, the sink, the DynamoDB store), which bin/test runs on the lines that do not run the whole
+ * suite; on Spark 3.5 also its refusal of SQL tables. The logic under them is the same source, tested in full by both
+ * unit suites. `*.SinkSuite` names the sink's suite alone: RealTimeKinesisSinkSuite needs real-time mode, which Spark
+ * 4.0 lacks. A task, not a command, so that `all` runs it beside the unit tests.
+ */
+lazy val smokeTest = taskKey[Unit]("The integration suites run on the Spark lines that do not run the whole suite")
+lazy val smokeSuites =
+  Seq("*ShadedJarSuite", "*LicenceFilesSuite", "*TriggerSuite", "*RestartSuite", "*.SinkSuite", "*DynamoDbStoreSuite")
+
+/**
  * Tests against emulators. They see the connector only as users do: through the shaded assembly JAR on the classpath
  * and the `aws-kinesis` format, next to an unshaded AWS SDK of their own.
  */
@@ -307,7 +328,11 @@ lazy val integrationTests = (project in file("integration-tests"))
     // sbt's own JDK. A system property as well as the environment, so that one sbt session can switch with `reload`.
     Test / forkOptions := integrationJavaHome
       .fold((Test / forkOptions).value)(home => (Test / forkOptions).value.withJavaHome(file(home))),
-    Test / javaOptions ++= integrationJavaHome.map(home => s"-Dsparkkinesis.javaHome=$home").toSeq)
+    Test / javaOptions ++= integrationJavaHome.map(home => s"-Dsparkkinesis.javaHome=$home").toSeq,
+    smokeTest := Def.taskDyn {
+      val sqlTables = if (scalaBinaryVersion.value == "2.12") Seq("*SqlTablesSuite") else Nil
+      (Test / testOnly).toTask((smokeSuites ++ sqlTables).mkString(" ", " ", ""))
+    }.value)
 
 /** What the integration tests need besides the connector, on Spark release `spark`. */
 def integrationTestDependencies(spark: String): Seq[ModuleID] = Seq(

@@ -10,7 +10,9 @@
 #
 # Environment: PYSPARK_VERSIONS (full suite, default: the last release python/pyspark-versions lists),
 # PYSPARK_SMOKE_VERSIONS (smoke subset, default: the others it lists), PYTEST_ARGS (what the full run runs, default
-# tests; e.g. "tests/test_demo.py -k ctrl_c"), PYTHON (default python3), WHEEL (a built wheel to test instead of
+# tests; e.g. "tests/test_demo.py -k ctrl_c"), PYTEST_BESIDE (what a second pytest runs beside the full run, in the same
+# environment once the wheel is installed: bin/test's cluster fault runs, "cluster_tests"; its output follows the full
+# run's), PYTHON (default python3), WHEEL (a built wheel to test instead of
 # building one), SPARK_KINESIS_SKIP_SBT (passed to build-wheel.sh: the JARs and options JSON were built already),
 # KINESIS_MOCK_ENDPOINT (an emulator to use; otherwise the tests start one) with its TLS endpoint for the sink in
 # KINESIS_MOCK_TLS_ENDPOINT (default https://127.0.0.1:$KINESIS_MOCK_TLS_PORT, 4567), MOTO_ENDPOINT (moto's server, S3
@@ -76,6 +78,20 @@ run_suite() {
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wheel[test]"
   # A wheel of the same version as one installed before (a re-run on this machine) is otherwise taken as installed.
   "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+  if [ "$kind" = full ] && [ -n "${PYTEST_BESIDE:-}" ] && [ -z "$beside_pid" ]; then
+    echo "run-tests.sh: pyspark $version: running $PYTEST_BESIDE beside the suites (its output follows them)"
+    mkdir -p "$python_dir/build"
+    # shellcheck disable=SC2086 # PYTEST_BESIDE: arguments split on spaces
+    (
+      set +e
+      started_beside=$(date +%s)
+      cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider --durations=5 $PYTEST_BESIDE
+      status=$?
+      echo "run-tests.sh: pyspark $version $PYTEST_BESIDE done in $(( $(date +%s) - started_beside )) s (pytest exit $status)"
+      exit $status
+    ) > "$beside_log" 2>&1 &
+    beside_pid=$!
+  fi
   echo "run-tests.sh: pyspark $version: running the $kind suite"
   set +e
   (cd "$python_dir" && "$venv/bin/python" -m pytest -p no:cacheprovider --durations=5 "$@")
@@ -85,9 +101,20 @@ run_suite() {
   [ "$status" -eq 0 ] || failed+=("pyspark $version $kind (pytest exit $status)")
   echo "run-tests.sh: pyspark $version $kind suite done in $(( $(date +%s) - step )) s (pytest exit $status)"
 }
+# The run beside the first full suite: started by run_suite, waited for once every suite has run.
+beside_pid=""
+beside_log="$python_dir/build/pytest-beside.log"
 # shellcheck disable=SC2086 # PYTEST_ARGS: arguments split on spaces
 for version in "${full_versions[@]}"; do run_suite "$version" full ${PYTEST_ARGS:-tests}; done
 for version in "${smoke_versions[@]}"; do run_suite "$version" smoke "${smoke_tests[@]}"; done
+if [ -n "$beside_pid" ]; then
+  set +e
+  wait "$beside_pid"
+  status=$?
+  set -e
+  cat "$beside_log"
+  [ "$status" -eq 0 ] || failed+=("$PYTEST_BESIDE (pytest exit $status)")
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "run-tests.sh: FAILED: ${failed[*]}" >&2

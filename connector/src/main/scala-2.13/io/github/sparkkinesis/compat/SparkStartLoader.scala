@@ -7,8 +7,8 @@ object SparkStartLoader {
 
   /**
    * The parent of the session's shared JAR class loader, which Spark built over the loader it started with: the one its
-   * listener and task-result threads use. None when no session is active, or its SparkContext has stopped (its
-   * shared state can no longer be built).
+   * listener and task-result threads use. None when no session is active, or its SparkContext has stopped (its shared
+   * state can no longer be built).
    */
   def ofActiveSession(): Option[ClassLoader] =
     SparkSession.getActiveSession

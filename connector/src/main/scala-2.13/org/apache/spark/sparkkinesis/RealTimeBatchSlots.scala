@@ -19,12 +19,12 @@ import io.github.sparkkinesis.source.realtime.BatchSlots
  * batch's plan, whose stages run beside the source's tasks. It lives in Spark's package because the slot count is not
  * public API.
  *
- * Spark plans a real-time batch's input while it prepares the batch's physical plan, before the shuffles are in it,
- * so they are counted from the batch's optimized logical plan (the query's `lastExecution`, found by the query id
- * Spark sets on the planning thread): one shuffle of `spark.sql.shuffle.partitions` partitions (as the checkpoint
- * fixed them) per stateful operator (aggregation, deduplication, `flatMapGroupsWithState`, `transformWithState`), two
- * per stream-stream join, one partition for an aggregation without keys, and a repartition's own count. Operators
- * that share a shuffle (a deduplication by the keys an aggregation was grouped by) are counted each: an upper bound.
+ * Spark plans a real-time batch's input while it prepares the batch's physical plan, before the shuffles are in it, so
+ * they are counted from the batch's optimized logical plan (the query's `lastExecution`, found by the query id Spark
+ * sets on the planning thread): one shuffle of `spark.sql.shuffle.partitions` partitions (as the checkpoint fixed them)
+ * per stateful operator (aggregation, deduplication, `flatMapGroupsWithState`, `transformWithState`), two per
+ * stream-stream join, one partition for an aggregation without keys, and a repartition's own count. Operators that
+ * share a shuffle (a deduplication by the keys an aggregation was grouped by) are counted each: an upper bound.
  */
 object RealTimeBatchSlots {
   private val log = LoggerFactory.getLogger(getClass)

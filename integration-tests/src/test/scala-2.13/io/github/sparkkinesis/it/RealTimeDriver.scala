@@ -14,7 +14,10 @@ object RealTimeDriver {
       val Array(k, v) = kv.split("=", 2)
       k -> v
     }
-    val query = RealTimeSink.writeTo(SparkHarness.readKinesis(stream, "TRIM_HORIZON", options: _*), output, "5 seconds",
+    val query = RealTimeSink.writeTo(
+      SparkHarness.readKinesis(stream, "TRIM_HORIZON", options: _*),
+      output,
+      "5 seconds",
       checkpoint).start()
     println(s"RealTimeDriver: query ${query.id} started") // the parent kills this JVM; it never stops on its own
     query.awaitTermination()

@@ -15,8 +15,8 @@ import io.github.sparkkinesis.sink.KinesisForeachWriter
 /**
  * Kinesis to Kinesis in real-time mode against kinesis-mock: a query reads one stream and writes another through
  * [[KinesisForeachWriter]] (the `foreach` sink real-time mode's allowlist accepts), and through the `aws-kinesis` sink
- * with the allowlist check off. Each target record carries its source record's position, so the target can be
- * compared with what was put, and deduplicated as a downstream consumer would.
+ * with the allowlist check off. Each target record carries its source record's position, so the target can be compared
+ * with what was put, and deduplicated as a downstream consumer would.
  */
 class RealTimeKinesisSinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
 
@@ -54,7 +54,10 @@ class RealTimeKinesisSinkSuite extends AnyFunSuite with Matchers with SparkInteg
    */
   private def copied(target: String): Seq[Copied] = SinkHarness.readBack(target)._1.map { landed =>
     val json = Json.readTree(landed.payload)
-    Copied(json.get("shardId").asText, json.get("sequenceNumber").asText, json.get("partitionKey").asText,
+    Copied(
+      json.get("shardId").asText,
+      json.get("sequenceNumber").asText,
+      json.get("partitionKey").asText,
       json.get("payload").asText)
   }
 
@@ -64,9 +67,12 @@ class RealTimeKinesisSinkSuite extends AnyFunSuite with Matchers with SparkInteg
   /** Waits until `target` holds a copy of every one of `puts`, failing early if the query fails. */
   private def awaitCopies(target: String, puts: Seq[Put], query: StreamingQuery): Seq[Copied] = {
     val want = asCopied(puts).toSet
-    Eventually.awaitValue(s"${want.size} records in the target stream", 90.seconds, {
-      s"${want.diff(copied(target).toSet).size} missing; ${query.exception.getOrElse("")}"
-    }, every = 500.millis) {
+    Eventually.awaitValue(
+      s"${want.size} records in the target stream",
+      90.seconds, {
+        s"${want.diff(copied(target).toSet).size} missing; ${query.exception.getOrElse("")}"
+      },
+      every = 500.millis) {
       query.exception.foreach(e => Eventually.giveUp("the query failed", e))
       val got = copied(target)
       if (want.subsetOf(got.toSet)) Some(got) else None

@@ -60,6 +60,7 @@ final case class SinkRow(
     arrivalMs: Long,
     writtenMs: Long,
     order: Long) {
+
   /** The source record's identity in the query: its stream, shard and position in the shard. */
   def position: (String, String, String, Long) = (stream, shardId, sequenceNumber, subSequenceNumber)
 }
