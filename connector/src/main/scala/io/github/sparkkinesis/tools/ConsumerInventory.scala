@@ -13,7 +13,7 @@ import io.github.sparkkinesis.client.{
   ResourceMissingException
 }
 import io.github.sparkkinesis.metadata.AtomicFiles
-import io.github.sparkkinesis.source.planning.FanOutConsumer
+import io.github.sparkkinesis.source.planning.{ConsumerRecords, FanOutConsumer}
 
 /** Whether a query's checkpoint holds a stream consumer, as the consumers tool judges it. */
 sealed abstract class Holding(val name: String, val reason: String)
@@ -91,7 +91,7 @@ final class ConsumerInventory(client: FanOutClient, hadoopConf: Configuration, c
           dir,
           new PathFilter {
             override def accept(p: Path): Boolean =
-              Seq(FanOutConsumer.OwnerFilePrefix, FanOutConsumer.ReaderFilePrefix).exists(p.getName.startsWith)
+              Seq(ConsumerRecords.OwnerFilePrefix, ConsumerRecords.ReaderFilePrefix).exists(p.getName.startsWith)
           })
         owners.map(_.getPath).find(p => AtomicFiles.read(p, hadoopConf).map(_.trim).contains(consumerArn))
           .fold[Holding](Holding.NotHeld(s"not held: checkpoint $checkpoint records no longer this consumer"))(p =>

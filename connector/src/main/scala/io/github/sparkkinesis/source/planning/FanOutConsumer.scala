@@ -18,7 +18,6 @@ import io.github.sparkkinesis.client.{
   ThrottledException,
   UnreachableException
 }
-import io.github.sparkkinesis.metadata.AtomicFiles
 import io.github.sparkkinesis.options.{FanOutOptions, KinesisOptionsRegistry}
 import io.github.sparkkinesis.source.reading.FanOutReaderSettings
 
@@ -29,14 +28,14 @@ import io.github.sparkkinesis.source.reading.FanOutReaderSettings
  * (RegisterStreamConsumer: 5 per second per account) with jittered back-off for at most `waitMs`.
  *
  * Ownership: a consumer this query registers is recorded in its checkpoint (`checkpoint`), in a file of the stream's
- * own ([[FanOutConsumer.ownerFileName]]: two streams of one name in two accounts or regions have two). On stop, with
+ * own ([[ConsumerRecords]]: two streams of one name in two accounts or regions have two). On stop, with
  * `kinesis.deregisterConsumerOnStop`, only a consumer so recorded is deregistered; one that existed before the query
  * registered anything belongs to someone else (another query, or an administrator) and is never touched. A query
  * restarted under another `kinesis.consumerName` reads through that consumer from the same offsets; the one it
  * registered under the old name is left registered (another query may read through it by now), with a warning. A
  * consumer it registers carries tags naming that checkpoint ([[ConsumerTags]]), besides option kinesis.consumerTags'. A
  * consumer the connector registered for another checkpoint that this query reuses by name is recorded in a file of its
- * own ([[FanOutConsumer.readerFileName]], never deregistered by this query) and its tags then name this checkpoint.
+ * own (never deregistered by this query) and its tags then name this checkpoint.
  */
 private[sparkkinesis] final class FanOutConsumer(
     client: FanOutClient,
@@ -49,16 +48,8 @@ private[sparkkinesis] final class FanOutConsumer(
     sleep: Long => Unit = Thread.sleep) {
 
   private val log = LoggerFactory.getLogger(getClass)
-  private val ownerFile = new Path(checkpoint, FanOutConsumer.ownerFileName(stream))
-  private val readerFile = new Path(checkpoint, FanOutConsumer.readerFileName(stream))
-  private lazy val checkpointLocation = ownerFile.getFileSystem(hadoopConf).makeQualified(checkpoint).toString
-
-  /**
-   * Where releases before 0.2.0 recorded the consumer of a stream named by ARN, under its name alone: read only if it
-   * names a consumer of this very stream (another account's stream of the same name shared that file).
-   */
-  private val legacyOwnerFile =
-    Some(new Path(checkpoint, FanOutConsumer.legacyOwnerFileName(stream))).filter(_ != ownerFile)
+  private val records = new ConsumerRecords(checkpoint, stream, hadoopConf)
+  private lazy val checkpointLocation = records.checkpointLocation
   @volatile private var resolved: Option[ConsumerDescription] = None
   @volatile private var resolving: Option[Thread] = None
 
@@ -156,7 +147,7 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private def deregisterIfOwned(): Unit = synchronized {
     if (options.consumerName.isDefined && options.deregisterOnStop) {
-      val owned = recordedArn().flatMap(arn => resolved.filter(_.arn == arn).orElse(describedQuietly(arn)))
+      val owned = records.registered().flatMap(arn => resolved.filter(_.arn == arn).orElse(describedQuietly(arn)))
         .filter(c => options.consumerName.contains(c.name) && c.status != "DELETING")
       owned.foreach { consumer =>
         log.info(s"Deregistering stream consumer ${consumer.arn}, which this query registered " +
@@ -166,19 +157,11 @@ private[sparkkinesis] final class FanOutConsumer(
           case e: KinesisClientException =>
             log.warn(s"Could not deregister stream consumer ${consumer.arn}: ${e.getMessage}")
         }
-        ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
-        legacyOwnerFile.filter(recordedIn(_).contains(consumer.arn)).foreach(f =>
-          f.getFileSystem(hadoopConf).delete(f, false))
+        records.forgetRegistration(consumer.arn)
         resolved = None
       }
     }
   }
-
-  /** The consumer this query last registered, as its checkpoint records it; `own`: the owner file's content. */
-  private def recordedArn(own: Option[String] = recordedIn(ownerFile)): Option[String] = own.orElse(
-    legacyOwnerFile.flatMap(recordedIn).filter(arn => StreamRef.arnOf(arn) == StreamRef.arnOf(stream)))
-
-  private def recordedIn(file: Path): Option[String] = AtomicFiles.read(file, hadoopConf).map(_.trim)
 
   /** The consumer an earlier run (or this one) registered, if it still exists; None too if describing it fails. */
   private def describedQuietly(consumerArn: String): Option[ConsumerDescription] =
@@ -191,8 +174,8 @@ private[sparkkinesis] final class FanOutConsumer(
     }
 
   private def managed(name: String): ConsumerDescription = {
-    val ownRecord = recordedIn(ownerFile)
-    val recorded = recordedArn(ownRecord)
+    val ownRecord = records.owned
+    val recorded = records.registered(ownRecord)
     val streamArn = retryingThrottled(s"describing stream $stream")(client.streamArn(stream))
     // One being deleted (say by this query's previous run, just stopped) must be gone before it can be registered.
     val since = clock()
@@ -222,9 +205,7 @@ private[sparkkinesis] final class FanOutConsumer(
             }
         }
       registered.foreach { case (consumer, _) =>
-        // A record of an earlier consumer of that name, deregistered since; none read: no file to delete.
-        if (ownRecord.isDefined) ownerFile.getFileSystem(hadoopConf).delete(ownerFile, false)
-        AtomicFiles.publishIfAbsent(ownerFile, consumer.arn, hadoopConf)
+        records.recordRegistration(consumer.arn, replacing = ownRecord.isDefined)
         log.info(s"Registered stream consumer ${consumer.arn} for stream $stream (option kinesis.consumerName).")
       }
       registrationTags = registered.map { case (consumer, tags) => consumer.arn -> tags }
@@ -326,20 +307,18 @@ private[sparkkinesis] final class FanOutConsumer(
   /**
    * Records that this query reads through `consumerArn`, which it did not register: a consumer the connector registered
    * for another checkpoint (a query since removed, or this query's before its checkpoint was replaced) gets this
-   * checkpoint in its tags and a [[readerFile]] here, so the consumers tool finds it held rather than pruning it under
-   * this query. One query reads through a consumer at a time (a second subscription to a shard ends the first), so the
-   * tags name the latest. An administrator's consumer (no connector tags) is left untagged. Only a warning is at stake.
+   * checkpoint in its tags and a reader file here ([[ConsumerRecords.recordReader]]), so the consumers tool finds it
+   * held rather than pruning it under this query. One query reads through a consumer at a time (a second subscription
+   * to a shard ends the first), so the tags name the latest. An administrator's consumer (no connector tags) is left
+   * untagged. Only a warning is at stake.
    */
   private def adoptIfConnectors(consumerArn: String): Unit =
-    if (!recordedIn(ownerFile).contains(consumerArn)) {
+    if (!records.owned.contains(consumerArn)) {
       try {
         val tags =
           retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn))
         if (ConsumerTags.registeredByConnector(tags)) {
-          if (!recordedIn(readerFile).contains(consumerArn)) {
-            readerFile.getFileSystem(hadoopConf).delete(readerFile, false)
-            AtomicFiles.publishIfAbsent(readerFile, consumerArn, hadoopConf)
-          }
+          records.recordReader(consumerArn)
           ensureTagged(consumerArn, ConsumerTags.replacingCheckpoint(checkpointLocation), Some(tags))
         }
       } catch {
@@ -456,27 +435,4 @@ private[sparkkinesis] object FanOutConsumer {
 
   /** How far the service's clock may be from this one: AWS refuses requests signed more than 5 minutes off. */
   val RegistrationClockSkewMs: Long = 5 * 60 * 1000L
-
-  /**
-   * The checkpoint's file that records the consumer a query registered for `stream`: by the stream's name, or for a
-   * stream named by ARN by its partition, region, account and name, so that streams of one name in two accounts keep
-   * apart.
-   */
-  def ownerFileName(stream: String): String = StreamRef.arnOf(stream).fold(legacyOwnerFileName(stream)) { arn =>
-    s"$OwnerFilePrefix${arn.partition}-${arn.region}-${arn.account}-${arn.streamName}"
-  }
-
-  /** How every such file's name starts, whichever stream and release wrote it. */
-  val OwnerFilePrefix = "efo-consumer-"
-
-  /**
-   * The checkpoint's file that records a consumer the query reads through for `stream` without having registered it.
-   */
-  def readerFileName(stream: String): String = ReaderFilePrefix + ownerFileName(stream).stripPrefix(OwnerFilePrefix)
-
-  /** How every reader file's name starts. */
-  val ReaderFilePrefix = "efo-reader-"
-
-  /** The file name of a stream by its name alone: every stream's in releases before 0.2.0. */
-  private def legacyOwnerFileName(stream: String): String = s"$OwnerFilePrefix${StreamRef.nameOf(stream)}"
 }

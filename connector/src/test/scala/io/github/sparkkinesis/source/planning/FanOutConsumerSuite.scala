@@ -205,7 +205,7 @@ class FanOutConsumerSuite extends AnyFunSuite with Matchers {
     val registered = ours.consumer(managed(deregister = false)).arn
     val legacy = new Path(ours.checkpoint, "efo-consumer-s")
     AtomicFiles.publishIfAbsent(legacy, registered, new Configuration())
-    Files.delete(Paths.get(ours.checkpoint, FanOutConsumer.ownerFileName(FakeFanOut.streamArn("s", "111111111111"))))
+    Files.delete(Paths.get(ours.checkpoint, ConsumerRecords.ownerFileName(FakeFanOut.streamArn("s", "111111111111"))))
     theirs.consumer(managed()).stop() // registers and deregisters its own; the legacy record is not its own
     ours.fake.fanOut.consumerNames shouldBe Seq("q")
     val resumed = ours.consumer(managed())
