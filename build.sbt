@@ -406,6 +406,8 @@ lazy val bench = (project in file("bench"))
     // moto's too: GsrDecodeBench's schema registry.
     run / envVars ++= sys.env.filter { case (k, _) => k.startsWith("KINESIS_MOCK") || k.startsWith("MOTO_") })
 
-// The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says.
-addCommandAlias("formatCheck", "scalafmtCheckAll; scalafmtSbtCheck")
+// The Scala half of bin/lint: every Scala and sbt file formatted as .scalafmt.conf says, the folders of each Scala line
+// included (scalafmt sees only the current line's), ending on the build's default line.
+addCommandAlias("formatCheck", s"scalafmtCheckAll; scalafmtSbtCheck; ++$scala213 scalafmtCheckAll; ++$scala212")
+addCommandAlias("formatAll", s"scalafmtAll; scalafmtSbt; ++$scala213 scalafmtAll; ++$scala212")
 addCommandAlias("updateOptionsDocs", "connector/runMain io.github.sparkkinesis.options.OptionsDocs docs/options.md")
