@@ -49,7 +49,6 @@ private[sparkkinesis] final class FanOutConsumer(
 
   private val log = LoggerFactory.getLogger(getClass)
   private val records = new ConsumerRecords(checkpoint, stream, hadoopConf)
-  private lazy val checkpointLocation = records.checkpointLocation
   @volatile private var resolved: Option[ConsumerDescription] = None
   @volatile private var resolving: Option[Thread] = None
 
@@ -197,7 +196,7 @@ private[sparkkinesis] final class FanOutConsumer(
               case Some(c) if registeredByThisQuery(c, registeringSince) =>
                 log.info(s"Consumer $name of stream $stream was registered by this query, though its registration " +
                   s"failed (${e.getMessage}): a retried call whose first attempt took effect.")
-                Some(c -> (options.tags ++ ConsumerTags.ofCheckpoint(checkpointLocation)))
+                Some(c -> (options.tags ++ ConsumerTags.ofCheckpoint(records.checkpointLocation)))
               case Some(_) => // registered meanwhile by someone else: theirs, to reuse and never to deregister
                 log.info(s"Consumer $name of stream $stream was registered meanwhile by someone else: ${e.getMessage}")
                 None
@@ -253,7 +252,7 @@ private[sparkkinesis] final class FanOutConsumer(
       catch { case _: KinesisClientException => Map.empty[String, String] } // then its creation time decides
     ConsumerTags.checkpointOf(tags).fold(
       c.createdAtMillis >= registeringSince - FanOutConsumer.RegistrationClockSkewMs)(
-      _ == checkpointLocation)
+      _ == records.checkpointLocation)
   }
 
   /**
@@ -262,7 +261,7 @@ private[sparkkinesis] final class FanOutConsumer(
    * kinesis:RegisterStreamConsumer: without the user's tags, a role refused that registers the consumer untagged.
    */
   private def register(streamArn: String, name: String): (ConsumerDescription, Map[String, String]) = {
-    val tags = options.tags ++ ConsumerTags.ofCheckpoint(checkpointLocation)
+    val tags = options.tags ++ ConsumerTags.ofCheckpoint(records.checkpointLocation)
     def attempt(tags: Map[String, String]) =
       retryingThrottled(s"registering $name", passing = false)(client.registerConsumer(streamArn, name, tags)) -> tags
     try attempt(tags)
@@ -319,7 +318,7 @@ private[sparkkinesis] final class FanOutConsumer(
           retryingThrottled(s"reading the tags of $consumerArn", passing = false)(client.consumerTags(consumerArn))
         if (ConsumerTags.registeredByConnector(tags)) {
           records.recordReader(consumerArn)
-          ensureTagged(consumerArn, ConsumerTags.replacingCheckpoint(checkpointLocation), Some(tags))
+          ensureTagged(consumerArn, ConsumerTags.replacingCheckpoint(records.checkpointLocation), Some(tags))
         }
       } catch {
         case e: KinesisClientException =>

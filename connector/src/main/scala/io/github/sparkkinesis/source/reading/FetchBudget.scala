@@ -70,14 +70,15 @@ private[source] final class FetchBudget(bytes: Long, rows: Long, readers: () => 
    * reservation then holds its equal share and at most the loan the page fills.
    */
   def keepOnly(reservation: Reservation, bytes: Long): Reservation = {
-    val own = reservation.share.bytes - reservation.loan.bytes
-    val keptBytes = math.min(reservation.loan.bytes, math.max(0L, bytes - own))
+    val own =
+      FetchShare(reservation.share.bytes - reservation.loan.bytes, reservation.share.rows - reservation.loan.rows)
+    val keptBytes = math.min(reservation.loan.bytes, math.max(0L, bytes - own.bytes))
     if (keptBytes == reservation.loan.bytes) reservation
     else {
       val keptRows = if (reservation.loan.bytes == 0) 0L else reservation.loan.rows * keptBytes / reservation.loan.bytes
       val kept = FetchShare(keptBytes, keptRows)
       release(FetchShare(reservation.loan.bytes - kept.bytes, reservation.loan.rows - kept.rows))
-      Reservation(FetchShare(own + kept.bytes, reservation.share.rows - reservation.loan.rows + kept.rows), kept)
+      Reservation(FetchShare(own.bytes + kept.bytes, own.rows + kept.rows), kept)
     }
   }
 

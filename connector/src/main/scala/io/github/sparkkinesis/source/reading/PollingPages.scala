@@ -100,7 +100,7 @@ private[sparkkinesis] final class PollingPages(
         metrics.getRecordsCalls.inc()
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         // Only a page with bytes paces: empty pages go on being read whatever the deadline (a walk to the records).
-        val pacing = PollingPages.pacingMs(batch.records, maxBytesPerSecond.getOrElse(PollingPages.ShardReadRate))
+        val pacing = PollingPages.pacingMs(batch.records, PollingPages.readRate(maxBytesPerSecond))
         pacedUntilMs = if (pacing > 0) clock() + pacing else Long.MinValue / 2
         backoff.reset()
         failures.succeeded()
@@ -180,6 +180,9 @@ private[sparkkinesis] object PollingPages {
 
   /** A shard's read limit, 2 MiB/s, which every polling consumer of it shares (Kinesis' quotas page). */
   val ShardReadRate: Long = 2L << 20
+
+  /** The rate a polling reader paces its calls by: the user's cap per shard, else the shard's read limit. */
+  def readRate(cap: Option[Long]): Long = cap.getOrElse(ShardReadRate)
 
   /** How long a page of `records` holds the next call back at `bytesPerSecond`: their data's bytes at that rate. */
   def pacingMs(records: Seq[KinesisRecord], bytesPerSecond: Long): Long = {

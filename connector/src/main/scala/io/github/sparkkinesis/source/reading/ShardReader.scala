@@ -74,7 +74,7 @@ final class ShardReader(
    * interval: a reader whose equal share holds that keeps up without a loan, so it never waits for one.
    */
   private val pageAtFullRate =
-    settings.maxBytesPerSecondPerShard.getOrElse(PollingPages.ShardReadRate) * settings.fetchIntervalMs / 1000
+    PollingPages.readRate(settings.maxBytesPerSecondPerShard) * settings.fetchIntervalMs / 1000
 
   /** The calls the pages had made for earlier tasks, when taken over: this attempt counts only its own. */
   private val (callsBefore, throttledBefore) = (pages.getRecordsCalls, pages.throttledCalls)
