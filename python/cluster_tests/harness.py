@@ -1,5 +1,6 @@
 """The pieces of a cluster fault run: a persistent emulator that can be restarted, a producer, the driver process,
-a TCP relay that drops fan-out subscriptions, and readers of what the stream and the sinks hold."""
+a TCP relay that drops fan-out subscriptions and holds writers off during a restart, and readers of what the stream
+and the sinks hold."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Counter, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Counter, Dict, List, Optional, Sequence, Set, Tuple
 
 import boto3
 from botocore.config import Config
@@ -52,8 +53,8 @@ def kinesis_client(endpoint: str, attempts: int = 1) -> Any:
 
 
 class PersistentEmulator:
-    """kinesis-mock persisting its streams every second under ``folder``; :meth:`restart` kills it (SIGKILL) once
-    everything put so far is persisted and starts it again on the same ports with that data."""
+    """kinesis-mock persisting its streams every 500 ms under ``folder``; :meth:`restart` kills it (SIGKILL) once
+    everything it acknowledged is persisted and starts it again on the same ports with that data."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -69,21 +70,41 @@ class PersistentEmulator:
         self.mock.start()
         return self
 
-    def persisted(self, sequence_number: str) -> bool:
+    def persisted(self) -> Set[str]:
+        """The sequence numbers of every record in the persisted file (none while it is missing or half written)."""
         try:
-            return sequence_number in (self.data / "streams.json").read_text()
-        except OSError:
-            return False
+            streams = json.loads((self.data / "streams.json").read_text())["streams"]
+        except (OSError, ValueError, KeyError):
+            return set()
+        return {r["SequenceNumber"] for s in streams.values() for records in s["shards"].values() for r in records}
 
-    def restart(self, last_sequence_number: str) -> None:
-        wait_for(lambda: self.persisted(last_sequence_number), 30, "the emulator to persist the last record")
-        process = self.mock.process
-        assert process is not None
-        process.kill()
-        process.wait(10)
-        self.mock.process = None
-        self.mock.start()
-        self.restarts += 1
+    def held(self) -> Set[str]:
+        """The sequence numbers of every record the running emulator holds, in every stream."""
+        client = kinesis_client(self.mock.endpoint, attempts=10)
+        names = client.list_streams()["StreamNames"]
+        return {seq for name in names for _, seq, _ in stream_records(self.mock.endpoint, name)[0]}
+
+    def restart(self, fronts: Sequence["TcpRelay"] = ()) -> None:
+        """Kills and restarts the emulator without losing a record it acknowledged, as AWS never does: the caller has
+        paused its own writers; every connection through ``fronts`` (the relays other writers, such as the Kinesis
+        sink, reach it through) is reset and new ones refused, so that no answer reaches a writer from here on; then
+        the kill waits until the persisted file holds every record the emulator holds. A put it applies after the
+        reset is unacknowledged, and its writer retries it."""
+        for front in fronts:
+            front.hold()
+        try:
+            acknowledged = self.held()
+            wait_for(lambda: acknowledged <= self.persisted(), 30, "the emulator to persist every record it holds")
+            process = self.mock.process
+            assert process is not None
+            process.kill()
+            process.wait(10)
+            self.mock.process = None
+            self.mock.start()
+            self.restarts += 1
+        finally:
+            for front in fronts:
+                front.release()
 
     def stop(self) -> None:
         if self.mock.process is not None:
@@ -102,7 +123,6 @@ class Producer:
         self.per_second = per_second
         self.sent = 0
         self.failures = 0
-        self.last_sequence_number = ""
         self._run = threading.Event()
         self._run.set()
         self._idle = threading.Event()
@@ -113,11 +133,10 @@ class Producer:
         self._thread.start()
         return self
 
-    def pause(self) -> str:
-        """Holds the producer after its current call; returns the last sequence number it was given."""
+    def pause(self) -> None:
+        """Holds the producer after its current call."""
         self._run.clear()
         wait_for(self._idle.is_set, 30, "the producer to pause")
-        return self.last_sequence_number
 
     def resume(self) -> None:
         self._run.set()
@@ -141,10 +160,7 @@ class Producer:
                 for i in range(batch)
             ]
             try:
-                answer = self.client.put_records(StreamName=self.stream, Records=records)
-                put = [r for r in answer["Records"] if "SequenceNumber" in r]
-                if put:
-                    self.last_sequence_number = put[-1]["SequenceNumber"]
+                self.client.put_records(StreamName=self.stream, Records=records)
                 self.sent += batch
             except Exception:  # the emulator is restarting: try again (any duplicate is read back and counted)
                 self.failures += 1
@@ -310,13 +326,15 @@ class DriverProcess:
 
 class TcpRelay:
     """A loopback TCP relay (TLS and HTTP/2 pass through untouched) whose :meth:`drop_all` resets every open
-    connection: to fan-out, every subscription drops at once."""
+    connection: to fan-out, every subscription drops at once. :meth:`hold` also refuses new connections until
+    :meth:`release`."""
 
     def __init__(self, upstream_port: int) -> None:
         self.upstream_port = upstream_port
         self._loop = asyncio.new_event_loop()
         self._writers: Set[asyncio.StreamWriter] = set()
         self._server: Optional[asyncio.AbstractServer] = None
+        self._held = False
         self.drops = 0
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -334,15 +352,20 @@ class TcpRelay:
         async def drop() -> int:
             writers = list(self._writers)
             for w in writers:
-                sock = w.get_extra_info("socket")
-                if sock is not None:
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-                w.transport.abort()
+                reset(w)
             return len(writers)
 
         dropped = asyncio.run_coroutine_threadsafe(drop(), self._loop).result(10)
         self.drops += 1
         return dropped
+
+    def hold(self) -> None:
+        """Resets every open connection and refuses new ones (each is reset as soon as it is accepted)."""
+        self._loop.call_soon_threadsafe(setattr, self, "_held", True)
+        self.drop_all()
+
+    def release(self) -> None:
+        self._loop.call_soon_threadsafe(setattr, self, "_held", False)
 
     def stop(self) -> None:
         """Closes the listener and every relayed connection, then the loop, which has no task left when it closes."""
@@ -361,10 +384,17 @@ class TcpRelay:
         self._loop.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._held:
+            reset(writer)
+            return
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         except OSError:
             writer.transport.abort()
+            return
+        if self._held:  # held while this connection was being opened
+            reset(writer)
+            reset(up_writer)
             return
         self._writers.update((writer, up_writer))
 
@@ -383,6 +413,14 @@ class TcpRelay:
 
         await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
         self._writers.difference_update((writer, up_writer))
+
+
+def reset(writer: asyncio.StreamWriter) -> None:
+    """Closes a connection with a reset (linger 0), as a crashed server's would end, not with an orderly close."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    writer.transport.abort()
 
 
 def python_of_this_venv() -> str:

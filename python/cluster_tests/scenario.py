@@ -140,7 +140,8 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
     print(f"cluster run {scenario}: faults in order {faults}", flush=True)
     emulator = PersistentEmulator(folder / "emulator").start()
     injector: Optional[FaultInjector] = None
-    relay: Optional[TcpRelay] = None
+    relay: Optional[TcpRelay] = None  # fan-out's way to the emulator
+    sink_relay: Optional[TcpRelay] = None  # the Kinesis sink's
     producer: Optional[Producer] = None
     driver: Optional[DriverProcess] = None
     try:
@@ -189,16 +190,19 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             admin.create_stream(StreamName=target, ShardCount=2)
             admin.get_waiter("stream_exists").wait(StreamName=target, WaiterConfig={"Delay": 0.2})
             config["sinkCheckpoint"] = str(folder / "sink-checkpoint")
+            sink_relay = TcpRelay(emulator.mock.tls_port).start()
             config["sinkOptions"] = {
                 "kinesis.streamName": target,
                 "kinesis.region": REGION,
-                "kinesis.endpointUrl": emulator.mock.tls_endpoint,
+                "kinesis.endpointUrl": f"https://127.0.0.1:{sink_relay.port}",
                 "kinesis.verifyCertificate": "false",
                 "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
                 "kinesis.awsSecretKey": SECRET_KEY,
                 "kinesis.sink.aggregationEnabled": "false",
             }
         output = FileSinkOutput(folder / "output")
+        # What an emulator restart holds off: every connection of the connector's that may write.
+        fronts = [front for front in (relay, sink_relay) if front is not None]
 
         def delivered() -> int:
             return len(output.rows())
@@ -222,7 +226,7 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             if fault == "executor":
                 report.mid_batch_kills += bool(driver.kill_executor()["midBatch"])
                 if relay is not None:
-                    forget_dead_subscriptions(emulator, producer)
+                    forget_dead_subscriptions(emulator, producer, fronts)
             elif fault == "driver":
                 report.mid_batch_kills += driver.sigkill()
                 attempt += 1
@@ -236,10 +240,9 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             elif fault == "subscriptions":
                 assert relay is not None
                 relay.drop_all()
-                forget_dead_subscriptions(emulator, producer)
+                forget_dead_subscriptions(emulator, producer, fronts)
             elif fault == "emulator":
-                emulator.restart(producer.pause())
-                producer.resume()
+                restart_emulator(emulator, producer, fronts)
             elif fault in ("split", "merge"):
                 reshard(admin, stream, fault)
             report.faults[fault] += 1
@@ -293,6 +296,7 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             (lambda: driver.exited() or driver.sigkill(0)) if driver else None,
             injector.stop if injector else None,
             relay.stop if relay else None,
+            sink_relay.stop if sink_relay else None,
             emulator.stop,
         ):
             if stop is not None:
@@ -311,12 +315,21 @@ def wait_then_judge(condition: Callable[[], Any], timeout: float, what: str, eve
         print(f"{e}: stopping the query and judging what the sinks hold", flush=True)
 
 
-def forget_dead_subscriptions(emulator: PersistentEmulator, producer: Producer) -> None:
+def restart_emulator(emulator: PersistentEmulator, producer: Producer, fronts: List[TcpRelay]) -> None:
+    """Kills and restarts kinesis-mock, losing no record it acknowledged: the producer pauses and the connector's
+    ``fronts`` hold meanwhile (see :meth:`PersistentEmulator.restart`)."""
+    producer.pause()
+    try:
+        emulator.restart(fronts)
+    finally:
+        producer.resume()
+
+
+def forget_dead_subscriptions(emulator: PersistentEmulator, producer: Producer, fronts: List[TcpRelay]) -> None:
     """Restarts kinesis-mock with its data after a fault left fan-out subscriptions without a reader. It keeps such a
     subscription until its 5-minute end and refuses the consumer's new ones on that shard meanwhile; AWS lets a new
     subscription take the shard over after about 5 s. Its subscriptions are not persisted, so a restart ends them."""
-    emulator.restart(producer.pause())
-    producer.resume()
+    restart_emulator(emulator, producer, fronts)
 
 
 def start_driver(scenario: Scenario, config: Dict[str, Any], folder: Path, attempt: int) -> DriverProcess:
