@@ -260,8 +260,8 @@ class KinesisMicroBatchStream(
 
   /**
    * Each shard's average record as the driver last saw it, by which a task sizes its first pages: the batch ending at
-   * `from` read records of the shard (as planning it found them: a hint never reads the metadata store), or else this
-   * run's last check of it found one.
+   * `from` read records of the shard (as planning it found them: a hint never reads the metadata store), or else what
+   * this run's checks sampled ([[planning.StreamPlanner.sampledRecordBytes]]).
    */
   private def recordBytes(from: KinesisSourceOffset): (String, String) => Option[Long] = {
     val lastRead = ends.cached(from)

@@ -70,12 +70,14 @@ private[source] final class NewRecordsProbe(
   /**
    * Checks the readable shards that `shouldCheck` selects, then the children that shards found finished make readable.
    * `arrivedBefore` bounds a shard's news to records that arrived before that instant (an AvailableNow run's target): a
-   * first record at or after it means the shard is at its target.
+   * first record at or after it means the shard is at its target. With `untilNews`, shards are checked a wave of
+   * `threads` at a time, in order, until a wave finds records: the shards left are `unasked`.
    */
   def check(
       shards: Map[String, ShardState],
       shouldCheck: String => Boolean,
-      arrivedBefore: String => Option[Long]): Checked = {
+      arrivedBefore: String => Option[Long],
+      untilNews: Boolean = false): Checked = {
     forgetAllBut(shards.keySet)
     var current = shards
     var seen = Set.empty[String]
@@ -83,10 +85,10 @@ private[source] final class NewRecordsProbe(
     var toCheck = ShardState.readable(current).filter(shouldCheck)
     while (toCheck.nonEmpty) {
       val states = current
-      val checks =
-        toCheck.zip(inParallel(toCheck.map(id => () => checkShard(id, states(id).position, arrivedBefore(id)))))
+      val (wave, rest) = if (untilNews) toCheck.splitAt(threads) else (toCheck, Nil)
+      val checks = wave.zip(inParallel(wave.map(id => () => checkShard(id, states(id).position, arrivedBefore(id)))))
       val outcomes = checks.map { case (id, (outcome, _)) => id -> outcome }
-      seen ++= toCheck
+      seen ++= wave
       val finished = outcomes.collect { case (id, Finished) => id }
       current ++= finished.map(id => id -> current(id).copy(position = ShardPosition.ShardEnd))
       current ++= checks.collect { case (id, (_, Some(first))) => id -> current(id).copy(position = first) }
@@ -96,7 +98,13 @@ private[source] final class NewRecordsProbe(
         found.idle ++ outcomes.collect { case (id, Idle) => id },
         found.unanswered ++ outcomes.collect { case (id, Unanswered) => id },
         found.walking ++ outcomes.collect { case (id, Walking) => id })
-      toCheck = if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(seen)
+      val children =
+        if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(id => seen(id) || rest.contains(id))
+      toCheck = rest ++ children
+      if (untilNews && found.news.nonEmpty) {
+        found = found.copy(unasked = toCheck.toSet)
+        toCheck = Nil
+      }
     }
     found
   }
@@ -114,8 +122,14 @@ private[source] final class NewRecordsProbe(
     foundAt.get(shardId).collect { case (`position`, iterator) => iterator }
   }
 
-  /** The data bytes of the first record the last check of `shardId` that found records found, if any did. */
-  def sampledRecordBytes(shardId: String): Option[Long] = synchronized(sampled.get(shardId))
+  /**
+   * The data bytes of the first record the last check of `shardId` that found records found; for a shard no check found
+   * records in (one a first look left unasked), the largest such record of the stream's other shards, if any: a
+   * stream's records tend to be alike, and the largest keeps a first page within its share where they are not quite.
+   */
+  def sampledRecordBytes(shardId: String): Option[Long] = synchronized {
+    sampled.get(shardId).orElse(if (sampled.isEmpty) None else Some(sampled.values.max))
+  }
 
   /**
    * The sequence number of the oldest record Kinesis retains in each of `shardIds` (walking empty pages as a check
@@ -291,13 +305,15 @@ private[source] object NewRecordsProbe {
 
   /**
    * What a check found: the shard states with shards found read to their end marked finished, the shards with records
-   * to read, the shards checked that had none (or are at their target), those it could not tell (failed), and those
-   * still walking empty pages towards their next record (answered: the walk went on).
+   * to read, the shards checked that had none (or are at their target), those it could not tell (failed), those still
+   * walking empty pages towards their next record (answered: the walk went on), and those a check `untilNews` left
+   * unasked once it found records.
    */
   final case class Checked(
       states: Map[String, ShardState],
       news: Set[String],
       idle: Set[String],
       unanswered: Set[String],
-      walking: Set[String] = Set.empty)
+      walking: Set[String] = Set.empty,
+      unasked: Set[String] = Set.empty)
 }

@@ -36,9 +36,11 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  *     before (nobody knows when that batch ended);
  *   - a shard no longer tracked ([[track]]) is forgotten; a check of an expected shard (made only when a finished
  *     shard's children are checked in the same look) moves its due instant, not its state.
- * Per run: the first look checks every due shard, so a backlog is planned in one batch; later looks check at most
- * [[StreamPlanner.ChecksPerThread]] per probe thread, the most overdue first, except in an AvailableNow run, where
- * every look checks every due shard. The first [[track]] of a run checks positions against the trim horizon.
+ * Per run: the first look checks due shards, a wave of `kinesis.checkNewRecordThreads` at a time, until one has
+ * records, and takes the rest as news unchecked, so a backlog is planned in one batch for a few checks (an empty stream
+ * is checked whole, and starts no batch); later looks check at most [[StreamPlanner.ChecksPerThread]] per probe thread,
+ * the most overdue first, except in an AvailableNow run, where every look checks every due shard. The first [[track]]
+ * of a run checks positions against the trim horizon.
  */
 private[source] final class StreamPlanner(
     val stream: String,
@@ -114,7 +116,7 @@ private[source] final class StreamPlanner(
   def checkedIterator(shardId: String, position: ShardPosition): Option[String] =
     if (probeStarted) probe.iteratorAt(shardId, position) else None
 
-  /** The data bytes of the record the last check of `shardId` that found records found, if one did in this run. */
+  /** The record size this run's checks sampled for `shardId` ([[NewRecordsProbe.sampledRecordBytes]]), if any. */
   def sampledRecordBytes(shardId: String): Option[Long] = if (probeStarted) probe.sampledRecordBytes(shardId) else None
 
   /** GetRecords calls the driver's checks of this stream have made. */
@@ -140,16 +142,19 @@ private[source] final class StreamPlanner(
   /**
    * One look at the readable shards that are due: the expected ones count as news without a check, the others are
    * checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch stays
-   * quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned in one
-   * batch, and so does every look of an AvailableNow run, which must not end while a shard is unchecked.
+   * quick with thousands of idle shards. The first look of a run checks until a shard has records and takes the shards
+   * left as news too, so a backlog is planned in one batch without a check per shard (a shard read empty costs its task
+   * the calls its check would have cost the driver). Every look of an AvailableNow run checks every shard: it must not
+   * end while a shard is unchecked.
    */
   def look(tracked: Map[String, ShardState]): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
     val (expected, unchecked) = due.partition(schedule.isExpected)
+    val first = !looked && availableNow.isEmpty
     val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
     looked = true
     val toCheck = schedule.mostOverdue(unchecked, cap).toSet
-    val checked = probe.check(tracked, toCheck, arrivedBefore)
+    val checked = probe.check(tracked, toCheck, arrivedBefore, untilNews = first)
     availableNow match {
       case Some(target) => target.reach(checked.idle)
       case None => schedule.checkedIdle(checked.idle)
@@ -295,9 +300,12 @@ private[source] object StreamPlanner {
    */
   val ChecksPerThread = 8
 
-  /** What one look found: the check's outcome, and the expected shards, taken as news without a check. */
+  /**
+   * What one look found: the check's outcome, and the expected shards, which count as news without a check, as do the
+   * shards the check left unasked.
+   */
   final case class Look(checked: NewRecordsProbe.Checked, expected: Seq[String]) {
-    def news: Seq[String] = (expected ++ checked.news).distinct.sorted
+    def news: Seq[String] = (expected ++ checked.news ++ checked.unasked).distinct.sorted
 
     /** Nothing new and nothing decided: checks went unanswered, or are still walking empty pages. */
     def undecided(tracked: Map[String, ShardState]): Boolean = expected.isEmpty && checked.news.isEmpty &&
