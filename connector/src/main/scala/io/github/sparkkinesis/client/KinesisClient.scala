@@ -61,10 +61,12 @@ final case class KinesisRecord(
 
 /**
  * The answer to one GetRecords call. `nextIterator` is empty once a closed shard has been read to its end;
- * `millisBehindLatest` is 0 when the reader is at the tip of the shard.
+ * `millisBehindLatest` is 0 when the reader is at the tip of the shard; `msAfterAnswer`, how long the call went on
+ * after Kinesis answered (its headers came: the page's transfer and parsing), where the client measures it.
  */
 final case class RecordBatch(
     records: Seq[KinesisRecord],
     nextIterator: Option[String],
     millisBehindLatest: Long,
-    childShardIds: Seq[String] = Nil)
+    childShardIds: Seq[String] = Nil,
+    msAfterAnswer: Long = 0L)

@@ -7,6 +7,7 @@ import io.github.sparkkinesis.compat.JavaCollections._
 import scala.util.control.NonFatal
 
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration
@@ -78,14 +79,18 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
 
   override def getRecords(streamName: String, iterator: String, limit: Int): RecordBatch =
     call("GetRecords", streamName, None) {
-      val response = sdk.getRecords(getRecordsRequest(streamName, iterator, limit))
+      val tail = new AnswerTail
+      val request = getRecordsRequest(streamName, iterator, limit).toBuilder
+        .overrideConfiguration(AwsRequestOverrideConfiguration.builder().addMetricPublisher(tail).build())
+      val response = sdk.getRecords(request.build())
       val records = response.records.asScala.map(toRecord).toVector
       RecordBatch(
         records = records,
         nextIterator = Option(response.nextShardIterator),
         millisBehindLatest =
           millisBehind(Option(response.millisBehindLatest).map(_.longValue), records, System.currentTimeMillis()),
-        childShardIds = response.childShards.asScala.map(_.shardId).toVector)
+        childShardIds = response.childShards.asScala.map(_.shardId).toVector,
+        msAfterAnswer = tail.ms)
     }
 
   override def maxRecordSizeInKiB(streamName: String): Option[Int] = call("DescribeStreamSummary", streamName, None) {

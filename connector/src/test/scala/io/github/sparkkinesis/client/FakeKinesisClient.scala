@@ -43,6 +43,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   @volatile private var getRecordsPermits: Option[Semaphore] = None
   private var expireNext = false
   private var getRecordsTakesMs = 0L
+  private var getRecordsAfterAnswerMs = 0L
 
   /**
    * kinesis-mock's MillisBehindLatest: from the page's last record to the shard's last one, by arrival times of whole
@@ -148,7 +149,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
           second(shard.slice(shard.end - 1, shard.end).head.approximateArrivalTimestampMillis) -
             second(records.last.approximateArrivalTimestampMillis)
         } else math.max(1L, clock() - records.last.approximateArrivalTimestampMillis),
-      childShardIds = if (next.isEmpty) childrenOf(streamName, shard.id) else Nil)
+      childShardIds = if (next.isEmpty) childrenOf(streamName, shard.id) else Nil,
+      msAfterAnswer = getRecordsAfterAnswerMs)
   }
 
   override def close(): Unit = synchronized { closed = true }
@@ -363,10 +365,14 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
    */
   def gateGetRecords(permits: Option[Semaphore]): Unit = getRecordsPermits = permits
 
-  /** From now on each GetRecords call moves the fake's [[ManualClock]] on by `ms`, as calls take time on AWS. */
-  def eachGetRecordsTakes(ms: Long): Unit = synchronized {
+  /**
+   * From now on each GetRecords call moves the fake's [[ManualClock]] on by `ms`, as calls take time on AWS, the last
+   * `afterAnswerMs` of them after the answer ([[RecordBatch.msAfterAnswer]]: a large page's transfer).
+   */
+  def eachGetRecordsTakes(ms: Long, afterAnswerMs: Long = 0L): Unit = synchronized {
     require(clock.isInstanceOf[ManualClock], "eachGetRecordsTakes needs a fake built on a ManualClock")
     getRecordsTakesMs = ms
+    getRecordsAfterAnswerMs = afterAnswerMs
   }
 
   /** Deletes a stream and creates it anew under the same name, with new shards and new sequence numbers. */

@@ -31,9 +31,11 @@ import io.github.sparkkinesis.source.planning.FailureWindow
  * the start of any call on, these pages read at most the rate's bytes per elapsed second, plus the page that call
  * returns. At the shard's limit that is when Kinesis serves the next call: after a page of B bytes it throttles every
  * call for B / 2 MiB/s (a 10-MiB page: 5 s), and waiting spares those throttled calls and their back-off's overshoot.
- * The wait counts from the answer, not from the call: Kinesis charges the page at some moment in between, and a call
- * timed from the request would come that moment too early and be throttled. Given `startIterator`, an iterator that
- * starts exactly at `start` (the driver's check's), it reads from that one first instead of calling GetShardIterator.
+ * The wait counts from the answer (its headers, where the client tells: [[RecordBatch.msAfterAnswer]]), not from the
+ * call: Kinesis charges the page at some moment in between, and a call timed from the request would come that moment
+ * too early and be throttled. Nor from the call's end: a large page's transfer and parsing took time Kinesis counted.
+ * Given `startIterator`, an iterator that starts exactly at `start` (the driver's check's), it reads from that one
+ * first instead of calling GetShardIterator.
  */
 private[sparkkinesis] final class PollingPages(
     client: KinesisClient,
@@ -101,7 +103,7 @@ private[sparkkinesis] final class PollingPages(
         val batch = client.getRecords(stream, it, math.max(1, math.min(limit, recordsPerFetch)))
         // Only a page with bytes paces: empty pages go on being read whatever the deadline (a walk to the records).
         val pacing = PollingPages.pacingMs(batch.records, PollingPages.readRate(maxBytesPerSecond))
-        pacedUntilMs = if (pacing > 0) clock() + pacing else Long.MinValue / 2
+        pacedUntilMs = if (pacing > 0) clock() + math.max(0L, pacing - batch.msAfterAnswer) else Long.MinValue / 2
         backoff.reset()
         failures.succeeded()
         if (batch.records.nonEmpty) lastSequenceNumber = Some(batch.records.last.sequenceNumber)

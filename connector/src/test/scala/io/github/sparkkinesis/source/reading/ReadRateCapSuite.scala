@@ -105,6 +105,23 @@ class ReadRateCapSuite extends AnyFunSuite with Matchers {
     clock() - start shouldBe 4883L
   }
 
+  test(
+    "given a 10-MiB page that took 3 s to transfer after Kinesis answered, when the reader reads on, then its next " +
+      "call comes 5 s after the answer, when Kinesis serves it, not 5 s after the transfer ended") {
+    // Given 10,000 records of 1 KiB in the shard, each call taking 3 s after its answer came
+    val clock = new ManualClock()
+    val fake = shardOf(records = 10001, size = KiB, clock)
+    fake.eachGetRecordsTakes(3000L, afterAnswerMs = 3000L)
+    val pages =
+      new PollingPages(fake, "s", shard, TrimHorizon, 10000, 200L, new Backoff(1L, 2L), 1000L, clock, clock.advance)
+    // When it reads the page and then the next
+    val answered = clock()
+    pages.fetch(Long.MaxValue, 10000).get.records should have size 10000
+    pages.fetch(Long.MaxValue, 10000).get.records should have size 1
+    // Then the second call started 4,883 ms after the first answer (the page's bytes at 2 MiB/s) and took 3 s itself
+    clock() - answered shouldBe 4883L + 3000L
+  }
+
   test("given the reader settings every task shares, then the pages every reader opens (micro-batch, batch read, " +
     "real-time) pace their calls by the cap") {
     val clock = new ManualClock()
