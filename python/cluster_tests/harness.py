@@ -70,19 +70,25 @@ class PersistentEmulator:
         self.mock.start()
         return self
 
-    def persisted(self) -> Set[str]:
-        """The sequence numbers of every record in the persisted file (none while it is missing or half written)."""
+    def persisted(self) -> Set[Tuple[str, str, str]]:
+        """Every record in the persisted file as (stream, shard, sequence number); none while it is missing or half
+        written."""
         try:
             streams = json.loads((self.data / "streams.json").read_text())["streams"]
         except (OSError, ValueError, KeyError):
             return set()
-        return {r["SequenceNumber"] for s in streams.values() for records in s["shards"].values() for r in records}
+        return {
+            (arn.rsplit("/", 1)[-1], json.loads(shard)["ShardId"], r["SequenceNumber"])
+            for arn, stream in streams.items()
+            for shard, records in stream["shards"].items()
+            for r in records
+        }
 
-    def held(self) -> Set[str]:
-        """The sequence numbers of every record the running emulator holds, in every stream."""
+    def held(self) -> Set[Tuple[str, str, str]]:
+        """Every record the running emulator holds, in every stream, as (stream, shard, sequence number)."""
         client = kinesis_client(self.mock.endpoint, attempts=10)
         names = client.list_streams()["StreamNames"]
-        return {seq for name in names for _, seq, _ in stream_records(self.mock.endpoint, name)[0]}
+        return {(name, shard, seq) for name in names for shard, seq, _ in stream_records(self.mock.endpoint, name)[0]}
 
     def restart(self, fronts: Sequence["TcpRelay"] = ()) -> None:
         """Kills and restarts the emulator without losing a record it acknowledged, as AWS never does: the caller has
@@ -90,9 +96,9 @@ class PersistentEmulator:
         sink, reach it through) is reset and new ones refused, so that no answer reaches a writer from here on; then
         the kill waits until the persisted file holds every record the emulator holds. A put it applies after the
         reset is unacknowledged, and its writer retries it."""
-        for front in fronts:
-            front.hold()
         try:
+            for front in fronts:
+                front.hold()
             acknowledged = self.held()
             wait_for(lambda: acknowledged <= self.persisted(), 30, "the emulator to persist every record it holds")
             process = self.mock.process
@@ -102,7 +108,7 @@ class PersistentEmulator:
             self.mock.process = None
             self.mock.start()
             self.restarts += 1
-        finally:
+        finally:  # release() is harmless on a front that was never held
             for front in fronts:
                 front.release()
 

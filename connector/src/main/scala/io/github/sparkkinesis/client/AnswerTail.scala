@@ -18,7 +18,7 @@ private[client] final class AnswerTail extends MetricPublisher {
   def ms: Long = lastMs
 
   override def publish(metrics: MetricCollection): Unit = {
-    val attempts = metrics.children.asScala.toSeq
+    val attempts = metrics.children.asScala.toSeq.filter(_.name == "ApiCallAttempt")
     val tails = attempts.flatMap(_.metricValues(CoreMetric.UNMARSHALLING_DURATION).asScala.headOption)
     tails.lastOption.foreach(tail => lastMs = tail.toMillis)
   }

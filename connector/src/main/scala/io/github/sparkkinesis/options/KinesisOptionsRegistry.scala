@@ -505,8 +505,9 @@ object KinesisOptionsRegistry {
     Some(8),
     "Driver threads that check idle shards for new records, each check one GetRecords call. One look at the " +
       "shards checks at most 8 per thread (the most overdue first), so with thousands of idle shards more threads " +
-      "check each shard more often. A run's first look checks as many shards at once as there are threads, until " +
-      "one has records, and reads the rest in its first batch without a check.",
+      "check each shard more often. A run's first look checks every shard; without a read limit " +
+      "(kinesis.maxRecordsPerTrigger, kinesis.maxBytesPerTrigger) it checks as many at once as there are threads, " +
+      "until one has records, and reads the rest in its first batch without a check.",
     int(1, 64),
     usage = Source)
 

@@ -137,7 +137,11 @@ class KinesisMicroBatchStream(
     val moved = nextBatchStart.after(start)
     val (streams, changed) = StreamChanges.apply(moved.offset.streams, planners, options.allowStreamRemoval)
     val tracked = streams.map { case (s, shards) => s -> planners(s).track(shards, moved.lastRead(s)) }
-    val looks = if (planners.values.exists(_.isAvailableNow)) definiteLook(tracked) else look(tracked)
+    // Under a read limit a batch's shares go to every shard with news: a first look then checks every shard, so that
+    // shards it would have taken unchecked (and found empty) take no share from those with records.
+    val unlimited = ReadLimits.maxRecords(limit).isEmpty && ReadLimits.maxBytes(limit).isEmpty
+    val looks =
+      if (planners.values.exists(_.isAvailableNow)) definiteLook(tracked) else look(tracked, untilNews = unlimited)
     val states = looks.map { case (s, l) => s -> l.checked.states }
     val news = looks.toSeq.flatMap { case (s, l) => l.news.map(s -> _) }
     // Shards found read to their end, or moved past empty pages to their next record by a check's walk.
@@ -163,8 +167,10 @@ class KinesisMicroBatchStream(
     } else start
   }
 
-  private def look(tracked: Map[String, Map[String, ShardState]]): Map[String, StreamPlanner.Look] =
-    tracked.map { case (s, shards) => s -> planners(s).look(shards) }
+  private def look(
+      tracked: Map[String, Map[String, ShardState]],
+      untilNews: Boolean = false): Map[String, StreamPlanner.Look] =
+    tracked.map { case (s, shards) => s -> planners(s).look(shards, untilNews) }
 
   /**
    * In an AvailableNow run "nothing new" ends the run, so it must be definite: wait until pacing allows a look at every

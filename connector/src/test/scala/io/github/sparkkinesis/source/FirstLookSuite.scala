@@ -10,9 +10,10 @@ import io.github.sparkkinesis.offsets.KinesisSourceOffset
 import io.github.sparkkinesis.source.reading.TaskPartition
 
 /**
- * A run's first look checks shards a wave of `kinesis.checkNewRecordThreads` at a time until one has records, and takes
- * the shards left as news unchecked: a backlog is planned in one batch for a few driver calls, the shards read empty
- * cost their tasks what their checks would have cost the driver, and an empty stream starts no batch.
+ * Without a read limit, a run's first look checks shards a wave of `kinesis.checkNewRecordThreads` at a time until one
+ * has records, and takes the shards left as news unchecked: a backlog is planned in one batch for a few driver calls,
+ * the shards read empty cost their tasks what their checks would have cost the driver, and an empty stream starts no
+ * batch. Under a read limit it checks every shard, so that the limit is shared only among shards with records.
  */
 class FirstLookSuite extends AnyFunSuite with Matchers {
   private def shard(i: Int) = f"shardId-$i%012d"
@@ -96,6 +97,28 @@ class FirstLookSuite extends AnyFunSuite with Matchers {
     // And when a record arrives in shard 3, the next batch reads it once
     fake.putRecordToShard("s", shard(3), "3-1".getBytes(UTF_8))
     driver.runBatch().get.map(_.data) shouldBe Seq("3-1")
+  }
+
+  test("Given a fresh query with kinesis.maxRecordsPerTrigger 40 over 40 shards of which only shard 9 holds records, " +
+    "when its first batch is planned, then the driver checks every shard and the batch reads shard 9 alone, 40 " +
+    "records") {
+    // Given
+    val fake = new FakeKinesisClient(new ManualClock())
+    fake.createStream("s", 40)
+    for (n <- 1 to 50) fake.putRecordToShard("s", shard(9), s"9-$n".getBytes(UTF_8))
+    val driver = new MicroBatchDriver(
+      fake,
+      Map(
+        "kinesis.startingPosition" -> "TRIM_HORIZON",
+        "kinesis.checkNewRecordThreads" -> "4",
+        "kinesis.maxRecordsPerTrigger" -> "40"))
+    // When
+    val end = driver.plan().get
+    val checks = fake.getRecordsCalls
+    // Then: every shard checked, none read unchecked to take a share of the limit
+    checks shouldBe 40
+    planned(driver, end) shouldBe Seq(shard(9))
+    driver.read(end) should have size 40
   }
 
   test("Given an AvailableNow run over a backlog in each of 40 shards, when its first batch is planned, then the " +

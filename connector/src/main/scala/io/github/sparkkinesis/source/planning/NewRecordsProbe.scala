@@ -98,8 +98,9 @@ private[source] final class NewRecordsProbe(
         found.idle ++ outcomes.collect { case (id, Idle) => id },
         found.unanswered ++ outcomes.collect { case (id, Unanswered) => id },
         found.walking ++ outcomes.collect { case (id, Walking) => id })
+      val waiting = rest.toSet
       val children =
-        if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(id => seen(id) || rest.contains(id))
+        if (finished.isEmpty) Nil else ShardState.readable(current).filterNot(id => seen(id) || waiting(id))
       toCheck = rest ++ children
       if (untilNews && found.news.nonEmpty) {
         found = found.copy(unasked = toCheck.toSet)
@@ -122,14 +123,11 @@ private[source] final class NewRecordsProbe(
     foundAt.get(shardId).collect { case (`position`, iterator) => iterator }
   }
 
-  /**
-   * The data bytes of the first record the last check of `shardId` that found records found; for a shard no check found
-   * records in (one a first look left unasked), the largest such record of the stream's other shards, if any: a
-   * stream's records tend to be alike, and the largest keeps a first page within its share where they are not quite.
-   */
-  def sampledRecordBytes(shardId: String): Option[Long] = synchronized {
-    sampled.get(shardId).orElse(if (sampled.isEmpty) None else Some(sampled.values.max))
-  }
+  /** The data bytes of the first record the last check of `shardId` that found records found, if any did. */
+  def sampledRecordBytes(shardId: String): Option[Long] = synchronized(sampled.get(shardId))
+
+  /** The largest of the records [[sampledRecordBytes]] holds for the stream's shards, if any. */
+  def largestSampledRecordBytes: Option[Long] = synchronized(if (sampled.isEmpty) None else Some(sampled.values.max))
 
   /**
    * The sequence number of the oldest record Kinesis retains in each of `shardIds` (walking empty pages as a check

@@ -36,11 +36,11 @@ import io.github.sparkkinesis.options.KinesisSourceOptions
  *     before (nobody knows when that batch ended);
  *   - a shard no longer tracked ([[track]]) is forgotten; a check of an expected shard (made only when a finished
  *     shard's children are checked in the same look) moves its due instant, not its state.
- * Per run: the first look checks due shards, a wave of `kinesis.checkNewRecordThreads` at a time, until one has
- * records, and takes the rest as news unchecked, so a backlog is planned in one batch for a few checks (an empty stream
- * is checked whole, and starts no batch); later looks check at most [[StreamPlanner.ChecksPerThread]] per probe thread,
- * the most overdue first, except in an AvailableNow run, where every look checks every due shard. The first [[track]]
- * of a run checks positions against the trim horizon.
+ * Per run: the first look checks every due shard, so a backlog is planned in one batch; without a read limit it checks
+ * them a wave of `kinesis.checkNewRecordThreads` at a time until one has records, and takes the rest as news unchecked
+ * (an empty stream is checked whole, and starts no batch); later looks check at most [[StreamPlanner.ChecksPerThread]]
+ * per probe thread, the most overdue first, except in an AvailableNow run, where every look checks every due shard. The
+ * first [[track]] of a run checks positions against the trim horizon.
  */
 private[source] final class StreamPlanner(
     val stream: String,
@@ -71,6 +71,9 @@ private[source] final class StreamPlanner(
   private val reportedLost = mutable.Set.empty[String]
   private var availableNow: Option[AvailableNowTarget] = None
   private var looked = false
+
+  /** The shards the run's first look took as news unchecked: without a sample of their own, they get the stream's. */
+  private var unaskedAtFirstLook = Set.empty[String]
 
   /**
    * Lists the stream's shards when the query starts (unless already listed), so that an endpoint that cannot be reached
@@ -116,8 +119,16 @@ private[source] final class StreamPlanner(
   def checkedIterator(shardId: String, position: ShardPosition): Option[String] =
     if (probeStarted) probe.iteratorAt(shardId, position) else None
 
-  /** The record size this run's checks sampled for `shardId` ([[NewRecordsProbe.sampledRecordBytes]]), if any. */
-  def sampledRecordBytes(shardId: String): Option[Long] = if (probeStarted) probe.sampledRecordBytes(shardId) else None
+  /**
+   * The data bytes of a record this run's checks found in `shardId`; for a shard the first look took unchecked, the
+   * largest record the checks found in the stream ([[NewRecordsProbe.largestSampledRecordBytes]]): a stream's records
+   * tend to be alike, and the largest keeps a first page within its share where they are not quite.
+   */
+  def sampledRecordBytes(shardId: String): Option[Long] =
+    if (!probeStarted) None
+    else probe.sampledRecordBytes(shardId).orElse {
+      if (unaskedAtFirstLook(shardId)) probe.largestSampledRecordBytes else None
+    }
 
   /** GetRecords calls the driver's checks of this stream have made. */
   def driverCalls: Long = if (probeStarted) probe.getRecordsCalls else 0L
@@ -142,19 +153,20 @@ private[source] final class StreamPlanner(
   /**
    * One look at the readable shards that are due: the expected ones count as news without a check, the others are
    * checked, the most overdue first and at most [[ChecksPerThread]] per probe thread, so that planning a batch stays
-   * quick with thousands of idle shards. The first look of a run checks until a shard has records and takes the shards
-   * left as news too, so a backlog is planned in one batch without a check per shard (a shard read empty costs its task
-   * the calls its check would have cost the driver). Every look of an AvailableNow run checks every shard: it must not
-   * end while a shard is unchecked.
+   * quick with thousands of idle shards. The first look of a run checks every shard, so a backlog is planned in one
+   * batch; with `untilNews` (no read limit to share out) it checks until a shard has records and takes the shards left
+   * as news too, without a check each (a shard read empty costs its task the calls its check would have cost the
+   * driver). Every look of an AvailableNow run checks every shard: it must not end while a shard is unchecked.
    */
-  def look(tracked: Map[String, ShardState]): Look = {
+  def look(tracked: Map[String, ShardState], untilNews: Boolean = false): Look = {
     val due = ShardState.readable(tracked).filter(id => schedule.isDue(id) && !availableNow.exists(_.reached(id)))
     val (expected, unchecked) = due.partition(schedule.isExpected)
-    val first = !looked && availableNow.isEmpty
+    val first = !looked && availableNow.isEmpty && untilNews
     val cap = if (availableNow.isDefined || !looked) unchecked.size else ChecksPerThread * options.checkNewRecordThreads
     looked = true
     val toCheck = schedule.mostOverdue(unchecked, cap).toSet
     val checked = probe.check(tracked, toCheck, arrivedBefore, untilNews = first)
+    if (first) unaskedAtFirstLook = checked.unasked
     availableNow match {
       case Some(target) => target.reach(checked.idle)
       case None => schedule.checkedIdle(checked.idle)
