@@ -45,6 +45,7 @@ CASES: Dict[str, Tuple[Any, str, str, Optional[str]]] = {
     "kinesis.awsSecretKey": ("secret", "secret", "", "the value is empty"),
     "kinesis.sessionToken": ("token", "token", "", "the value is empty"),
     "kinesis.verifyCertificate": (False, "false", "no", "it is not a boolean"),
+    "kinesis.sink.producer": ("PutRecords", "PutRecords", "SDK", "it is not one of the accepted values"),
     "kinesis.sink.recordMaxBufferedTime": (timedelta(seconds=1), "1000ms", "600001", "it is longer than 10m"),
     "kinesis.sink.maxConnections": (8, "8", "257", "it is outside 1..256"),
     "kinesis.sink.aggregationEnabled": (False, "false", "yes", "it is not a boolean"),
@@ -93,6 +94,7 @@ def test_the_sink_takes_the_options_whose_usage_is_sink_or_both_and_the_cases_co
     assert [o.name for o in SINK_OPTIONS] == [o.name for o in OPTIONS if o.usage in ("sink", "both")]
     assert set(CASES) == set(BY_NAME)
     assert {o.name for o in SINK_OPTIONS if o.usage == "sink"} == {
+        "kinesis.sink.producer",
         "kinesis.sink.recordMaxBufferedTime",
         "kinesis.sink.maxConnections",
         "kinesis.sink.aggregationEnabled",
@@ -120,6 +122,7 @@ def test_given_the_arguments_then_each_option_is_an_optional_typed_keyword_named
         "aws_secret_key",
         "session_token",
         "verify_certificate",
+        "producer",
         "record_max_buffered_time",
         "max_connections",
         "aggregation_enabled",
@@ -153,6 +156,7 @@ def test_the_defaults_are_the_connectors_and_none_is_sent_unless_given() -> None
         "kinesis.clientMaxRetryInterval": "10s",
         "kinesis.verifyCertificate": "true",
         "kinesis.stsSessionName": "spark-kinesis",
+        "kinesis.sink.producer": "KPL",
         "kinesis.sink.recordMaxBufferedTime": "100ms",
         "kinesis.sink.maxConnections": "24",
         "kinesis.sink.aggregationEnabled": "true",

@@ -29,9 +29,10 @@ final case class SinkBenchResult(measurements: Seq[SinkMeasurement]) {
 
 /**
  * Write throughput: rows of [[SinkRows]] written by the raw PutRecords client ([[RawPut]]) over plain HTTP and over
- * TLS, and by the connector's sink (`df.write.format("aws-kinesis")` in `local[2]`, TLS) without and with KPL
- * aggregation, each into a new stream of `shards` shards (the emulator slows down as a shard fills), each verified by
- * reading the stream back ([[Landed]]): a write that lost a row fails the benchmark instead of reporting a figure.
+ * TLS, and by the connector's sink (`df.write.format("aws-kinesis")` in `local[2]`) through the KPL (TLS) without and
+ * with aggregation and with its own PutRecords calls (`kinesis.sink.producer=PutRecords`, plain HTTP), each into a new
+ * stream of `shards` shards (the emulator slows down as a shard fills), each verified by reading the stream back
+ * ([[Landed]]): a write that lost a row fails the benchmark instead of reporting a figure.
  *
  * Before each timed write, the same writer writes `primeRows` rows into the same stream, untimed: for the sink this
  * starts the KPL's daemon, runs Spark's first write job and lets the KPL load the stream's shard map (until it has, the
@@ -40,7 +41,20 @@ final case class SinkBenchResult(measurements: Seq[SinkMeasurement]) {
  */
 object SinkBench {
 
-  private val Modes = Seq(false, true)
+  /**
+   * One way the sink writes: `extra` options over the write's own, and whether its rows are aggregated (then
+   * `aggregatedRows` of them are written).
+   */
+  private final case class SinkMode(label: String, extra: Map[String, String], aggregated: Boolean)
+
+  /** Through the KPL (TLS only) without and with aggregation, then the sink's own PutRecords calls over plain HTTP. */
+  private def modes: Seq[SinkMode] = Seq(
+    SinkMode(s"$tls, aggregation off", Map("kinesis.sink.aggregationEnabled" -> "false"), aggregated = false),
+    SinkMode(s"$tls, aggregation on", Map("kinesis.sink.aggregationEnabled" -> "true"), aggregated = true),
+    SinkMode(
+      "HTTP, kinesis.sink.producer=PutRecords",
+      Map("kinesis.sink.producer" -> "PutRecords", "kinesis.endpointUrl" -> KinesisMock.endpoint),
+      aggregated = false))
 
   /**
    * With bench/run's `BENCH_FRONT=1`, the emulator's own TLS port (the benchmark's is continue-front.py's): the raw
@@ -73,12 +87,12 @@ object SinkBench {
               (result.seconds, prime, s"${result.calls} PutRecords calls, ${result.retriedEntries} entries sent again")
           }
       }
-      val sinks = Modes.map { aggregation =>
-        val rows = if (aggregation) config.aggregatedRows else config.rows
-        measure(s"sink local[2], $tls, ${label(aggregation)}", newStream(), rows, config, log) { stream =>
-          val prime = primed(config)(write(spark, stream, 0, config.primeRows, aggregation, config))
+      val sinks = modes.map { mode =>
+        val rows = if (mode.aggregated) config.aggregatedRows else config.rows
+        measure(s"sink local[2], ${mode.label}", newStream(), rows, config, log) { stream =>
+          val prime = primed(config)(write(spark, stream, 0, config.primeRows, mode, config))
           val taskTimes = TaskTimes.start(spark.sparkContext)
-          val seconds = timed(write(spark, stream, config.primeRows, config.primeRows + rows, aggregation, config))
+          val seconds = timed(write(spark, stream, config.primeRows, config.primeRows + rows, mode, config))
           (seconds, prime, taskTimes.stop())
         }
       }
@@ -90,15 +104,17 @@ object SinkBench {
 
   /**
    * The connector options of a sink write into `stream`: the emulator's TLS port, `connections` (when given) as the
-   * producer's most requests in flight, then the configured options. The throughput writes pass the raw client's thread
-   * count: the emulator serves one request at a time, and the KPL's default 24 requests of up to 500 records in flight
-   * queue there for longer than its 6-s request timeout under load, after which it sends them all again.
+   * producer's most requests in flight, `extra` (a mode's), then the configured options. The throughput writes pass the
+   * raw client's thread count: the emulator serves one request at a time, and the KPL's default 24 requests of up to
+   * 500 records in flight queue there for longer than its 6-s request timeout under load, after which it sends them all
+   * again.
    */
   def options(
       stream: String,
       aggregation: Boolean,
       config: SinkConfig,
-      connections: Option[Int] = None): Map[String, String] = connections.map { n =>
+      connections: Option[Int] = None,
+      extra: Map[String, String] = Map.empty): Map[String, String] = connections.map { n =>
     "kinesis.sink.maxConnections" -> n.toString
   }.toMap ++ Map(
     "kinesis.streamName" -> stream,
@@ -107,13 +123,11 @@ object SinkBench {
     "kinesis.region" -> TestStreams.Region,
     "kinesis.awsAccessKeyId" -> TestStreams.AccessKeyId,
     "kinesis.awsSecretKey" -> TestStreams.SecretKey,
-    "kinesis.sink.aggregationEnabled" -> aggregation.toString) ++ config.options
+    "kinesis.sink.aggregationEnabled" -> aggregation.toString) ++ extra ++ config.options
 
   /** Runs the priming write, if there is one, and returns how long it took. */
   private def primed(config: SinkConfig)(write: => Unit): Option[Double] =
     if (config.primeRows == 0) None else Some(timed(write))
-
-  private def label(aggregation: Boolean): String = if (aggregation) "aggregation on" else "aggregation off"
 
   /**
    * Rows `from` until `end` in append mode. (Spark 3.5 and 4.x refuse the default mode, ErrorIfExists, for a DataSource
@@ -124,10 +138,10 @@ object SinkBench {
       stream: String,
       from: Int,
       end: Int,
-      aggregation: Boolean,
+      mode: SinkMode,
       config: SinkConfig): Unit =
     SinkRows.dataFrame(spark, from, end, config).write.format("aws-kinesis").mode("append")
-      .options(options(stream, aggregation, config, connections = Some(config.rawThreads)))
+      .options(options(stream, mode.aggregated, config, connections = Some(config.rawThreads), mode.extra))
       .save()
 
   /**

@@ -62,6 +62,9 @@ private[client] final class IdleClosingClient(
       data: Array[Byte]): String =
     use(c => SinkClient.of(c).writeRecord(streamName, partitionKey, explicitHashKey, data))
 
+  override def writeRecords(streamName: String, entries: Seq[PutEntry]): Seq[PutOutcome] =
+    use(c => SinkClient.of(c).writeRecords(streamName, entries))
+
   private def fanOut[T](call: FanOutClient => T): T = use {
     case client: FanOutClient => call(client)
     case other => throw new IllegalStateException(s"$other cannot use enhanced fan-out (SubscribeToShard)")

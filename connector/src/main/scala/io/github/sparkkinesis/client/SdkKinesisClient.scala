@@ -26,6 +26,8 @@ import software.amazon.awssdk.services.kinesis.model.{
   ListShardsRequest,
   ListShardsResponse,
   PutRecordRequest,
+  PutRecordsRequest,
+  PutRecordsRequestEntry,
   Record,
   Shard,
   ShardIteratorType
@@ -109,6 +111,20 @@ final class SdkKinesisClient(settings: ClientSettings) extends KinesisClient wit
     val request = if (StreamRef.isArn(streamName)) named.streamARN(streamName) else named.streamName(streamName)
     sdk.putRecord(request.build()).sequenceNumber
   }
+
+  override def writeRecords(streamName: String, entries: Seq[PutEntry]): Seq[PutOutcome] =
+    call("PutRecords", streamName, None) {
+      val records = entries.map { e =>
+        PutRecordsRequestEntry.builder().partitionKey(e.partitionKey).explicitHashKey(e.explicitHashKey.orNull)
+          .data(SdkBytes.fromByteArrayUnsafe(e.data)).build() // no copy, as in writeRecord
+      }
+      val named = PutRecordsRequest.builder().records(records.asJava)
+      val request = if (StreamRef.isArn(streamName)) named.streamARN(streamName) else named.streamName(streamName)
+      sdk.putRecords(request.build()).records.asScala.toSeq.map { r =>
+        if (r.errorCode == null) PutOutcome.Stored(r.sequenceNumber)
+        else PutOutcome.Refused(r.errorCode, String.valueOf(r.errorMessage))
+      }
+    }
 
   /** Built on the first enhanced fan-out call: a polling query never starts Netty's threads. */
   private lazy val fanOut = new SdkFanOutClient(settings, region, credentialsProvider, errors)

@@ -264,6 +264,21 @@ object KinesisOptionsRegistry {
       "name: only for a local emulator with a self-signed certificate (the sink's KPL speaks HTTPS only).",
     boolean)
 
+  /** The values of kinesis.sink.producer: the Kinesis Producer Library, or the connector's own PutRecords calls. */
+  val SinkProducerKpl = "KPL"
+  val SinkProducerPutRecords = "PutRecords"
+
+  val SinkProducer: OptionSpec[String] = OptionSpec[String](
+    "kinesis.sink.producer",
+    Some(SinkProducerKpl),
+    "What writes the rows. KPL: the Kinesis Producer Library's native process, which can aggregate rows " +
+      "(kinesis.sink.aggregationEnabled) and speaks HTTPS only. PutRecords: the connector's own PutRecords calls " +
+      "(the AWS SDK, in the executor's JVM), one Kinesis record per row, no aggregation and no native process: " +
+      "up to 500 rows or 5 MiB a call, at most kinesis.sink.maxConnections calls in flight per executor, each " +
+      "partition key's rows in order on one of them.",
+    oneOf(Seq(SinkProducerKpl, SinkProducerPutRecords)),
+    usage = Sink)
+
   val SinkRecordMaxBufferedTime: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.sink.recordMaxBufferedTime",
     Some(100L),
@@ -275,7 +290,8 @@ object KinesisOptionsRegistry {
   val SinkMaxConnections: OptionSpec[Int] = OptionSpec[Int](
     "kinesis.sink.maxConnections",
     Some(24),
-    "Most connections each executor's producer opens to Kinesis (KPL MaxConnections; 24 is the KPL's default).",
+    "Most connections each executor's producer opens to Kinesis (KPL MaxConnections; 24 is the KPL's default); " +
+      "with kinesis.sink.producer=PutRecords, most PutRecords calls in flight.",
     int(1, 256),
     usage = Sink)
 
@@ -283,7 +299,8 @@ object KinesisOptionsRegistry {
     "kinesis.sink.aggregationEnabled",
     Some(true),
     "Whether the producer packs several rows into one Kinesis record (KPL aggregation). Readers must " +
-      "de-aggregate, as this connector's source, the KCL and the awslabs connector do.",
+      "de-aggregate, as this connector's source, the KCL and the awslabs connector do. The KPL only: " +
+      "kinesis.sink.producer=PutRecords never aggregates.",
     boolean,
     usage = Sink)
 
@@ -600,6 +617,7 @@ object KinesisOptionsRegistry {
     SessionToken,
     DropMisroutedAggregates,
     VerifyCertificate,
+    SinkProducer,
     SinkRecordMaxBufferedTime,
     SinkMaxConnections,
     SinkAggregationEnabled,

@@ -157,7 +157,8 @@ private[sink] object KinesisDataWriterFactory {
         options.recordTtlMs,
         options.maxPendingRecordsPerExecutor,
         options.maxPendingBytesPerExecutor,
-        options.strictKeyOrder),
+        options.strictKeyOrder,
+        options.putRecords),
       WriterLimits(
         confirmTimeoutMs = KinesisWrite.confirmTimeoutMs(options.recordTtlMs),
         maxPendingRecords = KinesisOptionsRegistry.SinkMaxPendingRecordsPerTask,

@@ -25,6 +25,8 @@ import io.github.sparkkinesis.client.{ClientSettings, CredentialsProviders, Erro
  *   most bytes (partition keys and data) of those records
  * @param strictKeyOrder
  *   whether a record waits until every earlier record of its stream and partition key is confirmed
+ * @param putRecords
+ *   whether rows go out in the connector's own PutRecords calls ([[PutRecordsProducer]]) instead of through the KPL
  */
 private[sink] final case class ProducerSettings(
     client: ClientSettings,
@@ -34,7 +36,8 @@ private[sink] final case class ProducerSettings(
     recordTtlMs: Long,
     maxPendingRecords: Int,
     maxPendingBytes: Long,
-    strictKeyOrder: Boolean = false)
+    strictKeyOrder: Boolean = false,
+    putRecords: Boolean = false)
 
 /** [[RecordProducer]] on the Kinesis Producer Library's native daemon (one child process per instance). */
 private[sink] final class KplProducer(settings: ProducerSettings) extends StoppableProducer {

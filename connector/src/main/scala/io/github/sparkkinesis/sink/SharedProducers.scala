@@ -107,25 +107,38 @@ private[sink] final class ProducerPool(
 }
 
 /**
- * This JVM's pool of producers (the [[KplProducer]], and PutRecord for rows too large for it), shared by every write
- * task of the executor: the KPL's daemon, its connections and its aggregation buffers outlive single tasks. The daemons
- * end when the JVM does (a shutdown hook destroys them), after failing, or after 10 minutes without a write task.
- * Nothing is lost by not flushing at shutdown: a task commits only once all its records are confirmed, so a record
- * still buffered belongs to a task that did not commit and that Spark runs again.
+ * This JVM's pool of producers (the [[KplProducer]] or a [[PutRecordsProducer]], and PutRecord for rows too large for
+ * them), shared by every write task of the executor: the KPL's daemon, its connections and its aggregation buffers
+ * outlive single tasks. The daemons end when the JVM does (a shutdown hook destroys them), after failing, or after 10
+ * minutes without a write task. Nothing is lost by not flushing at shutdown: a task commits only once all its records
+ * are confirmed, so a record still buffered belongs to a task that did not commit and that Spark runs again.
  */
 private[sink] object SharedProducers {
-  val pool = new ProducerPool(
-    settings =>
-      new RoutingProducer(
-        new KplProducer(settings),
-        new PutRecordProducer(
-          () => SinkClient.of(SharedClients(settings.client)),
+  val pool = new ProducerPool(create, IdleSweeper.IdleMs)
+
+  /**
+   * The producer for `settings`: the KPL, or PutRecords calls, for rows of up to 1 MiB, and PutRecord calls for larger
+   * ones.
+   */
+  private def create(settings: ProducerSettings): StoppableProducer = {
+    val client = () => SinkClient.of(SharedClients(settings.client))
+    val backoff = () => new Backoff(settings.client.retry.baseDelayMs, settings.client.retry.maxDelayMs)
+    val small =
+      if (settings.putRecords) {
+        new PutRecordsProducer(
+          client,
+          settings.maxConnections,
+          settings.recordMaxBufferedTimeMs,
           settings.recordTtlMs,
-          () => new Backoff(settings.client.retry.baseDelayMs, settings.client.retry.maxDelayMs),
-          RoutingProducer.PutRecordThreads),
-        RoutingProducer.KplMaxRecordBytes,
-        settings.strictKeyOrder),
-    IdleSweeper.IdleMs)
+          backoff)
+      } else new KplProducer(settings)
+    new RoutingProducer(
+      small,
+      new PutRecordProducer(client, settings.recordTtlMs, backoff, RoutingProducer.PutRecordThreads),
+      RoutingProducer.KplMaxRecordBytes,
+      settings.strictKeyOrder)
+  }
+
   IdleSweeper.start("spark-kinesis-idle-producers")(() => pool.destroyIdle())
   ProducerMetrics.register(() => pool.outstandingRecords)
 

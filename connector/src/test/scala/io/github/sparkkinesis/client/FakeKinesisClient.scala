@@ -64,7 +64,8 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     "ListTagsForResource" -> 0,
     "TagResource" -> 0,
     "DescribeStreamSummary" -> 0,
-    "PutRecord" -> 0)
+    "PutRecord" -> 0,
+    "PutRecords" -> 0)
 
   /** Enhanced fan-out knobs and failure injection. */
   val fanOut = new FakeFanOut(this, clock)
@@ -170,6 +171,13 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
       data: Array[Byte]): String = synchronized {
     begin("PutRecord")
     putRecord(streamName, partitionKey, data, explicitHashKey.map(BigInt(_)))._2
+  }
+
+  override def writeRecords(streamName: String, entries: Seq[PutEntry]): Seq[PutOutcome] = synchronized {
+    begin("PutRecords")
+    entries.map { e =>
+      PutOutcome.Stored(putRecord(streamName, e.partitionKey, e.data, e.explicitHashKey.map(BigInt(_)))._2)
+    }
   }
 
   // ---- the FanOutClient trait: consumers and subscriptions, see FakeFanOut ----

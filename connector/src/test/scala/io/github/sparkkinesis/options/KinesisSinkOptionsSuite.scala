@@ -19,6 +19,7 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
     (parsed.maxPendingRecordsPerExecutor, parsed.maxPendingBytesPerExecutor) shouldBe ((100000, 128L << 20))
     parsed.strictKeyOrder shouldBe false
     parsed.client.verifyCertificate shouldBe true
+    parsed.putRecords shouldBe false
   }
 
   test("sink options in any key case, shared options as for the source") {
@@ -56,8 +57,25 @@ class KinesisSinkOptionsSuite extends AnyFunSuite with Matchers {
 
   test("the KPL speaks HTTPS to a host and port only: http:// and paths are refused, naming the option") {
     error("kinesis.endpointUrl" -> "http://127.0.0.1:4568") should
-      (include("kinesis.endpointUrl") and include("HTTPS only") and include("kinesis.verifyCertificate"))
+      (include("kinesis.endpointUrl") and include("HTTPS only") and include("kinesis.verifyCertificate") and
+        include("kinesis.sink.producer=PutRecords"))
     error("kinesis.endpointUrl" -> "https://127.0.0.1:4567/kinesis") should include("remove the path")
+  }
+
+  test("kinesis.sink.producer=PutRecords: no aggregation, plain http:// endpoints, and no aggregation asked for") {
+    val parsed = KinesisSinkOptions.parse(Map(
+      "kinesis.sink.producer" -> "putrecords",
+      "kinesis.region" -> "us-east-1",
+      "kinesis.endpointUrl" -> "http://127.0.0.1:4568"))
+    (parsed.putRecords, parsed.aggregationEnabled) shouldBe ((true, false))
+    parsed.toString should include("producer=PutRecords")
+    KinesisSinkOptions.parse(Map("kinesis.sink.producer" -> "PutRecords", "kinesis.sink.aggregationEnabled" -> "false"))
+      .putRecords shouldBe true
+    error("kinesis.sink.producer" -> "PutRecords", "kinesis.sink.aggregationEnabled" -> "true") should
+      (include("kinesis.sink.aggregationEnabled") and include("kinesis.sink.producer=KPL") and
+        include("only the KPL aggregates"))
+    error("kinesis.sink.producer" -> "SDK") should
+      (include("kinesis.sink.producer") and include("'SDK'") and include("KPL or PutRecords"))
   }
 
   test("a source-only option with a bad value still fails the sink, so shared option maps stay valid") {

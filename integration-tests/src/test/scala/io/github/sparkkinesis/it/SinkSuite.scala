@@ -16,7 +16,10 @@ import org.scalatest.matchers.should.Matchers
 import io.github.sparkkinesis.it.SinkHarness._
 import io.github.sparkkinesis.sink.KinesisForeachWriter
 
-/** Batch and streaming writes through the KPL arrive in Kinesis exactly as written, wherever the rows say. */
+/**
+ * Batch and streaming writes through the KPL (and the connector's own PutRecords calls) arrive in Kinesis exactly as
+ * written, wherever the rows say.
+ */
 class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
   import SparkHarness.session.implicits._
 
@@ -63,6 +66,44 @@ class SinkSuite extends AnyFunSuite with Matchers with SparkIntegrationSuite {
     val (landed, kinesisRecords) = readBack(stream)
     RecordChecks.assertExactlyOnce(expected("binary", 2000), keyed(landed), s"rows in $stream")
     kinesisRecords shouldBe 2000
+  }
+
+  test("Given kinesis.sink.producer=PutRecords on the emulator's plain HTTP port, when rows are written in a batch " +
+    "and a stream, then each arrives exactly once, one Kinesis record per row, each key's rows in their order") {
+    // Given a stream of 4 shards, the sink writing with the connector's own PutRecords calls over plain HTTP
+    val stream = TestStreams.createStream("sink-put-records", 4)
+    val options = sinkOptions(
+      Some(stream),
+      "kinesis.endpointUrl" -> KinesisMock.endpoint,
+      "kinesis.sink.producer" -> "PutRecords",
+      "kinesis.sink.maxConnections" -> "4")
+    val input = newDir("put-records-input")
+    (0 until 3).foreach { file =>
+      rows(s"put-stream-$file", 1000, partitions = 1).write.mode("append").json(
+        new java.io.File(input, s"f$file").getPath)
+    }
+
+    // When one task writes 5,000 rows in a batch, and a streaming query 3,000 more in three micro-batches
+    rows("put-batch", 5000, partitions = 1).write.format("aws-kinesis").options(options).mode("append").save()
+    val query = spark.readStream.schema("data string, partitionKey string").option("maxFilesPerTrigger", "1")
+      .json(new java.io.File(input, "f*").getPath)
+      .writeStream.format("aws-kinesis").options(options).option("checkpointLocation", newCheckpointDir())
+      .trigger(Trigger.AvailableNow()).start()
+    query.awaitTermination(120.seconds.toMillis) shouldBe true
+    query.exception shouldBe None
+
+    // Then every row is in the stream once, each in a Kinesis record of its own
+    val (landed, kinesisRecords) = readBack(stream)
+    RecordChecks.assertExactlyOnce(
+      expected("put-batch", 5000) ++ (0 until 3).flatMap(f => expected(s"put-stream-$f", 1000)),
+      keyed(landed),
+      s"rows in $stream")
+    kinesisRecords shouldBe 8000
+    // And the batch task's rows of each key lie in their shard in the order the task wrote them
+    landed.filter(_.payload.startsWith("put-batch-")).groupBy(_.partitionKey).foreach { case (key, ofKey) =>
+      val ids = ofKey.map(_.payload.stripPrefix("put-batch-").toInt)
+      withClue(s"rows of key $key in shard order: ")(ids shouldBe ids.sorted)
+    }
   }
 
   test("a streaming write of three micro-batches arrives exactly once") {
