@@ -1,5 +1,6 @@
 """Writing to kinesis-mock through the sink from PySpark, batch and streaming, and reading the rows back through
-the source. The sink's Kinesis Producer Library speaks HTTPS only, so it writes to the emulator's TLS port."""
+the source. The sink's Kinesis Producer Library speaks HTTPS only, so it writes to the emulator's TLS port; with
+``producer="PutRecords"`` the sink writes to its plain HTTP port."""
 
 from __future__ import annotations
 
@@ -110,6 +111,23 @@ def test_given_rows_when_written_in_a_batch_then_the_source_reads_back_exactly_t
 
     # When they are written in one batch, aggregated by the producer
     rows.write.format("aws-kinesis").options(**sink_options(stream, tls_endpoint).as_options()).mode("append").save()
+
+    # Then the source reads back every row once, with its partition key
+    got = read_back(spark, stream, endpoint, len(written), tmp_path / "read")
+    assert_exactly(got, written)
+
+
+def test_given_the_put_records_producer_when_rows_are_written_over_plain_http_then_the_source_reads_back_each_once(
+    spark: Any, endpoint: str, new_stream: Callable[[int], str], tmp_path: Path
+) -> None:
+    # Given a stream of two shards and 2000 rows over 31 partition keys, in 2 partitions
+    stream = new_stream(2)
+    written = [(f"key-{i % 31}", f"put-records-{i}") for i in range(2000)]
+    rows = spark.createDataFrame(written, "partitionKey string, data string").repartition(2)
+
+    # When they are written with the connector's own PutRecords calls to the emulator's plain HTTP port
+    options = sink_options(stream, endpoint, producer="PutRecords")
+    rows.write.format("aws-kinesis").options(**options.as_options()).mode("append").save()
 
     # Then the source reads back every row once, with its partition key
     got = read_back(spark, stream, endpoint, len(written), tmp_path / "read")

@@ -49,8 +49,8 @@ object SinkBench {
 
   /** Through the KPL (TLS only) without and with aggregation, then the sink's own PutRecords calls over plain HTTP. */
   private def modes: Seq[SinkMode] = Seq(
-    SinkMode(s"$tls, aggregation off", Map("kinesis.sink.aggregationEnabled" -> "false"), aggregated = false),
-    SinkMode(s"$tls, aggregation on", Map("kinesis.sink.aggregationEnabled" -> "true"), aggregated = true),
+    SinkMode(s"$tls, aggregation off", Map.empty, aggregated = false),
+    SinkMode(s"$tls, aggregation on", Map.empty, aggregated = true),
     SinkMode(
       "HTTP, kinesis.sink.producer=PutRecords",
       Map("kinesis.sink.producer" -> "PutRecords", "kinesis.endpointUrl" -> KinesisMock.endpoint),

@@ -15,6 +15,13 @@ final class ExpiredIteratorException(message: String, cause: Throwable = null)
 final class ResourceMissingException(message: String, cause: Throwable = null)
     extends KinesisClientException(message, cause)
 
+/**
+ * Kinesis answered with an error that sending the same request again would meet again (a request it finds invalid, a
+ * KMS key it cannot use, a bare server error): unlike throttling or a failure on the way, not worth retrying for long.
+ */
+final class RequestRefusedException(message: String, cause: Throwable = null)
+    extends KinesisClientException(message, cause)
+
 /** The credentials were rejected or lack a permission; retrying will not help. */
 final class AccessException(message: String, cause: Throwable = null)
     extends KinesisClientException(message, cause)

@@ -97,7 +97,7 @@ private[client] final class SdkErrors(
             s"SDK said: ${scrub(firstLine(ex.getMessage))}",
           cause(ex))
       case ex: AwsServiceException =>
-        new KinesisClientException(
+        new RequestRefusedException(
           s"Kinesis $operation on $where failed (${code(ex)}, HTTP ${ex.statusCode}): ${scrub(message(ex))} " +
             s"(request id ${ex.requestId})",
           cause(ex))

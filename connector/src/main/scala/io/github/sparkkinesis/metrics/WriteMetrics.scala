@@ -33,12 +33,12 @@ private[sparkkinesis] object WriteMetrics {
   def detached: WriteMetrics = new WriteMetrics("kinesis.detached")
 }
 
-/** The executor's producers, shared by every query that writes from it: the KPL's own queue. */
+/** The executor's producers, shared by every query that writes from it: their own queues. */
 private[sparkkinesis] final class ProducerMetrics(sourceName: String, outstanding: () => Long)
     extends MetricsGroup(sourceName, () => System.currentTimeMillis()) {
   override def evictable: Boolean = false
 
-  /** Records the executor's KPL producers hold, not yet written or failed (aggregated or not). */
+  /** Records the executor's producers (KPL or PutRecords) hold, not yet written or failed (aggregated or not). */
   gauge("outstandingRecords")(outstanding())
 }
 

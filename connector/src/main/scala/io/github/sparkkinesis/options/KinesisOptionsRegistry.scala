@@ -308,8 +308,8 @@ object KinesisOptionsRegistry {
     "kinesis.sink.strictKeyOrder",
     Some(false),
     "Whether a row waits until every earlier row of its stream and partition key on its executor is confirmed. " +
-      "Off, rows of a key keep their order only as far as the KPL keeps it: a row it retries (throttling, a " +
-      "failed request, a producer still reading the stream's shards) can land after rows handed over later. On, " +
+      "Off, rows of a key keep their order only as far as the producer keeps it: a row it retries (throttling, a " +
+      "failed request, a KPL still reading the stream's shards) can land after rows handed over later. On, " +
       "each key has one row in flight, so a key writes about one row per kinesis.sink.recordMaxBufferedTime plus a " +
       "request's round trip.",
     boolean,
@@ -340,8 +340,9 @@ object KinesisOptionsRegistry {
   val SinkMaxPendingBytesPerExecutor: OptionSpec[Long] = OptionSpec[Long](
     "kinesis.sink.maxPendingBytesPerExecutor",
     Some(134217728L),
-    "Most bytes (partition keys and data) of those rows, 128 MiB by default; the producer's native process " +
-      "holds them outside the JVM heap, in the executor's memory overhead: see docs/sink.md for sizing. Each " +
+    "Most bytes (partition keys and data) of those rows, 128 MiB by default; the KPL's native process holds " +
+      "them outside the JVM heap, in the executor's memory overhead (kinesis.sink.producer=PutRecords: in the " +
+      "heap): see docs/sink.md for sizing. Each " +
       s"task also holds at most ${SinkMaxPendingBytesPerTask >> 20} MiB.",
     long(1048576L, 68719476736L, unit = "bytes"),
     usage = Sink)

@@ -14,7 +14,8 @@ import io.github.sparkkinesis.options.KinesisSinkOptions
  * The `aws-kinesis` sink as a `ForeachWriter`, for `df.writeStream.foreach(...)`: the sink Spark's real-time mode
  * accepts (its allowlist names `foreach`, not the Kinesis sink), so a real-time query can write to Kinesis with the
  * allowlist check on. It takes the sink's options and columns, checked with the sink's messages, and writes through the
- * sink's shared producer (KPL aggregation, PutRecord for records above 1 MiB, each partition key in order).
+ * sink's shared producer (the KPL and its aggregation, or PutRecords calls; PutRecord for records above 1 MiB; each
+ * partition key in order).
  *
  * Each row goes to the producer as `process` receives it; `close` at the end of the task's epoch waits until Kinesis
  * has confirmed every row of the epoch and throws if one failed, so the epoch does not commit and Spark retries it. A

@@ -104,8 +104,8 @@ private[sink] object KinesisWrite {
 
   /**
    * How long a task waits for its rows' confirmation with option kinesis.sink.recordTtl `recordTtlMs`: every record
-   * ends by the TTL the KPL is given (never more than [[KplProducer.MaxRecordTtlMs]], so no sum overflows); the margin
-   * covers the daemon's own bookkeeping.
+   * ends by its producer's TTL (the KPL is given at most [[KplProducer.MaxRecordTtlMs]], so no sum overflows, and no
+   * wait longer than that helps a task); the margin covers the producer's own bookkeeping.
    */
   def confirmTimeoutMs(recordTtlMs: Long): Long = KplProducer.recordTtlForKpl(recordTtlMs) + ConfirmMarginMs
 }

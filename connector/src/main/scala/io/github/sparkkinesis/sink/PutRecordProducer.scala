@@ -4,14 +4,15 @@ import java.util.concurrent.{ExecutorService, Executors, ThreadFactory}
 
 import scala.util.control.NonFatal
 
-import io.github.sparkkinesis.client.{Backoff, SinkClient, ThrottledException}
+import io.github.sparkkinesis.client.{Backoff, KinesisClientException, SinkClient, ThrottledException}
 
 /**
  * [[RecordProducer]] on PutRecord calls through the connector's own client, one record per call on `threads` daemon
  * threads: the way for records too large for the Kinesis Producer Library (see [[RoutingProducer]], which also keeps
- * their partition keys in order). Each call is answered once Kinesis has stored the record. A throttled call (the
- * client has already retried it) is tried again with back-off until `recordTtlMs` after the record was handed over; any
- * other failure, or throttling past that, fails the record.
+ * their partition keys in order). Each call is answered once Kinesis has stored the record. A call that fails for a
+ * passing reason ([[SinkFailures.passing]]: throttled, after the client's own retries, or failed on the way) is tried
+ * again with back-off until `recordTtlMs` after the record was handed over; any other failure, or one past that, fails
+ * the record.
  *
  * @param sleep
  *   waits between throttled attempts (tests pass one that returns at once)
@@ -35,7 +36,7 @@ private[sink] final class PutRecordProducer(
     })
 
   override def send(record: OutgoingRecord, onDone: SendResult => Unit): Unit = {
-    val deadline = clock() + recordTtlMs
+    val deadline = SinkFailures.deadline(clock(), recordTtlMs)
     pool.execute(new Runnable {
       override def run(): Unit = onDone(write(record, deadline))
     })
@@ -54,7 +55,7 @@ private[sink] final class PutRecordProducer(
         client().writeRecord(record.stream, record.partitionKey, record.explicitHashKey, record.data)
         result = Some(SendResult.Written(attempts))
       } catch {
-        case e: ThrottledException if clock() < deadline =>
+        case e: KinesisClientException if SinkFailures.passing(e) && clock() < deadline =>
           sleep(math.min(waits.nextDelayMs(), math.max(0L, deadline - clock())))
         case e: ThrottledException =>
           result = Some(failed(
@@ -63,6 +64,11 @@ private[sink] final class PutRecordProducer(
             s"Kinesis throttled it for longer than kinesis.sink.recordTtl " +
               s"($recordTtlMs ms): the stream's shards take 1 MiB per second each, larger records use up their burst " +
               s"allowance; add shards or raise kinesis.sink.recordTtl. The last error was: ${e.getMessage}"))
+        case e: KinesisClientException if SinkFailures.passing(e) =>
+          result = Some(failed(
+            record,
+            attempts,
+            s"it was not written within kinesis.sink.recordTtl ($recordTtlMs ms). The last error was: ${e.getMessage}"))
         case e: InterruptedException =>
           result = Some(failed(record, attempts, "the executor's producer was stopped."))
         case NonFatal(e) =>
@@ -73,8 +79,9 @@ private[sink] final class PutRecordProducer(
   }
 
   private def failed(record: OutgoingRecord, attempts: Int, why: String): SendResult =
-    SendResult.Failed(s"Could not write a row of ${record.size} bytes to Kinesis stream '${record.stream}' with " +
+    SinkFailures.failed(
+      record,
       s"PutRecord (rows over ${RoutingProducer.KplMaxRecordBytes} bytes bypass the Kinesis Producer Library) after " +
-      s"$attempts attempt(s): $why The task fails and Spark retries it; rows it had already written may be written " +
-      "twice (the sink delivers at least once).")
+        s"$attempts attempt(s)",
+      why)
 }

@@ -14,10 +14,10 @@ private[sink] object SendResult {
 
 /**
  * Where the sink's tasks hand their records: in production a [[RoutingProducer]] over the Kinesis Producer Library
- * ([[KplProducer]]) and PutRecord calls ([[PutRecordProducer]]) for records too large for it; a fake in unit tests. One
- * producer is shared by every task of an executor, so it knows nothing about tasks. It sends what it buffers on its own
- * schedule (the KPL within `kinesis.sink.recordMaxBufferedTime`), so tasks never ask it to flush: a flush would send
- * other tasks' half-filled aggregates too.
+ * ([[KplProducer]]) or PutRecords calls ([[PutRecordsProducer]]), and PutRecord calls ([[PutRecordProducer]]) for
+ * records too large for them; a fake in unit tests. One producer is shared by every task of an executor, so it knows
+ * nothing about tasks. It sends what it buffers on its own schedule (within `kinesis.sink.recordMaxBufferedTime`), so
+ * tasks never ask it to flush: a flush would send other tasks' half-filled aggregates and requests too.
  */
 private[sink] trait RecordProducer {
 

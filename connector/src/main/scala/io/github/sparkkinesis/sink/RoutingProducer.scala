@@ -4,13 +4,13 @@ import scala.collection.mutable
 import scala.util.control.NonFatal
 
 /**
- * Sends records of at most `smallMaxBytes` (partition key and data) through `small`, the Kinesis Producer Library, and
- * larger ones through `large` (PutRecord calls; the KPL carries records up to 1 MiB), keeping each stream's partition
- * keys in order: a record of a key goes out only once every earlier record of that key is confirmed, if either of them
- * is large, or always with `strictKeyOrder`; otherwise small records follow each other without waiting, in the order
- * the KPL keeps, which a retried record breaks (it lands after records sent while it waited). Records held back wait
- * here, in order, and are already counted in their tasks' pending limits, so a commit waits for them too. A record held
- * back that a producer then refuses is reported as failed through its `onDone`.
+ * Sends records of at most `smallMaxBytes` (partition key and data) through `small` (the Kinesis Producer Library, or
+ * PutRecords calls), and larger ones through `large` (PutRecord calls; the KPL carries records up to 1 MiB), keeping
+ * each stream's partition keys in order: a record of a key goes out only once every earlier record of that key is
+ * confirmed, if either of them is large, or always with `strictKeyOrder`; otherwise small records follow each other
+ * without waiting, in the order `small` keeps, which a retried record breaks (it lands after records sent while it
+ * waited). Records held back wait here, in order, and are already counted in their tasks' pending limits, so a commit
+ * waits for them too. A record held back that a producer then refuses is reported as failed through its `onDone`.
  */
 private[sink] final class RoutingProducer(
     small: StoppableProducer,

@@ -451,7 +451,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
   private def resolve(streamName: Option[String], streamArn: Option[String]): String = (streamName, streamArn) match {
     case (Some(name), None) =>
       if (!StreamNamePattern.pattern.matcher(name).matches()) {
-        throw new KinesisClientException(s"InvalidArgumentException: 1 validation error detected: Value '$name' at " +
+        throw new RequestRefusedException(s"InvalidArgumentException: 1 validation error detected: Value '$name' at " +
           "'streamName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
       }
       if (!streams.contains(name) || accounts(name) != FakeFanOut.Account) {
@@ -464,7 +464,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
         throw new ResourceMissingException(s"Stream $arn not found.")
       }
       name
-    case _ => throw new KinesisClientException("InvalidArgumentException: give either StreamName or StreamARN")
+    case _ => throw new RequestRefusedException("InvalidArgumentException: give either StreamName or StreamARN")
   }
 
   private def shardOf(stream: String, shardId: String): FakeShard =
@@ -521,7 +521,7 @@ final class FakeKinesisClient(clock: () => Long = new ManualClock(), iteratorTtl
     val limit = maxRecordSizes.getOrElse(stream, 1024) * 1024L
     val size = partitionKey.getBytes(UTF_8).length.toLong + data.length
     if (size > limit) {
-      throw new KinesisClientException(s"PutRecord on stream '$stream': a record of $size bytes is over the " +
+      throw new RequestRefusedException(s"PutRecord on stream '$stream': a record of $size bytes is over the " +
         s"stream's limit of $limit bytes (ValidationException)")
     }
   }

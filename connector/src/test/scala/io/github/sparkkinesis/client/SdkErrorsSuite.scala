@@ -55,8 +55,8 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
     // When it is translated
     val t = translate(bare)
 
-    // Then it is a plain failure, so a reader does not retry it forever
-    t.getClass shouldBe classOf[KinesisClientException]
+    // Then it is a refusal, not throttling, so a reader does not retry it forever
+    t.getClass shouldBe classOf[RequestRefusedException]
     t.getMessage should include("HTTP 500")
   }
 
@@ -188,7 +188,8 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
       "Unable to load credentials").foreach(t.getMessage should include(_))
   }
 
-  test("anything else becomes a plain KinesisClientException with the SDK message, secrets scrubbed") {
+  test("any other answer of Kinesis becomes a RequestRefusedException, any other failure a plain " +
+    "KinesisClientException, with the SDK message, secrets scrubbed") {
     // Given an argument error and a connection failure, one of them quoting the secret key
     val invalid = serviceError(
       InvalidArgumentException.builder(),
@@ -200,11 +201,11 @@ class SdkErrorsSuite extends AnyFunSuite with Matchers {
     // When they are translated
     val (t1, t2) = (translate(invalid), translate(refused))
 
-    // Then both are plain failures naming the stream, carrying the SDK text but not the secret
-    Seq(t1, t2).foreach { t =>
-      t.getClass shouldBe classOf[KinesisClientException]
-      t.getMessage should include("GetRecords on stream 'orders' failed")
-    }
+    // Then Kinesis' answer is a refusal, the connection failure a plain failure (it may pass), both naming the
+    // stream, carrying the SDK text but not the secret
+    t1.getClass shouldBe classOf[RequestRefusedException]
+    t2.getClass shouldBe classOf[KinesisClientException]
+    Seq(t1, t2).foreach(_.getMessage should include("GetRecords on stream 'orders' failed"))
     t1.getMessage should include("Limit must be between 1 and 10000 (<redacted>)")
     t1.getMessage should include("InvalidArgumentException, HTTP 400")
     t2.getMessage should include("Connect to 127.0.0.1:1 failed")

@@ -5,7 +5,13 @@ import java.util.concurrent.{ArrayBlockingQueue, TimeUnit}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatest.matchers.should.Matchers
 
-import io.github.sparkkinesis.client.{Backoff, FakeKinesisClient, ManualClock, ThrottledException}
+import io.github.sparkkinesis.client.{
+  Backoff,
+  FakeKinesisClient,
+  KinesisClientException,
+  ManualClock,
+  ThrottledException
+}
 
 class PutRecordProducerSuite extends AnyFunSuite with Matchers {
   private val MiB = 1024 * 1024
@@ -46,6 +52,15 @@ class PutRecordProducerSuite extends AnyFunSuite with Matchers {
     setup.fake.failNextCalls("PutRecord", 3)(new ThrottledException("Rate exceeded for shard (injected)"))
     setup.put(record(2 * MiB - 1)) shouldBe SendResult.Written(4)
     setup.fake.callsOf("PutRecord") shouldBe 4
+    setup.fake.recordsOf("big").size shouldBe 1
+    setup.producer.destroy()
+  }
+
+  test("Given PutRecord failing on the way twice (a reset connection), when a record is put, then it goes again") {
+    val setup = new Setup
+    setup.fake.updateMaxRecordSize("big", 2048)
+    setup.fake.failNextCalls("PutRecord", 2)(new KinesisClientException("Connection reset (injected)"))
+    setup.put(record(2 * MiB - 1)) shouldBe SendResult.Written(3)
     setup.fake.recordsOf("big").size shouldBe 1
     setup.producer.destroy()
   }

@@ -14,6 +14,8 @@ import io.github.sparkkinesis.client.{
   KinesisClientException,
   PutEntry,
   PutOutcome,
+  RequestRefusedException,
+  ResourceMissingException,
   SinkClient,
   ThrottledException
 }
@@ -29,7 +31,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
 
     override def writeRecords(streamName: String, entries: Seq[PutEntry]): Seq[PutOutcome] = {
       val n = synchronized {
-        calls += Call(streamName, entries.map(e => new String(e.data, UTF_8)), System.currentTimeMillis())
+        calls += Call(streamName, entries.map(e => new String(e.data, UTF_8)), System.nanoTime() / 1000000L)
         calls.size
       }
       answer(n, entries)
@@ -42,6 +44,8 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
       fail("the PutRecords producer made a PutRecord call")
   }
 
+  private def text(e: PutEntry): String = new String(e.data, UTF_8)
+
   private def storeAll(n: Int, entries: Seq[PutEntry]): Seq[PutOutcome] =
     entries.indices.map(i => PutOutcome.Stored(s"$n-$i"))
 
@@ -51,7 +55,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
   private final class Setup(
       client: SinkClient,
       lanes: Int = 4,
-      maxBufferedMs: Long = 20L,
+      maxBufferedMs: Long = 500L, // records sent back to back go in one call, however slow the test's thread
       recordTtlMs: Long = 30000L) {
     val producer = new PutRecordsProducer(() => client, lanes, maxBufferedMs, recordTtlMs, () => new Backoff(1, 5))
     private val results = new LinkedBlockingQueue[(String, SendResult)]()
@@ -70,7 +74,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
   test("Given 1,200 small records of one stream, when they are sent, then they go in calls of at most 500, in order") {
     // Given
     val client = new ScriptedClient(storeAll)
-    val setup = new Setup(client, lanes = 1)
+    val setup = new Setup(client, lanes = 1, maxBufferedMs = 2000L) // full calls go at once, the rest after 2 s
 
     // When
     (0 until 1200).foreach(i => setup.send(s"r$i", key = s"key-${i % 7}"))
@@ -78,7 +82,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
 
     // Then
     results.values.toSet shouldBe Set(SendResult.Written(1))
-    client.made.map(_.data.size).max shouldBe PutRecordsProducer.MaxEntries
+    client.made.map(_.data.size) shouldBe Seq(500, 500, 200)
     client.made.flatMap(_.data) shouldBe (0 until 1200).map(i => s"r$i")
     setup.producer.outstandingRecords shouldBe 0L
     setup.producer.destroy()
@@ -97,7 +101,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
   test("Given a few records, when they are sent, then their call waits kinesis.sink.recordMaxBufferedTime for more") {
     val client = new ScriptedClient(storeAll)
     val setup = new Setup(client, lanes = 1, maxBufferedMs = 300L)
-    val sentAt = System.currentTimeMillis()
+    val sentAt = System.nanoTime() / 1000000L // the producer's clock
     (0 until 3).foreach(i => setup.send(s"r$i"))
     setup.await(3)
     client.made.map(_.data) shouldBe Seq(Seq("r0", "r1", "r2"))
@@ -108,7 +112,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
   test("Given an entry Kinesis refuses once, when records are sent, then it goes again first, and all are written") {
     // Given: the first call refuses its second entry (its shard throttled); records keep coming meanwhile
     val client = new ScriptedClient((n, entries) =>
-      if (n == 1) entries.indices.map(i => if (i == 1) throttledEntry else PutOutcome.Stored(s"1-$i"))
+      if (n == 1) entries.map(e => if (text(e) == "a1") throttledEntry else PutOutcome.Stored(s"1-${text(e)}"))
       else storeAll(n, entries))
     val setup = new Setup(client, lanes = 1)
 
@@ -129,7 +133,7 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
 
   test("Given an entry refused past its TTL, when it is sent, then it fails naming the TTL, the stream, the error") {
     val client = new ScriptedClient((_, entries) => entries.map(_ => throttledEntry))
-    val setup = new Setup(client, lanes = 1, recordTtlMs = 300L)
+    val setup = new Setup(client, lanes = 1, maxBufferedMs = 0L, recordTtlMs = 300L)
     setup.send("r0")
     setup.await(1)("r0") match {
       case SendResult.Failed(reason) => reason should (include("stream 'orders'") and
@@ -156,18 +160,93 @@ class PutRecordsProducerSuite extends AnyFunSuite with Matchers {
     setup.producer.destroy()
   }
 
-  test("Given a call refused for want of permission, when records are sent, then they fail at once with the reason") {
-    val client = new ScriptedClient((_, _) =>
-      throw new AccessException("Access denied to kinesis:PutRecords on stream orders (injected)"))
-    val setup = new Setup(client, lanes = 1)
-    (0 until 2).foreach(i => setup.send(s"r$i"))
-    setup.await(2).values.foreach {
-      case SendResult.Failed(reason) =>
-        reason should (include("stream 'orders'") and include("kinesis:PutRecords") and include("PutRecords"))
+  test("Given a call Kinesis refuses for good (permission, stream, the request itself), when records are sent, then " +
+    "they fail at once with the reason") {
+    val refusals = Seq(
+      new AccessException("Access denied to kinesis:PutRecords on stream orders (injected)"),
+      new ResourceMissingException("Stream orders does not exist (injected)"),
+      new RequestRefusedException("PutRecords on stream orders failed (KMSDisabledException, HTTP 400) (injected)"))
+    refusals.foreach { refusal =>
+      val client = new ScriptedClient((_, _) => throw refusal)
+      val setup = new Setup(client, lanes = 1)
+      (0 until 2).foreach(i => setup.send(s"r$i"))
+      setup.await(2).values.foreach {
+        case SendResult.Failed(reason) =>
+          reason should (include("stream 'orders'") and include(refusal.getMessage) and include("PutRecords"))
+        case other => fail(s"expected a failure, got $other")
+      }
+      client.made.size shouldBe 1
+      setup.producer.destroy()
+    }
+  }
+
+  test("Given a lane busy past the TTL of records queued behind it, when it is free, then they fail unsent") {
+    // Given a first call that Kinesis takes 600 ms to answer, and a TTL of 300 ms
+    val inCall = new java.util.concurrent.CountDownLatch(1)
+    val client = new ScriptedClient((n, entries) => {
+      if (n == 1) {
+        inCall.countDown()
+        Thread.sleep(600)
+      }
+      storeAll(n, entries)
+    })
+    val setup = new Setup(client, lanes = 1, maxBufferedMs = 0L, recordTtlMs = 300L)
+
+    // When a record goes out, and another is handed over while its call is under way
+    setup.send("first")
+    inCall.await(10, TimeUnit.SECONDS) shouldBe true
+    setup.send("late")
+    val results = setup.await(2)
+
+    // Then the first is written, the second fails naming the TTL, and was never sent
+    results("first") shouldBe SendResult.Written(1)
+    results("late") match {
+      case SendResult.Failed(reason) => reason should include("kinesis.sink.recordTtl (300 ms), after 0 attempt(s)")
       case other => fail(s"expected a failure, got $other")
     }
-    client.made.size shouldBe 1
+    client.made.flatMap(_.data) shouldBe Seq("first")
     setup.producer.destroy()
+  }
+
+  test("Given a stream that keeps its lane busy, when a record of another stream waits, then it goes before the " +
+    "busy stream's later records") {
+    // Given a lane whose calls take 20 ms each, and 2,000 records of stream "busy" handed over
+    val client = new ScriptedClient((n, entries) => {
+      Thread.sleep(20)
+      storeAll(n, entries)
+    })
+    val setup = new Setup(client, lanes = 1, maxBufferedMs = 0L)
+    (0 until 2000).foreach(i => setup.send(s"busy-$i", stream = "busy"))
+
+    // When one record of stream "quiet" is handed over, then 2,000 more of "busy"
+    setup.send("quiet-0", stream = "quiet")
+    (2000 until 4000).foreach(i => setup.send(s"busy-$i", stream = "busy"))
+    setup.await(4001).values.toSet shouldBe Set(SendResult.Written(1))
+
+    // Then the quiet stream's call came before the busy stream's last (it was not left to wait for all of them)
+    val calls = client.made
+    calls.indexWhere(_.stream == "quiet") should be < calls.lastIndexWhere(_.data.contains("busy-3999"))
+    setup.producer.destroy()
+  }
+
+  test("Given a lane's thread that fails on a defect, when records are sent, then they fail and the producer takes " +
+    "no more") {
+    val client = new ScriptedClient((_, _) => throw new NoClassDefFoundError("shaded/software/amazon/Missing"))
+    val setup = new Setup(client, lanes = 1)
+    setup.send("r0")
+    setup.await(1)("r0") match {
+      case SendResult.Failed(reason) => reason should (include("the producer failed") and include("Missing"))
+      case other => fail(s"expected a failure, got $other")
+    }
+    the[IllegalStateException] thrownBy setup.send("r1") should have message
+      "The sink's PutRecords producer failed and takes no more rows: java.lang.NoClassDefFoundError: " +
+      "shaded/software/amazon/Missing"
+  }
+
+  test("a TTL beyond the clock's range never expires; within it, the deadline is the TTL after the hand-over") {
+    SinkFailures.deadline(1000L, Long.MaxValue) shouldBe Long.MaxValue
+    SinkFailures.deadline(-1000L, Long.MaxValue) shouldBe Long.MaxValue - 1000L
+    SinkFailures.deadline(1000L, 30000L) shouldBe 31000L
   }
 
   test("Given many keys on several lanes, when records are sent, then each key's records go out in order") {
