@@ -55,6 +55,7 @@ class Scenario:
     consumer: str = "polling"  # or "efo"
     store: str = "hdfs"  # or "dynamodb"
     kinesis_sink: bool = False  # a second query copying the stream through the aws-kinesis sink
+    sink_producer: str = "KPL"  # its kinesis.sink.producer: KPL (TLS port) or PutRecords (plain port)
     seed: int = 23
     count: int = 7
     faults: Optional[List[str]] = None
@@ -190,11 +191,13 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             admin.create_stream(StreamName=target, ShardCount=2)
             admin.get_waiter("stream_exists").wait(StreamName=target, WaiterConfig={"Delay": 0.2})
             config["sinkCheckpoint"] = str(folder / "sink-checkpoint")
-            sink_relay = TcpRelay(emulator.mock.tls_port).start()
+            put_records = scenario.sink_producer == "PutRecords"  # speaks plain HTTP too; the KPL HTTPS only
+            sink_relay = TcpRelay(emulator.mock.port if put_records else emulator.mock.tls_port).start()
             config["sinkOptions"] = {
                 "kinesis.streamName": target,
                 "kinesis.region": REGION,
-                "kinesis.endpointUrl": f"https://127.0.0.1:{sink_relay.port}",
+                "kinesis.endpointUrl": f"{'http' if put_records else 'https'}://127.0.0.1:{sink_relay.port}",
+                "kinesis.sink.producer": scenario.sink_producer,
                 "kinesis.verifyCertificate": "false",
                 "kinesis.awsAccessKeyId": ACCESS_KEY_ID,
                 "kinesis.awsSecretKey": SECRET_KEY,
@@ -386,6 +389,9 @@ def main() -> int:
     parser.add_argument(
         "--kinesis-sink", action="store_true", help="also copy the stream through the aws-kinesis sink (at least once)"
     )
+    parser.add_argument(
+        "--sink-producer", choices=["KPL", "PutRecords"], default="KPL", help="the Kinesis sink's kinesis.sink.producer"
+    )
     parser.add_argument("--faults", type=int, default=100, help="how many faults (default 100)")
     parser.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     parser.add_argument("--storm-seconds", type=float, default=60.0)
@@ -393,7 +399,8 @@ def main() -> int:
     parser.add_argument("--folder", type=Path, default=Path("build") / f"cluster-faults-{os.getpid()}")
     args = parser.parse_args()
     scenario = Scenario(
-        consumer=args.consumer, store=args.store, kinesis_sink=args.kinesis_sink, seed=args.seed, count=args.faults,
+        consumer=args.consumer, store=args.store, kinesis_sink=args.kinesis_sink, sink_producer=args.sink_producer,
+        seed=args.seed, count=args.faults,
         storm_seconds=args.storm_seconds, outage_seconds=args.outage_seconds,
     )  # fmt: skip
     args.folder.mkdir(parents=True, exist_ok=False)

@@ -21,11 +21,12 @@ private[sink] object SinkFailures {
   }
 
   /** When a record handed over at `now` with a TTL of `ttlMs` runs out of time; never, past the clock's range. */
-  def deadline(now: Long, ttlMs: Long): Long = if (now > 0 && ttlMs > Long.MaxValue - now) Long.MaxValue else now + ttlMs
+  def deadline(now: Long, ttlMs: Long): Long =
+    if (now > 0 && ttlMs > Long.MaxValue - now) Long.MaxValue else now + ttlMs
 
-  /** A record of `record` that will not be written: `how` it was sent, and `why` it failed. */
+  /** The result of `record` that will not be written: `how` it was sent, and `why` it failed. */
   def failed(record: OutgoingRecord, how: String, why: String): SendResult.Failed =
-    SendResult.Failed(s"Could not write a row of ${record.size} bytes to Kinesis stream '${record.stream}' with $how: " +
-      s"$why The task fails and Spark retries it; rows it had already written may be written twice (the sink " +
-      "delivers at least once).")
+    SendResult.Failed(s"Could not write a row of ${record.size} bytes to Kinesis stream '${record.stream}' with " +
+      s"$how: $why The task fails and Spark retries it; rows it had already written may be written twice (the " +
+      "sink delivers at least once).")
 }
