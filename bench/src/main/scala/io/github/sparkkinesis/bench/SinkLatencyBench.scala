@@ -11,7 +11,7 @@ import org.apache.spark.sql.functions.{col, concat, lit, udf}
 import software.amazon.awssdk.core.SdkBytes
 import software.amazon.awssdk.services.kinesis.model.{DeleteStreamRequest, PutRecordsRequestEntry}
 
-import io.github.sparkkinesis.it.{Eventually, QueryChecks, SparkHarness, TestStreams}
+import io.github.sparkkinesis.it.{Eventually, KinesisMock, QueryChecks, SparkHarness, TestStreams}
 
 /**
  * One streaming writer's latencies in ms, sorted (row stamped to its record's arrival in Kinesis, and to the reader
@@ -28,7 +28,8 @@ final case class SinkLatency(
 
 /**
  * Streaming-write latency: a query with the default trigger writes Spark's `rate` source (`rowsPerSecond`) to a new
- * stream through the sink, each row's data stamped with the epoch milliseconds at which the write task evaluates it,
+ * stream through the sink (through the KPL, with aggregation; then with `kinesis.sink.producer=PutRecords`), each
+ * row's data stamped with the epoch milliseconds at which the write task evaluates it,
  * just before it hands the row to the sink; a [[StreamTail]] reads the stream and takes `read - stamp` (and Kinesis's
  * arrival timestamp - stamp). The baseline is a raw PutRecords client writing the same rate into another new stream:
  * every 100 ms (the KPL's default buffering time) the rows due, stamped then, go to a pool of `rawThreads` callers.
@@ -41,14 +42,28 @@ object SinkLatencyBench {
   private val DeliveryTimeout = 60.seconds
 
   def run(spark: SparkSession, config: SinkConfig, log: String => Unit): Seq[SinkLatency] = {
-    val streams = Seq.fill(2)(TestStreams.createStream("bench-sink-latency", config.latencyShards))
-    try Seq(sink(spark, streams.head, config, log), raw(streams(1), config, log))
+    val streams = Seq.fill(3)(TestStreams.createStream("bench-sink-latency", config.latencyShards))
+    try Seq(
+        sink(spark, streams.head, config, log, "sink, streaming, aggregation on", aggregation = true),
+        sink(spark, streams(1), config, log, "sink, streaming, PutRecords", aggregation = false, PutRecordsOverHttp),
+        raw(streams(2), config, log))
     finally streams.foreach { s =>
         TestStreams.client.deleteStream(DeleteStreamRequest.builder().streamName(s).build())
       }
   }
 
-  private def sink(spark: SparkSession, stream: String, config: SinkConfig, log: String => Unit): SinkLatency = {
+  /** The sink's own PutRecords calls (`kinesis.sink.producer=PutRecords`), to the emulator's plain HTTP port. */
+  private val PutRecordsOverHttp =
+    Map("kinesis.sink.producer" -> "PutRecords", "kinesis.endpointUrl" -> KinesisMock.endpoint)
+
+  private def sink(
+      spark: SparkSession,
+      stream: String,
+      config: SinkConfig,
+      log: String => Unit,
+      writer: String,
+      aggregation: Boolean,
+      extra: Map[String, String] = Map.empty): SinkLatency = {
     val tail = new StreamTail(stream, PollMs)
     val checkpoint = SparkHarness.newTempDir("bench-sink-latency-")
     val stamp = udf((id: Long) => s"${System.currentTimeMillis()}:$id").asNondeterministic()
@@ -59,9 +74,9 @@ object SinkLatencyBench {
         stamp(col("value")).as("data"),
         concat(lit("key-"), (col("value") % config.keys).cast("string"))
           .as("partitionKey"))
-      .writeStream.format("aws-kinesis").options(SinkBench.options(stream, aggregation = true, config))
+      .writeStream.format("aws-kinesis").options(SinkBench.options(stream, aggregation, config, extra = extra))
       .option("checkpointLocation", checkpoint.getAbsolutePath).start()
-    log(s"sink latency: query writing ${config.latencyRowsPerSecond} rows/s for ${config.latencySeconds} s " +
+    log(s"sink latency: $writer writing ${config.latencyRowsPerSecond} rows/s for ${config.latencySeconds} s " +
       s"after ${config.latencyWarmUpSeconds} s of warm-up")
     try {
       Eventually.await(
@@ -76,7 +91,7 @@ object SinkLatencyBench {
       query.stop()
       SparkHarness.deleteRecursively(checkpoint)
     }
-    settle("sink, streaming, aggregation on", tail, started + config.latencyWarmUpSeconds * 1000L)
+    settle(writer, tail, started + config.latencyWarmUpSeconds * 1000L)
   }
 
   private def raw(stream: String, config: SinkConfig, log: String => Unit): SinkLatency = {
