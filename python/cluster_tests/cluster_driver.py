@@ -97,7 +97,8 @@ def build_session(config: Dict[str, Any]) -> Any:
 
 
 def start_queries(spark: Any, config: Dict[str, Any]) -> List[Any]:
-    """The file-sink query, then the Kinesis-sink query when the config has ``sinkOptions``."""
+    """The file-sink query, then the Kinesis-sink query (reading with ``copySourceOptions``) when the config has
+    ``sinkOptions``."""
     reader = spark.readStream.format("aws-kinesis").options(**config["sourceOptions"])
     # A batch a second: the run's pace (20 records/s) needs no more, and each batch costs the two cores it shares.
     trigger = {"processingTime": "1 second"}
@@ -111,7 +112,8 @@ def start_queries(spark: Any, config: Dict[str, Any]) -> List[Any]:
     queries = [files.option("checkpointLocation", config["checkpoint"]).trigger(**trigger).start()]
     if "sinkOptions" in config:
         # Each output row names the record it came from, so that the run can tell lost rows from duplicates.
-        copies = reader.load().selectExpr("concat(shardId, '|', sequenceNumber) AS data", "partitionKey")
+        copy_reader = spark.readStream.format("aws-kinesis").options(**config["copySourceOptions"])
+        copies = copy_reader.load().selectExpr("concat(shardId, '|', sequenceNumber) AS data", "partitionKey")
         sink = copies.writeStream.format("aws-kinesis").options(**config["sinkOptions"])
         queries.append(sink.option("checkpointLocation", config["sinkCheckpoint"]).trigger(**trigger).start())
     return queries

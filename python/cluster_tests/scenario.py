@@ -191,6 +191,14 @@ def run(scenario: Scenario, folder: Path, master: str, dynamodb_endpoint: Option
             admin.create_stream(StreamName=target, ShardCount=2)
             admin.get_waiter("stream_exists").wait(StreamName=target, WaiterConfig={"Delay": 0.2})
             config["sinkCheckpoint"] = str(folder / "sink-checkpoint")
+            # The copy reads as the run does, with a fan-out run's one consumer left to it (a consumer has one
+            # subscription per shard: the copy polls) and a metadata table of its own (one per query)
+            copy_source = dict(source)
+            if scenario.consumer == "efo":
+                copy_source["kinesis.consumerType"] = "GetRecords"
+            if scenario.store == "dynamodb":
+                copy_source["kinesis.dynamodb.tableName"] = f"{source['kinesis.dynamodb.tableName']}-copy"
+            config["copySourceOptions"] = copy_source
             put_records = scenario.sink_producer == "PutRecords"  # speaks plain HTTP too; the KPL HTTPS only
             sink_relay = TcpRelay(emulator.mock.port if put_records else emulator.mock.tls_port).start()
             config["sinkOptions"] = {

@@ -1,8 +1,8 @@
 """Cluster fault runs (bounded, for bin/test): a query on a Spark standalone cluster (a master and two workers on
 loopback addresses of their own, an executor JVM on each, aggressive speculation) survives executor and driver
 SIGKILLs, outages, a throttling storm, an emulator restart and resharding while a producer writes: the file sink holds
-every record of the stream exactly once, and the Kinesis sink, copying the same stream under the same faults, every
-record at least once with duplicates bounded.
+every record of the stream exactly once, and the Kinesis sink (the KPL in one run, its own PutRecords calls in the
+other), copying the same stream under the same faults, every record at least once with duplicates bounded.
 
 The seed (``CLUSTER_FAULTS_SEED``, default 23) decides the order of the faults and every fault the injector adds;
 a failure prints it, so that the same run can be replayed. ``bench/cluster-faults`` runs the long variant.
@@ -72,8 +72,11 @@ def test_given_fan_out_and_the_dynamodb_store_when_every_fault_strikes_then_each
     tmp_path: Path, cluster: StandaloneCluster, dynamodb_endpoint: str
 ) -> None:
     # Given a fan-out query (SubscribeToShard over HTTP/2 and TLS, through a relay that can reset every connection)
-    # with its metadata in DynamoDB Local
-    scenario = Scenario(consumer="efo", store="dynamodb", seed=SEED, faults=EFO_FAULTS)
+    # with its metadata in DynamoDB Local, and a second query copying the stream through the aws-kinesis sink with its
+    # own PutRecords calls (kinesis.sink.producer=PutRecords, no KPL), over plain HTTP through a relay of its own
+    scenario = Scenario(
+        consumer="efo", store="dynamodb", kinesis_sink=True, sink_producer="PutRecords", seed=SEED, faults=EFO_FAULTS
+    )
     # When an executor SIGKILL, a driver SIGKILL, every subscription dropped at once, a split and a merge strike in turn
     # (after the executor kill and the drop, kinesis-mock restarts: see scenario.forget_dead_subscriptions)
     report = report_of(scenario, tmp_path, cluster, dynamodb_endpoint)
@@ -83,3 +86,7 @@ def test_given_fan_out_and_the_dynamodb_store_when_every_fault_strikes_then_each
     assert report.got == report.expected > 0
     assert sorted(report.faults.elements()) == sorted(EFO_FAULTS), report.summary()
     assert report.mid_batch_kills >= 1, report.summary()
+    # And every record reached the Kinesis sink's target, duplicates bounded as in the polling run
+    sink = report.sink
+    assert sink is not None and (sink.missing, sink.unexpected) == (0, 0), report.summary()
+    assert sink.duplicates <= 400 * (sum(report.faults.values()) + report.speculative_tasks), report.summary()

@@ -28,12 +28,12 @@ final case class SinkLatency(
 
 /**
  * Streaming-write latency: a query with the default trigger writes Spark's `rate` source (`rowsPerSecond`) to a new
- * stream through the sink (through the KPL, with aggregation; then with `kinesis.sink.producer=PutRecords`), each
- * row's data stamped with the epoch milliseconds at which the write task evaluates it,
- * just before it hands the row to the sink; a [[StreamTail]] reads the stream and takes `read - stamp` (and Kinesis's
- * arrival timestamp - stamp). The baseline is a raw PutRecords client writing the same rate into another new stream:
- * every 100 ms (the KPL's default buffering time) the rows due, stamped then, go to a pool of `rawThreads` callers.
- * Rows stamped in the first `warmUpSeconds` (the query's start, the KPL's daemon and shard map) are not counted.
+ * stream through the sink (through the KPL, with aggregation; then with `kinesis.sink.producer=PutRecords`), each row's
+ * data stamped with the epoch milliseconds at which the write task evaluates it, just before it hands the row to the
+ * sink; a [[StreamTail]] reads the stream and takes `read - stamp` (and Kinesis's arrival timestamp - stamp). The
+ * baseline is a raw PutRecords client writing the same rate into another new stream: every 100 ms (the KPL's default
+ * buffering time) the rows due, stamped then, go to a pool of `rawThreads` callers. Rows stamped in the first
+ * `warmUpSeconds` (the query's start, the KPL's daemon and shard map) are not counted.
  */
 object SinkLatencyBench {
 
