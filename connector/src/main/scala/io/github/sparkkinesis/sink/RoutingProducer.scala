@@ -9,8 +9,9 @@ import scala.util.control.NonFatal
  * each stream's partition keys in order: a record of a key goes out only once every earlier record of that key is
  * confirmed, if either of them is large, or always with `strictKeyOrder`; otherwise small records follow each other
  * without waiting, in the order `small` keeps, which a retried record breaks (it lands after records sent while it
- * waited). Records held back wait here, in order, and are already counted in their tasks' pending limits, so a commit
- * waits for them too. A record held back that a producer then refuses is reported as failed through its `onDone`.
+ * waited). Records held back wait here, in order, and already count against the limits on their tasks' unconfirmed
+ * records, so a commit waits for them too. A record held back that a producer then refuses is reported as failed
+ * through its `onDone`.
  */
 private[sink] final class RoutingProducer(
     small: StoppableProducer,
